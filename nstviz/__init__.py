@@ -1,0 +1,36 @@
+"""nstviz: see what torch.compile does to your code, and what nonstrict_trace changes.
+
+Public API (everything else is private and may change):
+
+- :func:`compare` and :func:`trace_code` capture a :class:`Report`.
+- :class:`Report` and its parts (``nstviz.report``) are plain, versioned data.
+- ``%load_ext nstviz`` registers the ``%nstrace`` / ``%%nstrace`` magics.
+"""
+
+from __future__ import annotations
+
+from nstviz.errors import (
+    NameResolutionError,
+    NotMarkableError,
+    NothingCompiledError,
+    NstvizError,
+    ReportFormatError,
+    UnsupportedTorchError,
+    UsageError,
+)
+from nstviz.report import SCHEMA_VERSION, Report
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "NameResolutionError",
+    "NotMarkableError",
+    "NothingCompiledError",
+    "NstvizError",
+    "Report",
+    "ReportFormatError",
+    "UnsupportedTorchError",
+    "UsageError",
+    "__version__",
+]

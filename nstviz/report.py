@@ -1,0 +1,588 @@
+"""The Report: everything nstviz captured about one cell or callable, as plain data.
+
+A :class:`Report` is the one contract between the capture engine (kernel side) and every
+renderer (widget, standalone HTML, CLI, outside tools). It holds JSON-native values only,
+identifiers are strings, and it round-trips exactly through :meth:`Report.to_json` and
+:meth:`Report.from_json`. The JSON carries ``schema_version``; the checked-in JSON Schema
+(``nstviz/schema/report.schema.json``) is generated from these classes and kept equal to
+them by a test.
+
+Glossary (the closed vocabularies are documented here once):
+
+- **run**: one execution of the user's code under capture. Run names: ``"baseline"`` (the
+  code as written), ``"nonstrict"`` (with the chosen functions traced non-strictly), and, for
+  the advisor, ``"attempt-N"``.
+- **graph**: one compiled FX graph at a **level**: ``"dynamo"`` (what Dynamo hands the
+  backend), ``"aten_forward"`` / ``"aten_backward"`` (AOTAutograd, when the code trains),
+  ``"aten_inference"`` (AOTAutograd, no grad), ``"inductor_post_grad"`` (inductor's graph after
+  its passes, when the inductor backend runs).
+- **node**: one FX node; ``op`` is FX's closed set: ``placeholder``, ``get_attr``,
+  ``call_function``, ``call_method``, ``call_module``, ``output``.
+- **break**: one distinct graph break, identified by its user-code location and GB id; seen
+  ``count`` times. A ``fatal`` break stopped compilation (``fullgraph=True``).
+- **region**: one call site of a function traced non-strictly; the ATen nodes inlined from
+  it are listed per graph.
+- **break status** (diff): ``"resolved"`` (in baseline only), ``"remaining"`` (in both),
+  ``"introduced"`` (in nonstrict only).
+- **candidate**: a function the advisor proposed to trace non-strictly, with why and what
+  trying it did.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+
+from nstviz.errors import ReportFormatError
+
+SCHEMA_VERSION = 1
+"""Version of the Report JSON schema. Bump on any incompatible change."""
+
+Level = Literal["dynamo", "aten_forward", "aten_backward", "aten_inference", "inductor_post_grad"]
+BreakStatus = Literal["resolved", "remaining", "introduced"]
+CandidateStatus = Literal[
+    "improved",  # fewer breaks, outputs match: recommended
+    "no_change",  # ran, breaks did not go down
+    "worse",  # more breaks, or outputs differ
+    "failed",  # the nonstrict run raised (e.g. GB0236 non-pytree input, GB0251)
+    "rejected",  # a pre-check failed, not run
+    "skipped",  # budget (time / attempts) exhausted before trying it
+]
+ReadKind = Literal["global", "closure", "self_attribute", "randomness", "nonlocal_mutation"]
+
+_FRZ = {"frozen": True, "slots": True, "kw_only": True}
+
+
+@dataclass(**_FRZ)
+class Location:
+    """A place in user source: ``file`` path (or cell name), 1-based ``line``, ``function``."""
+
+    file: str
+    line: int
+    function: str
+    code: str | None = None
+    """The source line itself, stripped, where known."""
+
+
+@dataclass(**_FRZ)
+class TensorInfo:
+    """Shape/dtype/device of one value a node produces (a FakeTensor's metadata)."""
+
+    shape: tuple[int | str, ...]
+    """Sizes; symbolic sizes are strings such as ``"s0"``."""
+    dtype: str
+    """Short dtype name, e.g. ``"f32"``, ``"i64"``, ``"bf16"``."""
+    device: str
+    requires_grad: bool = False
+
+
+@dataclass(**_FRZ)
+class Node:
+    """One FX node.
+
+    ``inputs`` are the names of nodes in the same graph this node reads (the edges).
+    ``stack`` indexes :attr:`Report.stacks` (interned user stacks, innermost frame last).
+    ``region`` is the id of the non-strict region the node was inlined from, or ``None``.
+    """
+
+    name: str
+    op: str
+    target: str
+    inputs: tuple[str, ...] = ()
+    region: str | None = None
+    tensors: tuple[TensorInfo, ...] = ()
+    """Metadata of the values produced (one for a tensor, several for a tuple output)."""
+    value: str | None = None
+    """Short text of a non-tensor value (a SymInt, a constant, a TreeSpec), where useful."""
+    stack: int | None = None
+    module: str | None = None
+    """``nn_module_stack`` path of the innermost module, dotted (``"blocks.0.attn"``)."""
+    module_type: str | None = None
+    """Class name of that module, e.g. ``"Attention"``."""
+    from_node: str | None = None
+    """ATen graphs: the Dynamo node this node came from (``node.meta["from_node"]``)."""
+    baseline_graph: str | None = None
+    """Nonstrict ATen graphs: the baseline graph this node would have belonged to."""
+    nonstrict_call: bool = False
+    """True for the opaque Dynamo node that stands for a non-strict call."""
+    extra: dict[str, str] = field(default_factory=dict)
+    """Any other readable meta (``seq_nr``, ``original_aten``, ``source_fn``...)."""
+
+
+@dataclass(**_FRZ)
+class Graph:
+    """One compiled FX graph at one level.
+
+    ``id`` is unique within the run, e.g. ``"0/0:dynamo"``, ``"0/0:aten_forward"``, built from
+    tlparse's ``frame_id/compile_id`` (``"0/0_1"`` when ``attempt`` > 0).
+    """
+
+    id: str
+    level: Level
+    frame_id: int
+    compile_id: int
+    attempt: int = 0
+    nodes: tuple[Node, ...] = ()
+    function: str | None = None
+    """The user function whose frame was compiled (``co_name``)."""
+    code: str | None = None
+    """Readable Python of the graph (``print_readable``), where it was kept."""
+    op_count: int = 0
+    """Number of ``call_*`` nodes (ops), counted before any truncation."""
+    truncated: bool = False
+    """True when ``nodes`` holds only part of the graph (see :attr:`Report.notes`)."""
+
+
+@dataclass(**_FRZ)
+class Compile:
+    """One Dynamo compile of one frame (tlparse's ``[frame_id/compile_id]``)."""
+
+    frame_id: int
+    compile_id: int
+    attempt: int = 0
+    function: str = ""
+    location: Location | None = None
+    compile_time_s: float | None = None
+    graph_ids: tuple[str, ...] = ()
+    guards: tuple[str, ...] = ()
+    recompile_reason: str | None = None
+    restart_reasons: tuple[str, ...] = ()
+    fail_reason: str | None = None
+
+
+@dataclass(**_FRZ)
+class Break:
+    """One distinct graph break, seen ``count`` times.
+
+    ``location`` is the innermost user frame; ``stack`` the full user stack (outermost first).
+    ``gb_id`` is the registry id (``"GB0026"``) where torch reports one.
+    """
+
+    gb_id: str | None
+    reason: str
+    count: int
+    fatal: bool
+    location: Location
+    gb_type: str | None = None
+    """The registry's short type, e.g. ``"Call to `torch._dynamo.graph_break()`"``."""
+    detail: str = ""
+    """The full message torch printed."""
+    explanation: str | None = None
+    hints: tuple[str, ...] = ()
+    link: str | None = None
+    stack: tuple[Location, ...] = ()
+    compile_ids: tuple[str, ...] = ()
+    """tlparse ids of the compiles that hit this break (``"0/0"``)."""
+    graph_before: str | None = None
+    """Graph that ends at this break (the last graph compiled before it), where known."""
+    graph_after: str | None = None
+    """Graph that starts after it (the resume function's graph), where known."""
+    root_cause: str | None = None
+    """For errors converted by torch (GB0251), the underlying exception, e.g. a data-dependent op."""
+
+
+@dataclass(**_FRZ)
+class NonInputRead:
+    """A value a non-strict function reads that is not one of its inputs.
+
+    nonstrict_trace bakes such values in as constants without guards: if the code changes
+    them later, the compiled code silently uses the old value.
+    """
+
+    name: str
+    kind: ReadKind
+    line: int | None = None
+    detail: str = ""
+
+
+@dataclass(**_FRZ)
+class Region:
+    """One call site of a function traced non-strictly.
+
+    ``nodes`` maps graph id to the names of the nodes inlined from this call (ATen level),
+    from node provenance. ``call_node`` is the opaque Dynamo node (graph id, node name).
+    """
+
+    id: str
+    function: str
+    """Qualified name of the marked function."""
+    nodes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    file: str | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    call_site: Location | None = None
+    call_graph: str | None = None
+    call_node: str | None = None
+    reads: tuple[NonInputRead, ...] = ()
+
+
+@dataclass(**_FRZ)
+class MarkedFunction:
+    """A function the run traced non-strictly, how it was named, and whether it took effect."""
+
+    spec: str
+    """What the user asked for (``"Block.stats"``) or ``"<source>"`` for marks in the code."""
+    qualname: str
+    file: str | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    origin: Literal["requested", "in_source", "advisor"] = "requested"
+    applied: bool = True
+    """False when the function was marked but no call went through the non-strict path."""
+    reads: tuple[NonInputRead, ...] = ()
+    warning: str | None = None
+
+
+@dataclass(**_FRZ)
+class Run:
+    """One execution of the user's code under capture."""
+
+    name: str
+    graphs: tuple[Graph, ...] = ()
+    breaks: tuple[Break, ...] = ()
+    regions: tuple[Region, ...] = ()
+    compiles: tuple[Compile, ...] = ()
+    marked: tuple[MarkedFunction, ...] = ()
+    error: str | None = None
+    """The exception the user's code raised in this run (type and message), if any."""
+    error_type: str | None = None
+    error_traceback: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    wall_time_s: float = 0.0
+
+
+@dataclass(**_FRZ)
+class BreakDiff:
+    """Distinct breaks, baseline vs nonstrict, matched by location and GB id."""
+
+    resolved: tuple[Break, ...] = ()
+    remaining: tuple[Break, ...] = ()
+    introduced: tuple[Break, ...] = ()
+
+
+@dataclass(**_FRZ)
+class RunCounts:
+    """Headline numbers of one run."""
+
+    graphs: int
+    breaks: int
+    break_hits: int
+    ops: int
+    aten_ops: int
+    regions: int
+    inlined_nodes: int
+    full_graph: bool
+
+
+@dataclass(**_FRZ)
+class OutputDetail:
+    """Comparison of one output value (``path`` names it, e.g. ``"return[0]"``, ``"y"``)."""
+
+    path: str
+    match: bool | None
+    max_abs_diff: float | None = None
+    max_rel_diff: float | None = None
+    shape: str | None = None
+    dtype: str | None = None
+    note: str = ""
+
+
+@dataclass(**_FRZ)
+class OutputComparison:
+    """One pairwise comparison of run outputs, e.g. ``baseline`` vs ``nonstrict``."""
+
+    left: str
+    right: str
+    match: bool | None
+    max_abs_diff: float | None = None
+    max_rel_diff: float | None = None
+    details: tuple[OutputDetail, ...] = ()
+
+
+@dataclass(**_FRZ)
+class OutputCheck:
+    """Whether the runs' outputs agree. ``match``/``max_abs_diff`` summarise baseline vs
+    nonstrict; ``comparisons`` holds every pair checked (vs eager too, for ``compare``)."""
+
+    match: bool | None
+    max_abs_diff: float | None = None
+    max_rel_diff: float | None = None
+    details: tuple[OutputDetail, ...] = ()
+    comparisons: tuple[OutputComparison, ...] = ()
+    nondeterministic: bool = False
+    """True when the baseline disagreed with itself (or eager with eager) on a re-run."""
+    skipped_reason: str | None = None
+
+
+@dataclass(**_FRZ)
+class Candidate:
+    """A function the advisor proposed to trace non-strictly, and what trying it did."""
+
+    function: str
+    why: str
+    status: CandidateStatus
+    file: str | None = None
+    line: int | None = None
+    precheck: tuple[str, ...] = ()
+    """Problems found before running (empty when the pre-checks passed)."""
+    run: str | None = None
+    """Name of the run that tried it (``"attempt-1"``), when it ran."""
+    breaks_before: int | None = None
+    breaks_after: int | None = None
+    outputs_match: bool | None = None
+    error: str | None = None
+    gb_id: str | None = None
+    elapsed_s: float | None = None
+
+
+@dataclass(**_FRZ)
+class Recommendation:
+    """The advisor's final set, with the code to apply it."""
+
+    functions: tuple[str, ...]
+    code: str
+    breaks_before: int
+    breaks_after: int
+    outputs_match: bool | None
+
+
+@dataclass(**_FRZ)
+class SourceFile:
+    """Text of one user source file (or notebook cell) that the report refers to."""
+
+    path: str
+    text: str
+    truncated: bool = False
+
+
+@dataclass(**_FRZ)
+class Report:
+    """What nstviz captured: the runs, their comparison and the output check.
+
+    Build it with :func:`nstviz.compare` or :func:`nstviz.trace_code`; load a saved one with
+    :meth:`Report.from_json`. ``runs`` always has ``"baseline"`` and, unless the nonstrict run
+    could not be started, ``"nonstrict"``.
+    """
+
+    torch_version: str
+    runs: dict[str, Run]
+    schema_version: int = SCHEMA_VERSION
+    nstviz_version: str = ""
+    python_version: str = ""
+    created: str = ""
+    """ISO 8601 time the capture started."""
+    title: str = ""
+    entry: Literal["compare", "trace_code", "cli", "demo"] = "trace_code"
+    backend: str = "record"
+    nonstrict: tuple[str, ...] = ()
+    """The functions requested, as given (names or qualified names)."""
+    baseline_mode: Literal["as_written", "strict"] = "as_written"
+    diff: BreakDiff = field(default_factory=BreakDiff)
+    counts: dict[str, RunCounts] = field(default_factory=dict)
+    outputs: OutputCheck = field(default_factory=lambda: OutputCheck(match=None))
+    candidates: tuple[Candidate, ...] = ()
+    recommendation: Recommendation | None = None
+    stacks: tuple[tuple[Location, ...], ...] = ()
+    """Interned user stacks; ``Node.stack`` indexes this (outermost frame first)."""
+    sources: dict[str, SourceFile] = field(default_factory=dict)
+    """User source text by path, for the viewer's source pane."""
+    notes: tuple[str, ...] = ()
+    """Warnings for the user (a mark that never applied, truncated graphs, ...)."""
+    elapsed_s: float = 0.0
+
+    # -- serialisation -------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the Report as JSON-native data (dicts, lists, str, int, float, bool, None)."""
+        return _encode(self)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """Serialise to JSON text (see ``nstviz/schema/report.schema.json``)."""
+        separators = (",", ": ") if indent is not None else (",", ":")
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False, separators=separators)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Report:
+        """Build a Report from :meth:`to_dict` data.
+
+        Raises:
+            ReportFormatError: the data is not a Report, or from a newer schema version.
+        """
+        if not isinstance(data, dict):
+            raise ReportFormatError(f"a Report must be a JSON object, got {type(data).__name__}")
+        version = data.get("schema_version")
+        if not isinstance(version, int):
+            raise ReportFormatError("not an nstviz Report: it has no integer 'schema_version'")
+        if version > SCHEMA_VERSION:
+            raise ReportFormatError(
+                f"this Report has schema_version {version}, newer than this nstviz understands "
+                f"({SCHEMA_VERSION}); upgrade nstviz (pip install -U nstviz) to read it"
+            )
+        return _decode(cls, data, "$")
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Report:
+        """Parse JSON text produced by :meth:`to_json`.
+
+        Raises:
+            ReportFormatError: the text is not valid JSON or not a valid Report.
+        """
+        try:
+            data = json.loads(text)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ReportFormatError(f"the Report is not valid JSON: {exc}") from None
+        return cls.from_dict(data)
+
+    def save_json(self, path: str | Any) -> str:
+        """Write :meth:`to_json` to ``path``; return the path written."""
+        import pathlib
+
+        target = pathlib.Path(path)
+        target.write_text(self.to_json(), encoding="utf-8")
+        return str(target)
+
+    @classmethod
+    def load_json(cls, path: str | Any) -> Report:
+        """Read a Report saved by :meth:`save_json`."""
+        import pathlib
+
+        return cls.from_json(pathlib.Path(path).read_bytes())
+
+
+# -- generic dataclass <-> JSON codec -----------------------------------------------------
+
+
+# Fields always written for these bulky classes; their other fields are written only when
+# they differ from the default, which keeps a node at ~60-120 bytes of JSON.
+_ALWAYS_WRITTEN: dict[str, frozenset[str]] = {
+    "Node": frozenset({"name", "op", "target", "inputs", "region"}),
+    "TensorInfo": frozenset({"shape", "dtype", "device"}),
+}
+_NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+def _field_default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        always = _ALWAYS_WRITTEN.get(type(value).__name__)
+        out = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if always is not None and f.name not in always and item == _field_default(f):
+                continue
+            out[f.name] = _encode(item)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _encode(v) for k, v in value.items()}
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        # JSON has no NaN/Infinity; JSON.parse in the viewer would reject them.
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = get_type_hints(cls)
+        _HINTS[cls] = hints
+    return hints
+
+
+def _decode(tp: Any, data: Any, path: str) -> Any:
+    origin = get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(data, dict):
+            raise ReportFormatError(f"{path}: expected an object for {tp.__name__}, got {data!r:.60}")
+        hints = _hints(tp)
+        kwargs = {}
+        for f in dataclasses.fields(tp):
+            if f.name in data:
+                kwargs[f.name] = _decode(hints[f.name], data[f.name], f"{path}.{f.name}")
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ReportFormatError(f"{path}: missing required field '{f.name}' of {tp.__name__}")
+        return tp(**kwargs)
+    if origin is Literal:
+        if data not in get_args(tp):
+            raise ReportFormatError(f"{path}: {data!r:.60} is not one of {get_args(tp)}")
+        return data
+    if origin in (Union, types.UnionType):
+        args = get_args(tp)
+        if data is None and type(None) in args:
+            return None
+        errors = []
+        for arg in args:
+            if arg is type(None):
+                continue
+            try:
+                return _decode(arg, data, path)
+            except ReportFormatError as exc:
+                errors.append(str(exc))
+        raise ReportFormatError(errors[0] if len(errors) == 1 else f"{path}: {data!r:.60} matches no allowed type")
+    if origin is tuple:
+        if not isinstance(data, list):
+            raise ReportFormatError(f"{path}: expected a list, got {data!r:.60}")
+        (item_tp, _ellipsis) = get_args(tp)
+        return tuple(_decode(item_tp, v, f"{path}[{i}]") for i, v in enumerate(data))
+    if origin is dict:
+        if not isinstance(data, dict):
+            raise ReportFormatError(f"{path}: expected an object, got {data!r:.60}")
+        _key_tp, val_tp = get_args(tp)
+        return {str(k): _decode(val_tp, v, f"{path}.{k}") for k, v in data.items()}
+    if tp is Any:
+        return data
+    if tp is float:
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            return float(data)
+        if isinstance(data, str) and data in _NON_FINITE:
+            return _NON_FINITE[data]
+    elif tp is int:
+        if isinstance(data, int) and not isinstance(data, bool):
+            return data
+    elif tp in (str, bool):
+        if isinstance(data, tp):
+            return data
+    else:  # pragma: no cover - a type the model does not use
+        raise TypeError(f"unsupported type in Report model: {tp!r}")
+    raise ReportFormatError(f"{path}: expected {tp.__name__}, got {data!r:.60}")
+
+
+MODEL_CLASSES: tuple[type, ...] = (
+    Location,
+    TensorInfo,
+    Node,
+    Graph,
+    Compile,
+    Break,
+    NonInputRead,
+    Region,
+    MarkedFunction,
+    Run,
+    BreakDiff,
+    RunCounts,
+    OutputDetail,
+    OutputComparison,
+    OutputCheck,
+    Candidate,
+    Recommendation,
+    SourceFile,
+    Report,
+)
+
+__all__ = [cls.__name__ for cls in MODEL_CLASSES] + ["SCHEMA_VERSION", "Level", "BreakStatus"]
+
