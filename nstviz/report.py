@@ -452,6 +452,12 @@ class Report:
 
         return cls.from_json(pathlib.Path(path).read_bytes())
 
+    def save_html(self, path: str | Any, *, title: str | None = None) -> str:
+        """Write a self-contained HTML page with the viewer (see :mod:`nstviz.html`); return its path."""
+        from nstviz.html import save_html
+
+        return str(save_html(self, path, title=title))
+
 
 # -- generic dataclass <-> JSON codec -----------------------------------------------------
 
