@@ -1,0 +1,402 @@
+"""The ``%nstrace`` line magic and ``%%nstrace`` cell magic.
+
+The magic parses its options, displays a :class:`~nstviz.jupyter.widget.Viewer` that shows
+live progress, runs the code through :func:`nstviz.api.trace_code` in the user's namespace,
+then fills the widget with the Report. Errors are shown the way users expect: misuse as one
+``UsageError`` paragraph, an exception from the user's own code with its normal traceback
+(after the widget), a kernel interrupt as "interrupted" in the widget.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import pathlib
+import re
+import time
+import traceback
+import types
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from IPython.core.error import UsageError as IPythonUsageError
+from IPython.core.magic import Magics, line_cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from nstviz.errors import NstvizError
+
+# Options that take a value (the others are flags); used to split `%nstrace [options] statement`.
+_VALUE_OPTIONS = {
+    "--nonstrict",
+    "--backend",
+    "--html",
+    "--json",
+    "--name",
+    "--budget",
+    "--max-attempts",
+    "--baseline",
+}
+_FLAG_OPTIONS = {"--auto", "--no-check", "--quiet", "-h", "--help"}
+_TOKEN = re.compile(r"""\s*((?:[^\s'"]+|'[^']*'|"[^"]*")+)""")
+
+
+def split_line(line: str) -> tuple[str, str]:
+    """Split a ``%nstrace`` line into its options and the statement to run.
+
+    Options come first; the statement starts at the first token that is not an option or an
+    option's value (or after ``--``). The statement is returned exactly as written.
+    """
+    pos = 0
+    expect_value = False
+    while True:
+        match = _TOKEN.match(line, pos)
+        if match is None:
+            return line[:pos], ""
+        token = match.group(1)
+        if expect_value:
+            expect_value = False
+        elif token == "--":
+            return line[: match.start(1)], line[match.end(1) :].strip()
+        elif token.startswith("--") or token.split("=", 1)[0] in _FLAG_OPTIONS:
+            # Unknown "--x" options are left to the option parser, which names them.
+            expect_value = token in _VALUE_OPTIONS
+        else:
+            return line[: match.start(1)], line[match.start(1) :].strip()
+        pos = match.end(1)
+
+
+def _usage(message: str) -> IPythonUsageError:
+    # IPython prints its own UsageError as one paragraph, without a traceback.
+    return IPythonUsageError(message)
+
+
+def _names(values: list[str] | None) -> tuple[str, ...]:
+    names: list[str] = []
+    for value in values or ():
+        for name in value.split(","):
+            name = name.strip()
+            if name and name not in names:
+                names.append(name)
+    return tuple(names)
+
+
+def _check_options(args: Any) -> None:
+    if args.name is not None and (not args.name.isidentifier() or keyword.iskeyword(args.name)):
+        raise _usage(
+            f"%nstrace --name {args.name!r}: not a valid Python variable name; use e.g. --name report"
+        )
+    if args.budget is not None and not args.budget > 0:
+        raise _usage(
+            f"%nstrace --budget {args.budget}: the advisor's time budget must be a positive number of seconds"
+        )
+    if args.max_attempts is not None and args.max_attempts < 1:
+        raise _usage(f"%nstrace --max-attempts {args.max_attempts}: must be at least 1")
+    if not args.auto and (args.budget is not None or args.max_attempts is not None):
+        raise _usage("%nstrace: --budget and --max-attempts bound the advisor; they only apply with --auto")
+    for opt in ("html", "json"):
+        path = getattr(args, opt)
+        if path is not None:
+            parent = pathlib.Path(path).expanduser().resolve().parent
+            if not parent.is_dir():
+                raise _usage(
+                    f"%nstrace --{opt} {path}: the folder {parent} does not exist; create it or pick another path"
+                )
+
+
+def _check_syntax(code: str, filename: str, label: str) -> None:
+    """Refuse code that does not compile before anything runs, with Python's own message."""
+    try:
+        compile(code, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        text = "".join(traceback.format_exception_only(type(exc), exc))
+        text = text.replace(f'File "{filename}"', label)
+        raise _usage(f"%nstrace: the code has a syntax error, so nothing was run:\n{text.rstrip()}") from None
+
+
+def _bind_trace_code() -> Callable[..., Any]:
+    try:
+        from nstviz.api import trace_code
+    except ImportError as exc:  # pragma: no cover - only in a broken install
+        raise _usage(
+            f"nstviz is incompletely installed (nstviz.api: {exc}); reinstall it with pip install nstviz"
+        ) from exc
+    return trace_code
+
+
+def _trace_kwargs(trace_code: Callable[..., Any], args: Any) -> dict[str, Any]:
+    """Map the magic's options onto trace_code's keyword arguments (names checked, not assumed)."""
+    params = inspect.signature(trace_code).parameters
+    wanted: dict[str, Any] = {
+        "nonstrict": _names(args.nonstrict),
+        "auto": args.auto,
+        "backend": args.backend,
+        "baseline": args.baseline,
+        "check": not args.no_check,
+    }
+    optional = {
+        ("budget_s", "budget", "time_budget"): args.budget,
+        ("max_attempts",): args.max_attempts,
+    }
+    kwargs = {k: v for k, v in wanted.items() if k in params}
+    for names, value in optional.items():
+        if value is None:
+            continue
+        for name in names:
+            if name in params:
+                kwargs[name] = value
+                break
+        else:  # pragma: no cover - depends on the capture core's signature
+            raise _usage(f"%nstrace: this version of nstviz does not support the option for {names[0]}")
+    return kwargs
+
+
+class _Progress:
+    """Receives the capture's progress callbacks and pushes them to the widget."""
+
+    def __init__(self, show: Callable[[], Any], runs_total: int) -> None:
+        self._show = show
+        self.viewer: Any = None
+        self.runs_total = runs_total
+        self.runs_done = 0
+        self.phase = "starting"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        event = _event_dict(args, kwargs)
+        if self.viewer is None:
+            self.viewer = self._show()
+        phase = str(event.get("phase") or event.get("run") or self.phase)
+        message = str(event.get("message", "") or "")
+        if isinstance(event.get("runs_total"), int):
+            self.runs_total = event["runs_total"]
+        if isinstance(event.get("runs_done"), int):
+            self.runs_done = event["runs_done"]
+        self.phase = phase
+        if self.viewer is not None:
+            self.viewer.set_progress(phase, message, runs_done=self.runs_done, runs_total=self.runs_total)
+
+
+def _event_dict(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """Accept the progress event as a dict, an object with attributes, or (phase, message)."""
+    if len(args) == 1 and isinstance(args[0], Mapping):
+        return {**args[0], **kwargs}
+    if len(args) == 1 and not isinstance(args[0], str) and hasattr(args[0], "__dict__"):
+        return {**vars(args[0]), **kwargs}
+    if len(args) == 1 and hasattr(args[0], "__slots__"):
+        obj = args[0]
+        return {k: getattr(obj, k) for k in obj.__slots__ if hasattr(obj, k)} | dict(kwargs)
+    event = dict(kwargs)
+    for key, value in zip(("phase", "message", "runs_done", "runs_total"), args, strict=False):
+        event.setdefault(key, value)
+    return event
+
+
+def _user_traceback(exc: BaseException, filename: str) -> types.TracebackType | None:
+    """The exception's traceback from the first frame in the user's cell on."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    return tb or exc.__traceback__
+
+
+@magics_class
+class NstraceMagics(Magics):
+    """The ``%nstrace`` / ``%%nstrace`` magics (registered by ``%load_ext nstviz``)."""
+
+    @magic_arguments()
+    @argument(
+        "--nonstrict",
+        action="append",
+        metavar="NAME[,NAME...]",
+        help="Functions to trace with torch._dynamo.nonstrict_trace in the second run: names in "
+        "the notebook, dotted paths ('mymod.helper', 'Block.stats', 'model.blocks.0.norm_stats'). "
+        "Repeat the option or separate names with commas.",
+    )
+    @argument(
+        "--auto",
+        action="store_true",
+        help="Let nstviz find the functions to mark: it proposes candidates from the baseline's "
+        "graph breaks and tries them (the cell then runs once more per attempt).",
+    )
+    @argument(
+        "--backend",
+        default="record",
+        metavar="NAME",
+        help="torch.compile backend for both runs: 'record' (default, fast: records the Dynamo and "
+        "ATen graphs without generating code), 'inductor' (slower, adds inductor's graphs) or any "
+        "registered backend name.",
+    )
+    @argument(
+        "--baseline",
+        default="as_written",
+        choices=["as_written", "strict"],
+        help="What the first run is: the code as written (default), or 'strict' to lift "
+        "nonstrict_trace marks already in the code, to see what they buy you.",
+    )
+    @argument("--html", metavar="PATH", help="Also write the standalone HTML report to PATH.")
+    @argument("--json", metavar="PATH", help="Also write the Report JSON to PATH.")
+    @argument("--name", metavar="VAR", help="Bind the Report to the variable VAR in the notebook.")
+    @argument(
+        "--no-check",
+        action="store_true",
+        help="Skip the output check (comparing the tensors each run produced).",
+    )
+    @argument(
+        "--budget",
+        type=float,
+        metavar="SECONDS",
+        help="With --auto: stop trying candidates after this many seconds.",
+    )
+    @argument(
+        "--max-attempts",
+        type=int,
+        metavar="N",
+        help="With --auto: try at most N candidate sets.",
+    )
+    @argument(
+        "--quiet",
+        action="store_true",
+        help="Show nothing (no widget); use with --name, --html or --json to keep the result.",
+    )
+    @line_cell_magic
+    def nstrace(self, line: str, cell: str | None = None) -> None:
+        """Show what torch.compile does to this code and what nonstrict_trace changes.
+
+        Usage::
+
+            %%nstrace --nonstrict get_magic_num
+            @torch.compile(fullgraph=True)
+            def func(x):
+                return x + get_magic_num()
+            func(torch.rand(10))
+
+            %nstrace --nonstrict helper model(x)      # one statement
+
+        The code runs TWICE under torch.compile: first as written (the baseline), then with the
+        --nonstrict functions traced by torch._dynamo.nonstrict_trace (with --auto, once more
+        per candidate tried). Your source is not edited and no name is rebound; the marks are
+        undone afterwards, also on errors and interrupts. Side effects happen once per run,
+        and the notebook's variables end as the LAST run left them.
+
+        Below the cell appears an interactive view: graph breaks before and after, graphs and
+        ops on each side, whether outputs still match, and the graphs with the nodes inlined
+        from non-strict functions highlighted. What each run printed is shown in the view,
+        not repeated in the cell output. If your code raises, the view shows what was captured
+        and the exception follows with its usual traceback. Interrupt the kernel to stop a
+        long run.
+        """
+        __tracebackhide__ = True
+        options, statement = (line, "") if cell is not None else split_line(line)
+        try:
+            args = parse_argstring(self.nstrace, options)
+        except IPythonUsageError as exc:
+            raise _usage(f"%nstrace: {exc} (see %nstrace? for the options)") from None
+        if cell is None:
+            if not statement:
+                raise _usage(
+                    "%nstrace needs code to run: %nstrace [options] STATEMENT, or use %%nstrace at the "
+                    "top of a cell to run the whole cell. See %nstrace? for the options."
+                )
+            source = statement
+        else:
+            if not cell.strip():
+                raise _usage("%%nstrace: the cell is empty; write the code to trace below the %%nstrace line")
+            source = cell
+        _check_options(args)
+        self._run(args, source, magic_line=line if cell is not None else None)
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def _run(self, args: Any, source: str, magic_line: str | None) -> None:
+        __tracebackhide__ = True
+        shell = self.shell
+        assert shell is not None
+        code = shell.transform_cell(source)
+        if magic_line is not None:
+            # Keep line numbers equal to the ones the user sees in the cell (line 1 is the magic).
+            code = f"# %%nstrace {magic_line}\n{code}"
+        filename = shell.compile.cache(code, shell.execution_count, raw_code=source)
+        _check_syntax(code, filename, f"Cell In[{shell.execution_count}]")
+        trace_code = _bind_trace_code()
+        kwargs = _trace_kwargs(trace_code, args)
+
+        viewer = None
+        handle = None
+
+        def show() -> Any:
+            nonlocal viewer, handle
+            if args.quiet:
+                return None
+            from IPython.display import display
+
+            from nstviz.jupyter.widget import Viewer
+
+            viewer = Viewer(html_path=args.html)
+            viewer.start_progress(runs_total=2, message="starting the baseline run")
+            handle = display(viewer, display_id=True)
+            return viewer
+
+        progress = _Progress(show, runs_total=2)
+        params = inspect.signature(trace_code).parameters
+        if "progress" in params:
+            kwargs["progress"] = progress
+        if "filename" in params:
+            kwargs["filename"] = filename
+        started = time.monotonic()
+        try:
+            if "progress" not in params:
+                progress({"phase": "baseline", "message": "running"})
+            report = trace_code(code, shell.user_ns, **kwargs)
+        except KeyboardInterrupt:
+            if progress.viewer is not None:
+                progress.viewer.set_progress(
+                    "interrupted",
+                    f"interrupted during the {progress.phase} run after {time.monotonic() - started:.1f} s; "
+                    "torch and nstviz state were restored",
+                )
+            raise
+        except NstvizError as exc:
+            if progress.viewer is not None:
+                progress.viewer.set_progress("error", str(exc))
+            raise _usage(f"%nstrace: {exc}") from None
+
+        if progress.viewer is None:
+            show()
+        if viewer is not None:
+            viewer.report = report
+            if handle is not None:
+                handle.update(viewer)  # the saved notebook keeps the final static summary
+        self._write_outputs(args, report, viewer)
+        if args.name:
+            shell.user_ns[args.name] = report
+        self._reraise_user_error(report, filename)
+
+    @staticmethod
+    def _write_outputs(args: Any, report: Any, viewer: Any) -> None:
+        if args.json:
+            report.save_json(pathlib.Path(args.json).expanduser())
+        if args.html:
+            from nstviz.html import save_html
+
+            save_html(report, pathlib.Path(args.html).expanduser())
+
+    @staticmethod
+    def _reraise_user_error(report: Any, filename: str) -> None:
+        __tracebackhide__ = True
+        exc = _user_exception(report)
+        if exc is not None:
+            raise exc.with_traceback(_user_traceback(exc, filename))
+
+
+def _user_exception(report: Any) -> BaseException | None:
+    """The exception the user's code raised in the last run, as the capture core kept it."""
+    try:
+        from nstviz import api
+    except ImportError:  # pragma: no cover
+        return None
+    getter = getattr(api, "user_exception", None)
+    if callable(getter):
+        return getter(report)
+    return None
+
+
+__all__ = ["NstraceMagics", "split_line"]
