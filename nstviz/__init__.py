@@ -34,3 +34,17 @@ __all__ = [
     "UsageError",
     "__version__",
 ]
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """Register the ``%nstrace`` / ``%%nstrace`` magics (``%load_ext nstviz``)."""
+    from nstviz.jupyter import load_ipython_extension as _load
+
+    _load(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    """Remove the magics (``%unload_ext nstviz``)."""
+    from nstviz.jupyter import unload_ipython_extension as _unload
+
+    _unload(ipython)
