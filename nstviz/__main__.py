@@ -1,0 +1,10 @@
+"""``python -m nstviz``: the ``nstviz`` command (see :mod:`nstviz.cli`)."""
+
+from __future__ import annotations
+
+import sys
+
+from nstviz.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())
