@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The one test command: installs everything the test-suite needs, then runs all of it.
+#
+#   bash scripts/test.sh            (what .ci/run calls; works on a fresh Debian machine)
+#
+# Steps: Debian chromium + graphviz (skipped when present), torch==2.13.0 and nstviz with its
+# test extras (this builds the viewer bundle), the JS deps and JS tests, ruff, then pytest
+# (unit, capture, HTML/CLI, notebook and real-browser tests). Exits non-zero on any failure.
+# Extra arguments go to pytest, e.g. `bash scripts/test.sh -k html`.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+export DEBIAN_FRONTEND=noninteractive
+start=$(date +%s)
+step() { printf '\n==> %s [%ss]\n' "$*" "$(( $(date +%s) - start ))"; }
+
+step "system packages: chromium, graphviz"
+if command -v chromium >/dev/null && command -v dot >/dev/null; then
+    echo "chromium and dot already installed"
+else
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends chromium graphviz >/dev/null
+fi
+
+step "JS dependencies (npm ci)"
+npm ci --prefix js --no-audit --no-fund
+
+step "Python: torch==2.13.0 and nstviz[test] (builds the viewer bundle)"
+"$PYTHON" -m pip install -q -r requirements-dev.txt
+
+step "JS tests (npm test)"
+npm test --prefix js
+
+step "ruff check"
+"$PYTHON" -m ruff check .
+
+step "pytest (everything, browser and notebook tests included)"
+"$PYTHON" -m pytest -q -p no:cacheprovider "$@"
+step "all tests passed"
