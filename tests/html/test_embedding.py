@@ -1,0 +1,159 @@
+"""Property tests of how the Report JSON is embedded in the standalone page (no browser)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nstviz.html import (
+    ViewerAssets,
+    content_security_policy,
+    embed_json,
+    extract_report_json,
+    render_html,
+)
+from nstviz.report import Break, Graph, Location, Node, Report, Run
+
+ASSETS = ViewerAssets(script="document.title;", css="main{}")
+
+HOSTILE = [
+    "</script><script>alert(1)</script>",
+    "</SCRIPT >",
+    "<img src=x onerror=alert(1)>",
+    "javascript:alert(1)",
+    "<!--",
+    "<!-- <script>",
+    "]]>",
+    "\u2028\u2029",
+    "\ud800",
+    "\udfff lone low",
+    "a\x00b",
+    "&lt;&amp;",
+    "x" * 100_000,
+]
+
+# Any code point, lone surrogates included, except a high surrogate followed by a low one:
+# JSON (and JS) read such a pair as one astral character, so it cannot round-trip as two.
+_TRICKY = [*"<>&/!-[]()=:;\"'\\ \n\t\x00scriptSCRIPTstyle", "\u2028", "\u2029", "\ud800", "\udfff", "\ufeff"]
+any_text = st.one_of(
+    st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, categories=None)),
+    st.text(st.sampled_from(_TRICKY), max_size=60),
+).filter(lambda s: re.search("[\ud800-\udbff][\udc00-\udfff]", s) is None)
+
+
+def report_with(text: str) -> Report:
+    loc = Location(file=text, line=3, function=text, code=text)
+    node = Node(name="add", op="call_function", target=text, value=text, extra={text: text})
+    brk = Break(gb_id=None, reason=text, count=1, fatal=False, location=loc, detail=text, hints=(text,))
+    run = Run(
+        name="baseline",
+        graphs=(Graph(id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0, nodes=(node,)),),
+        breaks=(brk,),
+        stdout=text,
+        error=text,
+    )
+    return Report(
+        torch_version="2.13.0", runs={"baseline": run}, title=text, nonstrict=(text,), notes=(text,)
+    )
+
+
+def script_bodies(page: str) -> list[str]:
+    return re.findall(r"<script[^>]*>(.*?)</script>", page, flags=re.DOTALL)
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_text)
+def test_any_string_round_trips_through_the_page(text: str) -> None:
+    report = report_with(text)
+    page = render_html(report, assets=ASSETS)
+    page.encode("utf-8")  # always valid UTF-8, whatever the strings
+    data = json.loads(extract_report_json(page))
+    assert data == json.loads(report.to_json())
+    assert Report.from_dict(data) == report
+
+
+@settings(max_examples=300, deadline=None)
+@given(any_text)
+def test_embedded_json_has_no_markup_characters(text: str) -> None:
+    embedded = embed_json(json.dumps({"k": text}, ensure_ascii=False))
+    assert re.search("[<>&\u2028\u2029\ud800-\udfff]", embedded) is None
+    assert json.loads(embedded) == {"k": text}
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_strings_stay_inside_the_data_element(text: str) -> None:
+    page = render_html(report_with(text), assets=ASSETS)
+    # Exactly the page's own four elements: the JSON, the boot script, the viewer.
+    assert len(re.findall(r"<script", page, flags=re.IGNORECASE)) == 3
+    assert len(re.findall(r"</script", page, flags=re.IGNORECASE)) == 3
+    assert "<img" not in page.lower()
+    assert "<!--" not in page
+    bodies = script_bodies(page)
+    assert json.loads(bodies[0]) == json.loads(report_with(text).to_json())
+
+
+def test_markup_text_is_escaped() -> None:
+    page = render_html(report_with('<b>bold</b> & "q" \ud800'), assets=ASSETS)
+    head = page.split('<script type="application/json"', 1)[0]
+    assert "<b>" not in head
+    assert "&lt;b&gt;bold&lt;/b&gt; &amp; &quot;q&quot; \ufffd" in head
+
+
+def test_csp_allows_only_the_inlined_scripts_by_hash() -> None:
+    page = render_html(report_with("x"), assets=ASSETS)
+    csp = (
+        re.search(r'http-equiv="Content-Security-Policy" content="([^"]*)"', page)
+        .group(1)
+        .replace("&#x27;", "'")
+    )
+    bodies = script_bodies(page)
+    expected = content_security_policy(
+        bodies[1:], re.findall(r"<style>(.*?)</style>", page, re.DOTALL), worker=False
+    )
+    assert csp == expected
+    for directive in ("default-src 'none'", "connect-src 'none'", "base-uri 'none'", "form-action 'none'"):
+        assert directive in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert "worker-src" not in csp
+
+
+def test_worker_allowed_only_when_the_bundle_starts_one() -> None:
+    page = render_html(report_with("x"), assets=ViewerAssets(script="new Worker(u)", css=""))
+    assert "worker-src blob:" in page
+
+
+def test_bundle_cannot_close_its_own_element() -> None:
+    assets = ViewerAssets(script='var s = "</script><b>";', css='a::after{content:"</style>"}')
+    page = render_html(report_with("x"), assets=assets)
+    assert 'var s = "<\\/script><b>";' in page
+    assert 'content:"<\\/style>"' in page
+
+
+def test_missing_bundle_names_the_fix(tmp_path) -> None:
+    from nstviz.errors import NstvizError
+    from nstviz.html import load_viewer_assets
+
+    with pytest.raises(NstvizError, match=r"pip install -e \.|node js/build.mjs"):
+        load_viewer_assets(tmp_path)
+
+
+def test_extract_rejects_pages_without_a_report() -> None:
+    from nstviz.errors import ReportFormatError
+
+    with pytest.raises(ReportFormatError, match="no nstviz Report"):
+        extract_report_json("<html><body>hello</body></html>")
+
+
+def test_save_html_writes_utf8_bytes(tmp_path, monkeypatch) -> None:
+    import nstviz.html as mod
+
+    monkeypatch.setattr(mod, "load_viewer_assets", lambda directory=None: ASSETS)
+    report = report_with("é \ud800 \u2028\r\n")
+    target = report.save_html(tmp_path / "r.html")
+    raw = (tmp_path / "r.html").read_bytes()
+    assert target == str(tmp_path / "r.html")
+    assert json.loads(extract_report_json(raw.decode("utf-8"))) == json.loads(report.to_json())
