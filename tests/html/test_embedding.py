@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from hostile import HOSTILE, report_with
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,25 +17,9 @@ from nstviz.html import (
     extract_report_json,
     render_html,
 )
-from nstviz.report import Break, Graph, Location, Node, Report, Run
+from nstviz.report import Report
 
 ASSETS = ViewerAssets(script="document.title;", css="main{}")
-
-HOSTILE = [
-    "</script><script>alert(1)</script>",
-    "</SCRIPT >",
-    "<img src=x onerror=alert(1)>",
-    "javascript:alert(1)",
-    "<!--",
-    "<!-- <script>",
-    "]]>",
-    "\u2028\u2029",
-    "\ud800",
-    "\udfff lone low",
-    "a\x00b",
-    "&lt;&amp;",
-    "x" * 100_000,
-]
 
 # Any code point, lone surrogates included, except a high surrogate followed by a low one:
 # JSON (and JS) read such a pair as one astral character, so it cannot round-trip as two.
@@ -43,22 +28,6 @@ any_text = st.one_of(
     st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, categories=None)),
     st.text(st.sampled_from(_TRICKY), max_size=60),
 ).filter(lambda s: re.search("[\ud800-\udbff][\udc00-\udfff]", s) is None)
-
-
-def report_with(text: str) -> Report:
-    loc = Location(file=text, line=3, function=text, code=text)
-    node = Node(name="add", op="call_function", target=text, value=text, extra={text: text})
-    brk = Break(gb_id=None, reason=text, count=1, fatal=False, location=loc, detail=text, hints=(text,))
-    run = Run(
-        name="baseline",
-        graphs=(Graph(id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0, nodes=(node,)),),
-        breaks=(brk,),
-        stdout=text,
-        error=text,
-    )
-    return Report(
-        torch_version="2.13.0", runs={"baseline": run}, title=text, nonstrict=(text,), notes=(text,)
-    )
 
 
 def script_bodies(page: str) -> list[str]:
