@@ -1,0 +1,137 @@
+"""The nstviz command's parsing, errors and exit codes (no capture needed)."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from nstviz.cli import EXIT_OK, EXIT_USAGE, _as_main, main
+
+
+def run_main(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_one_line_error(err: str, *fragments: str) -> None:
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("nstviz: error: "), err
+    assert len(lines) <= 2 and all(line.startswith("  hint: ") for line in lines[1:]), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err
+
+
+@pytest.mark.parametrize("command", ["demo", "run", "view", "check"])
+def test_command_help_has_examples_and_exit_codes(command):
+    code, out, _ = run_main(command, "--help")
+    assert code == EXIT_OK
+    assert f"nstviz {command}" in out
+    assert "example" in out and "exit codes:" in out and "130" in out
+
+
+def test_top_level_help_and_no_arguments():
+    code, out, _ = run_main("--help")
+    assert code == EXIT_OK and "demo" in out and "check" in out and "exit codes:" in out
+    code, _, err = run_main()
+    assert code == EXIT_USAGE and "usage: nstviz" in err
+
+
+def test_unknown_command():
+    code, _, err = run_main("frobnicate")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "unknown command 'frobnicate'", "commands: demo, run, view, check")
+
+
+def test_unknown_option_is_one_line_with_a_hint(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("x = 1\n")
+    code, _, err = run_main("run", str(script), "--nonstrict", "f", "--frob")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "--frob", "nstviz run --help")
+
+
+def test_missing_script(tmp_path):
+    code, _, err = run_main("run", str(tmp_path / "nope.py"), "--nonstrict", "f")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "no such script", "nope.py")
+
+
+def test_folder_instead_of_script(tmp_path):
+    code, _, err = run_main("check", str(tmp_path), "--nonstrict", "f")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "give a Python file, not a folder")
+
+
+def test_syntax_error_names_file_and_line(tmp_path):
+    script = tmp_path / "broken.py"
+    script.write_text("import torch\n\ndef f(:\n    pass\n")
+    code, _, err = run_main("run", str(script), "--nonstrict", "f")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "broken.py:3: syntax error")
+
+
+def test_run_needs_something_to_compare(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("x = 1\n")
+    code, _, err = run_main("run", str(script))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "--nonstrict NAME", "--auto")
+
+
+def test_view_missing_and_corrupt_and_newer_reports(tmp_path):
+    code, _, err = run_main("view", str(tmp_path / "missing.json"))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "no such Report file")
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run_main("view", str(bad))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "bad.json", "not valid JSON")
+
+    newer = tmp_path / "newer.json"
+    newer.write_text(json.dumps({"schema_version": 10**6, "torch_version": "9", "runs": {}}))
+    code, _, err = run_main("view", str(newer))
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "newer than this nstviz understands")
+    assert not (tmp_path / "newer.html").exists()  # never a half-written page
+
+
+def test_as_main_sets_and_restores_interpreter_state(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("")
+    argv, path, main_mod = sys.argv[:], sys.path[:], sys.modules["__main__"]
+    with pytest.raises(RuntimeError), _as_main(script, ["a", "--b"]) as ns:
+        assert sys.argv == [str(script), "a", "--b"]
+        assert sys.path[0] == str(tmp_path)
+        assert sys.modules["__main__"].__dict__ is ns
+        exec(compile("import sys\nname = __name__", str(script), "exec"), ns)
+        assert ns["name"] == "__main__" and ns["__file__"] == str(script)
+        raise RuntimeError("user code failed")
+    assert sys.argv == argv and sys.path == path and sys.modules["__main__"] is main_mod
+
+
+def test_python_dash_m_nstviz_version():
+    proc = subprocess.run(
+        [sys.executable, "-m", "nstviz", "--version"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("nstviz ") and "torch 2." in proc.stdout
+
+
+def test_usage_error_through_the_real_process(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "nstviz", "run", str(tmp_path / "x.py"), "-n", "f"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == EXIT_USAGE
+    assert proc.stdout == ""
+    assert_one_line_error(proc.stderr, "no such script")
