@@ -1,0 +1,666 @@
+"""The advisor (``auto=True``): find functions whose non-strict tracing removes graph breaks.
+
+Steps:
+
+1. **Propose.** For each distinct break of the baseline (most frequent first), walk its user
+   stack from the innermost frame outwards: the function that contains the break, then its
+   callers, up to (not including) the frame ``torch.compile`` compiled. Frames in torch
+   itself, comprehensions, lambdas and module-level code are passed over. Each candidate says
+   why it was proposed (``contains the break at model.py:42 (GB0026 ...)``).
+2. **Pre-check** what can be known without running: the name resolves (through the caller's
+   ``resolve``) to the same function the stack shows; it is a plain Python function (not a
+   builtin, class, lambda, generator, or a closure created inside the compiled function); it
+   is not torch's own code; the arguments it is declared to take are pytree-able as far as
+   annotations tell. Failures are ``rejected`` with the reasons.
+3. **Try.** Candidates are tried one at a time on top of the ones already kept (``try_marks``
+   runs the code again, a new run ``attempt-N``). A candidate is kept when the breaks go down
+   (or, after a ``fullgraph=True`` failure, the fatal break moves on) and the outputs still
+   match the baseline. Once a break is gone, the remaining (outer) candidates for it are not
+   needed. Breaks revealed by an attempt (hidden behind a fatal break) get candidates too.
+4. **Recommend** the kept set, verified by the last improving attempt (which ran exactly that
+   set), with the code to apply it.
+
+The work is bounded by ``max_attempts`` and ``budget_s``: what is left is marked ``skipped``.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import inspect
+import linecache
+import os
+import re
+import sys
+import time
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from nstviz.report import Break, Candidate, Location, OutputCheck, Recommendation, Run
+
+__all__ = ["TryMarks", "plan_candidates", "run_advisor"]
+
+TryMarks = Callable[[tuple[Callable, ...], str], tuple[Run, OutputCheck]]
+
+_GB_RE = re.compile(r"\bGB\d{4}\b")
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
+_NONSTRICT_FAILURE_GB = frozenset({"GB0236", "GB0251"})
+_TORCH_DIR = None
+
+
+def _torch_dir() -> str:
+    global _TORCH_DIR
+    if _TORCH_DIR is None:
+        import torch
+
+        _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    return _TORCH_DIR
+
+
+# -- proposal -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Proposal:
+    """A candidate being built: where it is, why, and the breaks it contains."""
+
+    name: str
+    """The name passed to ``resolve`` (``"helper"``, ``"Block.stats"``)."""
+    frame: Location
+    reasons: list[str] = field(default_factory=list)
+    breaks: list[tuple[str, int | None, str | None]] = field(default_factory=list)
+    """Keys of the breaks whose stack contains this function."""
+    depth: int = 0
+    """0 = the function that contains the break, 1 = its caller..."""
+    obj: Callable | None = None
+    problems: list[str] = field(default_factory=list)
+    order: int = 0
+
+
+def _break_key(b: Break) -> tuple[str, int | None, str | None]:
+    return (b.location.file, b.location.line, b.gb_id)
+
+
+def _short_break(b: Break) -> str:
+    where = f"{os.path.basename(b.location.file)}:{b.location.line}"
+    kind = " ".join(x for x in (b.gb_id, b.gb_type or _first_line(b.reason)) if x)
+    return f"{where} ({kind})" if kind else where
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _plain_function_name(name: str) -> str:
+    m = _RESUME_RE.match(name)
+    return m.group(1) if m else name
+
+
+def _is_torch_file(path: str) -> bool:
+    norm = os.path.abspath(path) if not path.startswith("<") else path
+    if norm.startswith(_torch_dir()):
+        return True
+    parts = norm.replace("\\", "/").split("/")
+    return "torch" in parts and any(p in ("site-packages", "dist-packages") for p in parts)
+
+
+def _compiled_frames(run: Run, b: Break | None) -> set[tuple[str | None, str]]:
+    """(file or None, function) of the frames Dynamo compiled: for ``b`` (its compile ids) or all."""
+    ids = set(b.compile_ids) if b is not None else set()
+    found: set[tuple[str | None, str]] = set()
+    for c in run.compiles:
+        cid = f"{c.frame_id}/{c.compile_id}"
+        if ids and cid not in ids and f"{cid}_{c.attempt}" not in ids:
+            continue
+        fn = _plain_function_name(c.function or (c.location.function if c.location else ""))
+        if fn:
+            found.add((c.location.file if c.location else None, fn))
+    return found
+
+
+def _matches(frame: Location, compiled: set[tuple[str | None, str]]) -> bool:
+    fn = _plain_function_name(frame.function)
+    return any(f == fn and (path is None or path == frame.file) for path, f in compiled)
+
+
+def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, bool | None]:
+    """Split a break's stack at the frame Dynamo compiled.
+
+    Returns:
+        The frames inside the compiled region (innermost first), the compiled frame, and
+        whether that frame can be marked: True when its caller is compiled code too (Dynamo
+        compiled it on its own after breaking at the call), False when it is an entry point
+        (the function the user compiled), None when the run has no compile records to tell.
+    """
+    stack = list(b.stack) or [b.location]
+    if (stack[-1].file, stack[-1].line) != (b.location.file, b.location.line):
+        stack.append(b.location)
+    all_compiled = _compiled_frames(run, None)
+    if not all_compiled:
+        # No compile records: Dynamo's break stacks start at the frame being compiled.
+        return list(reversed(stack[1:])), stack[0], None
+    mine = _compiled_frames(run, b) or all_compiled
+    start = next((i for i, f in enumerate(stack) if _matches(f, mine)), None)
+    if start is None:
+        start = next((i for i, f in enumerate(stack) if _matches(f, all_compiled)), 0)
+    markable = start > 0 and _matches(stack[start - 1], all_compiled)
+    return list(reversed(stack[start + 1 :])), stack[start], markable
+
+
+def qualname_at(frame: Location) -> str:
+    """The qualified name of the function running at ``frame`` (``Block.stats``), from source.
+
+    Falls back to the bare function name when the source is not available.
+    """
+    name = _plain_function_name(frame.function)
+    tree = _parse(frame.file)
+    if tree is None:
+        return name
+    best: tuple[int, str] | None = None
+
+    def walk(node: ast.AST, prefix: list[str]) -> None:
+        nonlocal best
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = [*prefix, child.name]
+                end = getattr(child, "end_lineno", child.lineno) or child.lineno
+                start = min([child.lineno, *(d.lineno for d in getattr(child, "decorator_list", []))])
+                if (
+                    not isinstance(child, ast.ClassDef)
+                    and child.name == name
+                    and start <= frame.line <= end
+                    and (best is None or child.lineno > best[0])
+                ):
+                    best = (child.lineno, ".".join(qual))
+                inner = [*qual, "<locals>"] if not isinstance(child, ast.ClassDef) else qual
+                walk(child, inner)
+            else:
+                walk(child, prefix)
+
+    walk(tree, [])
+    return best[1] if best else name
+
+
+_PARSE_CACHE: dict[str, ast.AST | None] = {}
+
+
+def _parse(path: str) -> ast.AST | None:
+    if path in _PARSE_CACHE:
+        return _PARSE_CACHE[path]
+    lines = linecache.getlines(path)
+    tree = None
+    if lines:
+        with contextlib.suppress(SyntaxError, ValueError):
+            tree = ast.parse("".join(lines))
+    _PARSE_CACHE[path] = tree
+    return tree
+
+
+def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Proposal]:
+    """Candidates for the breaks of ``run`` (all of them unless ``breaks`` is given), in try order.
+
+    For each break (most frequent first), the functions on its stack inside the compiled
+    region, innermost first. A function on the stack of several breaks is one candidate with
+    all the reasons. A break in the compiled function itself gives a rejected candidate that
+    says what to do instead.
+    """
+    chosen = sorted(breaks if breaks is not None else run.breaks, key=lambda b: (-b.count, not b.fatal))
+    proposals: dict[str, _Proposal] = {}
+    order = 0
+    for b in chosen:
+        inner, top, top_markable = _inner_frames(run, b)
+        usable = 0
+        previous: Location | None = None
+        for frame in inner:
+            fname = _plain_function_name(frame.function)
+            if _is_torch_file(frame.file) or (fname.startswith("<") and fname != "<lambda>"):
+                continue
+            if usable == 0:
+                why = f"contains the break at {_short_break(b)}"
+            else:
+                why = f"calls {_describe_frame(previous)}, which leads to the break at {_short_break(b)}"
+            order = _add_proposal(proposals, qualname_at(frame), frame, why, b, usable, order)
+            previous = frame
+            usable += 1
+        if top is None or _is_torch_file(top.file) or _plain_function_name(top.function).startswith("<"):
+            continue
+        if top_markable or (top_markable is None and usable == 0):
+            why = (
+                f"contains the break at {_short_break(b)}"
+                if usable == 0
+                else f"calls {_describe_frame(previous)}, which leads to the break at {_short_break(b)}"
+            )
+            if top_markable:
+                why += " (Dynamo compiled it on its own after a break at its call site)"
+            order = _add_proposal(proposals, qualname_at(top), top, why, b, usable, order)
+        elif usable == 0:
+            qual = qualname_at(top)
+            p = proposals.get(f"{qual} (compiled)")
+            if p is None:
+                p = proposals[f"{qual} (compiled)"] = _Proposal(name=qual, frame=top, order=order)
+                order += 1
+                p.problems.append(
+                    "it is the function torch.compile compiles, so it cannot be traced non-strictly; "
+                    "move the code that breaks into a helper function defined outside it, then mark the helper"
+                )
+            p.reasons.append(f"contains the break at {_short_break(b)} directly")
+            p.breaks.append(_break_key(b))
+    return sorted(proposals.values(), key=lambda p: (bool(p.problems), p.order))
+
+
+def _add_proposal(
+    proposals: dict[str, _Proposal], qual: str, frame: Location, why: str, b: Break, depth: int, order: int
+) -> int:
+    p = proposals.get(qual)
+    if p is None:
+        p = proposals[qual] = _Proposal(name=qual, frame=frame, depth=depth, order=order)
+        order += 1
+    p.reasons.append(why)
+    p.breaks.append(_break_key(b))
+    return order
+
+
+def _describe_frame(frame: Location | None) -> str:
+    if frame is None:
+        return "?"
+    return f"{_plain_function_name(frame.function)} ({os.path.basename(frame.file)}:{frame.line})"
+
+
+# -- pre-checks -----------------------------------------------------------------------------------
+
+
+def _precheck(p: _Proposal, resolve: Callable[[str], Callable | None], compiled_region: set[str]) -> None:
+    if p.problems:
+        return
+    name = _plain_function_name(p.frame.function)
+    if name == "<lambda>":
+        p.problems.append(
+            "a lambda cannot be marked by name; give it a name with def, outside the compiled function"
+        )
+        return
+    if "<locals>" in p.name:
+        outer = p.name.split(".<locals>.")[0].split(".")[-1]
+        if outer in compiled_region:
+            p.problems.append(
+                f"it is defined inside `{outer}`, which runs inside the compiled region: a new function "
+                "object is created on every call, so it cannot be marked; define it at module level"
+            )
+            return
+    obj, tried = _resolve(p, resolve)
+    if obj is None:
+        p.problems.append(
+            f"cannot find it by name (tried {', '.join(repr(t) for t in tried)}) in the namespace"
+        )
+        return
+    p.obj = obj
+    p.problems.extend(_object_problems(obj, p.frame))
+
+
+def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[Callable | None, list[str]]:
+    names = [p.name]
+    module = _module_name_for(p.frame.file)
+    if module and module != "__main__":
+        names.append(f"{module}.{p.name}")
+    tried = []
+    mismatch = None
+    for n in names:
+        tried.append(n)
+        try:
+            obj = resolve(n)
+        except Exception:
+            obj = None
+        if obj is None:
+            continue
+        if _same_code(obj, p.frame):
+            if n != p.name:
+                p.name = n
+            return obj, tried
+        mismatch = obj
+    if mismatch is not None and not _code_of(mismatch):
+        return mismatch, tried  # a builtin or C function by that name: let the checks say so
+    return None, tried
+
+
+def _module_name_for(path: str) -> str | None:
+    if path.startswith("<"):
+        return None
+    norm = os.path.abspath(path)
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None)
+        if f and os.path.abspath(f) == norm:
+            return name
+    return None
+
+
+def _unwrap(obj: Any) -> Any:
+    for _ in range(10):
+        if isinstance(obj, (staticmethod, classmethod)) or inspect.ismethod(obj):
+            obj = obj.__func__
+        elif hasattr(obj, "__wrapped__"):
+            obj = obj.__wrapped__
+        else:
+            break
+    return obj
+
+
+def _code_of(obj: Any) -> types.CodeType | None:
+    code = getattr(_unwrap(obj), "__code__", None)
+    return code if isinstance(code, types.CodeType) else None
+
+
+def _same_code(obj: Any, frame: Location) -> bool:
+    code = _code_of(obj)
+    if code is None:
+        return False
+    if code.co_name != _plain_function_name(frame.function):
+        return False
+    if code.co_filename != frame.file and not frame.file.startswith("<"):
+        return os.path.abspath(code.co_filename) == os.path.abspath(frame.file)
+    try:
+        lines, start = inspect.getsourcelines(code)
+    except (OSError, TypeError):
+        return True
+    return start <= frame.line < start + len(lines) or frame.line == 0
+
+
+def _object_problems(obj: Any, frame: Location) -> list[str]:
+    if isinstance(obj, type):
+        return [f"`{obj.__name__}` is a class; mark one of its methods instead"]
+    raw = _unwrap(obj)
+    if inspect.isbuiltin(raw) or not isinstance(raw, types.FunctionType):
+        return [
+            f"{type(raw).__name__} `{getattr(raw, '__name__', raw)}` is not a Python function (builtin or C code)"
+        ]
+    problems = []
+    if raw.__name__ == "<lambda>":
+        problems.append("a lambda cannot be marked by name; give it a name with def")
+    if (
+        inspect.isgeneratorfunction(raw)
+        or inspect.iscoroutinefunction(raw)
+        or inspect.isasyncgenfunction(raw)
+    ):
+        problems.append(
+            "a generator or async function cannot be traced non-strictly (its result is not a pytree)"
+        )
+    module = getattr(raw, "__module__", "") or ""
+    if module == "torch" or module.startswith("torch."):
+        problems.append("it is part of torch itself; nstviz proposes only your code")
+    problems.extend(_signature_problems(raw))
+    return problems
+
+
+_NON_PYTREE_HINTS = ("Generator", "Iterator", "Callable", "IO")
+
+
+def _signature_problems(func: types.FunctionType) -> list[str]:
+    """Arguments that are visibly not pytree-able from annotations."""
+    problems = []
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return problems
+    for param in sig.parameters.values():
+        ann = param.annotation
+        if ann is inspect.Parameter.empty:
+            continue
+        text = ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann))
+        if any(h in str(text) for h in _NON_PYTREE_HINTS):
+            problems.append(
+                f"argument `{param.name}` is annotated `{text}`, which is not a pytree: nonstrict_trace "
+                "accepts tensors, numbers, and lists/tuples/dicts of them (GB0236 otherwise)"
+            )
+    return problems
+
+
+# -- trying -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Outcome:
+    status: str
+    improved: bool
+    error: str | None = None
+    gb_id: str | None = None
+
+
+def _fatal(run: Run) -> Break | None:
+    return next((b for b in run.breaks if b.fatal), None)
+
+
+def _judge(before: Run, after: Run, check: OutputCheck) -> _Outcome:
+    before_keys = {_break_key(b) for b in before.breaks}
+    introduced = [b for b in after.breaks if _break_key(b) not in before_keys]
+    failure = next(
+        (b for b in introduced if b.gb_id in _NONSTRICT_FAILURE_GB or "nonstrict_trace" in (b.reason or "")),
+        None,
+    )
+    if failure is not None:
+        cause = f" (cause: {failure.root_cause})" if failure.root_cause else ""
+        return _Outcome("failed", False, f"{_first_line(failure.reason, 200)}{cause}", failure.gb_id)
+    if after.error and not before.error:
+        m = _GB_RE.search(after.error or "")
+        return _Outcome("failed", False, _first_line(after.error, 300), m.group(0) if m else None)
+    n_before, n_after = len(before.breaks), len(after.breaks)
+    progress = n_after < n_before
+    fb, fa = _fatal(before), _fatal(after)
+    if (
+        not progress
+        and fb is not None
+        and (fa is None or _break_key(fa) != _break_key(fb))
+        and n_after <= n_before
+    ):
+        progress = True  # fullgraph: the fatal break moved on to a later one
+    if not progress and n_after == n_before and n_before:
+        hits_before = sum(b.count for b in before.breaks)
+        hits_after = sum(b.count for b in after.breaks)
+        progress = hits_after < hits_before and {_break_key(b) for b in after.breaks} <= before_keys
+    if check.match is False:
+        return _Outcome("worse", False, _mismatch_text(check))
+    if progress:
+        return _Outcome("improved", True)
+    if n_after > n_before:
+        return _Outcome("worse", False, f"breaks went up from {n_before} to {n_after}")
+    return _Outcome("no_change", False)
+
+
+def _mismatch_text(check: OutputCheck) -> str:
+    bad = [d for d in check.details if d.match is False]
+    if not bad:
+        return "outputs differ from the baseline"
+    d = bad[0]
+    diff = f", max abs diff {d.max_abs_diff:.3g}" if d.max_abs_diff is not None else ""
+    note = f": {d.note}" if d.note else ""
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    return f"outputs differ from the baseline at {d.path}{diff}{note}{more}"
+
+
+def run_advisor(
+    baseline: Run,
+    resolve: Callable[[str], Callable | None],
+    try_marks: TryMarks,
+    *,
+    budget_s: float,
+    max_attempts: int,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[tuple[Candidate, ...], Recommendation | None]:
+    """Propose, pre-check and try functions to trace non-strictly; recommend a set.
+
+    Args:
+        baseline: the run of the code as written.
+        resolve: maps a name (``"helper"``, ``"Block.stats"``, ``"pkg.mod.helper"``) to the
+            object it names in the user's namespace, or None.
+        try_marks: runs the code again with the given functions marked non-strict, as a run
+            of the given name (``"attempt-1"``), and returns the run and its output check
+            against the baseline.
+        budget_s: stop starting attempts after this many seconds (an attempt is not started
+            when the time left looks shorter than one attempt).
+        max_attempts: stop after this many attempts.
+        progress: called with a one-line message before each attempt.
+
+    Returns:
+        ``(candidates, recommendation)``: every candidate with its status (tried ones in the
+        order tried), and the recommended set (None when no candidate helped).
+    """
+    start = time.monotonic()
+    say = progress or (lambda _msg: None)
+    compiled_region = {_plain_function_name(c.function) for c in baseline.compiles if c.function}
+    compiled_region |= {_plain_function_name(g.function) for g in baseline.graphs if g.function}
+
+    plan = plan_candidates(baseline)
+    results: dict[str, Candidate] = {}
+    order: list[str] = []
+    queue: list[_Proposal] = []
+    for p in plan:
+        _precheck(p, resolve, compiled_region)
+        key = p.name
+        if key in results:
+            continue
+        order.append(key)
+        if p.problems:
+            results[key] = _candidate(p, "rejected")
+        else:
+            results[key] = _candidate(p, "skipped")
+            queue.append(p)
+
+    current = baseline
+    kept: list[_Proposal] = []
+    attempts = 0
+    durations: list[float] = []
+    resolved: set[tuple[str, int | None, str | None]] = set()
+    last_check: OutputCheck | None = None
+    last_run_name: str | None = None
+    seen_objs: set[int] = set()
+
+    while queue:
+        p = queue.pop(0)
+        if p.breaks and all(k in resolved for k in p.breaks):
+            results[p.name] = replace(
+                results[p.name],
+                status="skipped",
+                error="not needed: the marks kept already remove its breaks",
+            )
+            continue
+        if p.obj is not None and id(_unwrap(p.obj)) in seen_objs:
+            continue
+        elapsed = time.monotonic() - start
+        estimate = max(durations) if durations else baseline.wall_time_s
+        if attempts >= max_attempts:
+            results[p.name] = replace(
+                results[p.name], status="skipped", error=f"attempt limit ({max_attempts}) reached"
+            )
+            continue
+        if elapsed >= budget_s or (durations and elapsed + estimate > budget_s):
+            results[p.name] = replace(
+                results[p.name],
+                status="skipped",
+                error=f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s",
+            )
+            continue
+        attempts += 1
+        run_name = f"attempt-{attempts}"
+        marks = tuple(k.obj for k in kept if k.obj is not None) + ((p.obj,) if p.obj is not None else ())
+        say(f"{run_name}: trying {p.name} ({len(marks)} marked)")
+        t0 = time.monotonic()
+        try:
+            run, check = try_marks(marks, run_name)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:  # a failure of the attempt itself, not of the user's code
+            durations.append(time.monotonic() - t0)
+            results[p.name] = replace(
+                results[p.name],
+                status="failed",
+                run=run_name,
+                breaks_before=len(current.breaks),
+                error=f"{type(exc).__name__}: {exc}",
+                gb_id=_gb(str(exc)),
+                elapsed_s=durations[-1],
+            )
+            continue
+        durations.append(time.monotonic() - t0)
+        if p.obj is not None:
+            seen_objs.add(id(_unwrap(p.obj)))
+        outcome = _judge(current, run, check)
+        results[p.name] = replace(
+            results[p.name],
+            status=outcome.status,
+            run=run_name,
+            breaks_before=len(current.breaks),
+            breaks_after=len(run.breaks),
+            outputs_match=check.match,
+            error=outcome.error,
+            gb_id=outcome.gb_id,
+            elapsed_s=round(durations[-1], 3),
+        )
+        if outcome.improved:
+            kept.append(p)
+            after_keys = {_break_key(b) for b in run.breaks}
+            resolved |= {_break_key(b) for b in current.breaks if _break_key(b) not in after_keys}
+            revealed = [b for b in run.breaks if _break_key(b) not in {_break_key(x) for x in current.breaks}]
+            current = run
+            last_check = check
+            last_run_name = run_name
+            for q in plan_candidates(run, revealed):
+                if q.name in results:
+                    continue
+                _precheck(q, resolve, compiled_region)
+                order.append(q.name)
+                if q.problems:
+                    results[q.name] = _candidate(q, "rejected")
+                else:
+                    results[q.name] = _candidate(q, "skipped")
+                    queue.append(q)
+
+    candidates = tuple(results[k] for k in order)
+    if not kept:
+        return candidates, None
+    functions = tuple(k.name for k in kept)
+    recommendation = Recommendation(
+        functions=functions,
+        code=apply_code(kept),
+        breaks_before=len(baseline.breaks),
+        breaks_after=len(current.breaks),
+        outputs_match=last_check.match if last_check is not None else None,
+    )
+    del last_run_name
+    return candidates, recommendation
+
+
+def _gb(text: str) -> str | None:
+    m = _GB_RE.search(text or "")
+    return m.group(0) if m else None
+
+
+def _candidate(p: _Proposal, status: str) -> Candidate:
+    why = "; ".join(dict.fromkeys(p.reasons))
+    return Candidate(
+        function=p.name,
+        why=why,
+        status=status,  # type: ignore[arg-type]
+        file=p.frame.file,
+        line=_def_line(p) or p.frame.line,
+        precheck=tuple(p.problems),
+    )
+
+
+def _def_line(p: _Proposal) -> int | None:
+    code = _code_of(p.obj) if p.obj is not None else None
+    return code.co_firstlineno if code is not None else None
+
+
+def apply_code(kept: Sequence[_Proposal]) -> str:
+    """The code that applies the marks: rebinding lines, with the decorator form in a comment."""
+    lines = [
+        "import torch",
+        "",
+        "# Trace these functions non-strictly (run before the compiled code first runs,",
+        "# or call torch._dynamo.reset() afterwards). Equivalent: put",
+        "# @torch._dynamo.nonstrict_trace on the line above each `def`.",
+    ]
+    for p in kept:
+        where = f"{os.path.basename(p.frame.file)}:{_def_line(p) or p.frame.line}"
+        lines.append(f"{p.name} = torch._dynamo.nonstrict_trace({p.name})  # def at {where}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,378 @@
+"""Roll a user namespace back to a checkpoint, so every run starts from the same state.
+
+nstviz runs the user's code several times (baseline, nonstrict, advisor attempts). A training
+cell changes state as it runs: it rebinds names, adds new ones, updates parameters in place,
+fills ``.grad``, advances optimizer and LR-scheduler state. :class:`NamespaceCheckpoint` is
+taken before a run; :meth:`~NamespaceCheckpoint.restore` brings the namespace back, so the next
+run starts from exactly the same state and the runs' outputs can be compared.
+
+What is restored:
+
+- **bindings**: names the run added are removed, rebound names point at their old objects
+  again (the namespace dict itself is kept: functions defined earlier hold it as globals);
+- **tensors** reachable from the namespace (directly, in lists/tuples/dicts/sets, in
+  attributes of plain objects, in ``nn.Module`` s, optimizers and schedulers): their data is
+  restored *in place*, storage by storage, so every view, alias and shared parameter comes
+  back at once and identity is preserved (compiled code and closures keep referencing the same
+  objects). Size/stride/offset changes (``resize_``, ``set_``, ``t_``) are undone too;
+- **nn.Module**: parameters, buffers and submodules (entries of ``_parameters``, ``_buffers``,
+  ``_modules``), each parameter's ``.grad`` (``None`` again if it was ``None``), and the
+  module's other attributes (``training``, counters...) as bindings;
+- **torch.optim.Optimizer**: ``state`` (moments, step counts, entries added by the run
+  removed) and ``param_groups`` (learning rates...), in place;
+- **LR schedulers** and other objects with a ``state_dict`` from ``torch.optim``
+  (``last_epoch``, ``_step_count``, ``_last_lr``...): their attributes as bindings;
+- **top-level lists, dicts and sets** bound in the namespace: their items (one level deep,
+  e.g. a ``losses`` list that the cell appends to).
+
+Memory: one copy of each distinct tensor storage reachable (about 1x the model, gradient and
+optimizer state); views, aliases and shared parameters are copied once. Nothing else is
+deep-copied.
+
+Limits (not rolled back):
+
+- arbitrary Python objects mutated in place (attributes of your own classes are walked only
+  to find tensors, modules and optimizers in them; their other attributes are not restored);
+  containers nested deeper than the namespace's top level;
+- state outside the namespace: module globals of imported modules, files written, network
+  or database effects, printed output, caches of other libraries;
+- RNG states (the runner seeds torch, random and numpy itself before each run);
+- tensors without data (meta, fake) and sparse tensors (left as they are, listed in
+  :attr:`NamespaceCheckpoint.skipped`).
+"""
+
+from __future__ import annotations
+
+import re
+import types
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+__all__ = ["NamespaceCheckpoint"]
+
+_IPYTHON_NAMES = frozenset(
+    {"In", "Out", "_oh", "_ih", "_dh", "_", "__", "___", "_i", "_ii", "_iii", "exit", "quit", "get_ipython"}
+)
+_IPYTHON_HISTORY = re.compile(r"_i?\d+\Z")
+_MAX_DEPTH = 6
+_MAX_OBJECTS = 200_000
+
+
+@dataclass
+class _TensorMeta:
+    tensor: torch.Tensor
+    storage: torch.UntypedStorage
+    offset: int
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    requires_grad: bool
+    grad: torch.Tensor | None
+    has_grad_slot: bool
+
+
+@dataclass
+class _Saved:
+    bindings: dict[str, Any]
+    storages: dict[int, tuple[torch.UntypedStorage, torch.UntypedStorage | None, int]] = field(
+        default_factory=dict
+    )
+    """key -> (the live storage, its copy, its size in bytes then)."""
+    tensors: list[_TensorMeta] = field(default_factory=list)
+    attr_dicts: list[tuple[dict, dict]] = field(default_factory=list)
+    """(live ``__dict__`` or registry dict, shallow copy): entries restored as bindings."""
+    containers: list[tuple[Any, Any]] = field(default_factory=list)
+    optimizers: list[tuple[torch.optim.Optimizer, dict, list]] = field(default_factory=list)
+
+
+class NamespaceCheckpoint:
+    """A checkpoint of a namespace dict, to restore after a run.
+
+    Args:
+        namespace: the dict the user's code runs in (an IPython ``user_ns`` or globals).
+
+    Example::
+
+        cp = NamespaceCheckpoint(ns)
+        try:
+            exec(code, ns)          # run 1
+        finally:
+            cp.restore()            # ns is as before run 1
+        exec(code, ns)              # run 2 starts from the same state
+        cp.discard()
+    """
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        if not isinstance(namespace, dict):
+            raise TypeError(f"NamespaceCheckpoint needs the namespace dict, got {type(namespace).__name__}")
+        self._namespace = namespace
+        self.skipped: list[str] = []
+        """Values that were found but cannot be checkpointed (name and why)."""
+        self._saved: _Saved | None = _Saved(bindings=dict(namespace))
+        self._seen: set[int] = set()
+        self._count = 0
+        with torch.no_grad():
+            for name, value in list(namespace.items()):
+                if _is_ipython_name(name) or name.startswith("__"):
+                    continue
+                self._top_level_container(value)
+                self._visit(value, name, 0)
+        self._seen = set()
+
+    # -- public ----------------------------------------------------------------------------
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of tensor data held by this checkpoint."""
+        if self._saved is None:
+            return 0
+        return sum(copy.nbytes() for _, copy, _ in self._saved.storages.values() if copy is not None)
+
+    def restore(self) -> None:
+        """Bring the namespace and the objects reachable from it back to the checkpoint.
+
+        Can be called several times (each time restores the same state) until
+        :meth:`discard`.
+
+        Raises:
+            RuntimeError: the checkpoint was discarded.
+        """
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError("this NamespaceCheckpoint was discarded; take a new one before the run")
+        ns = self._namespace
+        for name in [n for n in ns if n not in saved.bindings]:
+            del ns[name]
+        for name, value in saved.bindings.items():
+            if ns.get(name, _MISSING) is not value:
+                ns[name] = value
+        for live, copy in saved.attr_dicts:
+            _restore_dict(live, copy)
+        for live, copy in saved.containers:
+            _restore_container(live, copy)
+        for opt, state, groups in saved.optimizers:
+            _restore_optimizer(opt, state, groups)
+        with torch.no_grad():
+            for storage, copy, nbytes in saved.storages.values():
+                if copy is None:
+                    continue
+                if storage.nbytes() != nbytes:
+                    storage.resize_(nbytes)
+                storage.copy_(copy)
+            for meta in saved.tensors:
+                _restore_tensor(meta)
+
+    def discard(self) -> None:
+        """Free the saved copies. The checkpoint cannot be restored afterwards."""
+        self._saved = None
+
+    def __enter__(self) -> NamespaceCheckpoint:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def _top_level_container(self, value: Any) -> None:
+        assert self._saved is not None
+        if type(value) is list:
+            self._saved.containers.append((value, list(value)))
+        elif type(value) is dict:
+            self._saved.containers.append((value, dict(value)))
+        elif type(value) is set:
+            self._saved.containers.append((value, set(value)))
+
+    def _visit(self, value: Any, where: str, depth: int) -> None:
+        if value is None or isinstance(
+            value, (bool, int, float, complex, str, bytes, type, types.ModuleType)
+        ):
+            return
+        key = id(value)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self._count += 1
+        if self._count > _MAX_OBJECTS:
+            if self._count == _MAX_OBJECTS + 1:
+                self.skipped.append(
+                    f"{where}: more than {_MAX_OBJECTS} objects reachable; the rest is not checkpointed"
+                )
+            return
+        if isinstance(value, torch.Tensor):
+            self._tensor(value, where)
+        elif isinstance(value, torch.nn.Module):
+            self._module(value, where, depth)
+        elif isinstance(value, torch.optim.Optimizer):
+            self._optimizer(value, where, depth)
+        elif depth >= _MAX_DEPTH or isinstance(
+            value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+        ):
+            return
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for i, item in enumerate(value):
+                self._visit(item, f"{where}[{i}]", depth + 1)
+        elif isinstance(value, dict):
+            for k, item in value.items():
+                self._visit(item, f"{where}[{k!r}]", depth + 1)
+        elif _is_scheduler(value):
+            self._plain_state(value, where, depth)
+        else:
+            attrs = getattr(value, "__dict__", None)
+            if isinstance(attrs, dict):
+                for k, item in attrs.items():
+                    self._visit(item, f"{where}.{k}", depth + 1)
+
+    def _tensor(self, t: torch.Tensor, where: str) -> None:
+        assert self._saved is not None
+        try:
+            if (
+                t.is_sparse
+                or t.device.type == "meta"
+                or type(t) not in (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer)
+            ):
+                if type(t) not in (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer):
+                    self.skipped.append(f"{where}: tensor subclass {type(t).__name__} is not checkpointed")
+                else:
+                    self.skipped.append(f"{where}: {t.layout} tensor on {t.device} is not checkpointed")
+                return
+            storage = t.untyped_storage()
+        except Exception as exc:  # fake / functional tensors without storage
+            self.skipped.append(f"{where}: {type(exc).__name__}: {exc}")
+            return
+        skey = _storage_key(storage)
+        if skey not in self._saved.storages:
+            nbytes = storage.nbytes()
+            copy = storage.clone() if nbytes else None
+            self._saved.storages[skey] = (storage, copy, nbytes)
+        else:
+            storage = self._saved.storages[skey][0]
+        grad = t.grad if t.is_leaf else None
+        self._saved.tensors.append(
+            _TensorMeta(
+                tensor=t,
+                storage=storage,
+                offset=t.storage_offset(),
+                size=tuple(t.shape),
+                stride=tuple(t.stride()),
+                requires_grad=t.requires_grad,
+                grad=grad,
+                has_grad_slot=t.is_leaf,
+            )
+        )
+        if grad is not None:
+            self._visit(grad, f"{where}.grad", 0)
+
+    def _module(self, module: torch.nn.Module, where: str, depth: int) -> None:
+        assert self._saved is not None
+        for name, sub in module.named_modules(remove_duplicate=True):
+            if sub is not module and id(sub) in self._seen:
+                continue
+            self._seen.add(id(sub))
+            label = f"{where}.{name}" if name else where
+            self._saved.attr_dicts.append((sub.__dict__, dict(sub.__dict__)))
+            for registry in (sub._parameters, sub._buffers, sub._modules):
+                self._saved.attr_dicts.append((registry, dict(registry)))
+            for pname, p in list(sub._parameters.items()) + list(sub._buffers.items()):
+                if p is not None:
+                    self._visit(p, f"{label}.{pname}", depth + 1)
+            for k, item in sub.__dict__.items():
+                if not k.startswith("_") and not isinstance(item, (torch.nn.Module, torch.Tensor)):
+                    self._visit(item, f"{label}.{k}", depth + 1)
+
+    def _optimizer(self, opt: torch.optim.Optimizer, where: str, depth: int) -> None:
+        assert self._saved is not None
+        state = {p: dict(s) for p, s in opt.state.items()}
+        groups = [(g, dict(g), list(g.get("params", ()))) for g in opt.param_groups]
+        self._saved.optimizers.append((opt, state, groups))
+        self._saved.attr_dicts.append((opt.__dict__, dict(opt.__dict__)))
+        self._saved.containers.append((opt.param_groups, list(opt.param_groups)))
+        for i, g in enumerate(opt.param_groups):
+            for j, p in enumerate(g.get("params", ())):
+                self._visit(p, f"{where}.param_groups[{i}].params[{j}]", depth + 1)
+        for s in opt.state.values():
+            for k, v in s.items():
+                self._visit(v, f"{where}.state[{k!r}]", depth + 1)
+
+    def _plain_state(self, obj: Any, where: str, depth: int) -> None:
+        assert self._saved is not None
+        attrs = obj.__dict__
+        copy = {
+            k: (list(v) if type(v) is list else dict(v) if type(v) is dict else v) for k, v in attrs.items()
+        }
+        self._saved.attr_dicts.append((attrs, copy))
+        for k, v in attrs.items():
+            if not isinstance(v, torch.optim.Optimizer):
+                self._visit(v, f"{where}.{k}", depth + 1)
+
+
+_MISSING = object()
+
+
+def _is_ipython_name(name: str) -> bool:
+    return name in _IPYTHON_NAMES or bool(_IPYTHON_HISTORY.match(name))
+
+
+def _is_scheduler(value: Any) -> bool:
+    module = type(value).__module__ or ""
+    return module.startswith("torch.optim") and hasattr(value, "state_dict") and hasattr(value, "__dict__")
+
+
+def _storage_key(storage: torch.UntypedStorage) -> int:
+    # Distinct live storages have distinct data pointers when they hold data; empty ones are
+    # keyed by their C++ object so that each is tracked (resize_ could give them data).
+    ptr = storage.data_ptr()
+    return ptr if ptr else -storage._cdata
+
+
+def _restore_dict(live: dict, copy: dict) -> None:
+    for k in [k for k in live if k not in copy]:
+        del live[k]
+    for k, v in copy.items():
+        if live.get(k, _MISSING) is not v:
+            live[k] = v
+
+
+def _restore_container(live: Any, copy: Any) -> None:
+    if isinstance(live, dict):
+        _restore_dict(live, copy)
+    elif isinstance(live, list):
+        if len(live) != len(copy) or any(a is not b for a, b in zip(live, copy, strict=False)):
+            live[:] = copy
+    elif isinstance(live, set) and live != copy:
+        live.clear()
+        live.update(copy)
+
+
+def _restore_optimizer(
+    opt: torch.optim.Optimizer, state: dict, groups: Iterable[tuple[dict, dict, list]]
+) -> None:
+    for p in [p for p in opt.state if p not in state]:
+        del opt.state[p]
+    for p, s in state.items():
+        live = opt.state.get(p)
+        if live is None:
+            opt.state[p] = dict(s)
+        else:
+            _restore_dict(live, s)
+    for live, copy, params in groups:
+        _restore_dict(live, copy)
+        if "params" in live and isinstance(live["params"], list):
+            _restore_container(live["params"], params)
+
+
+def _restore_tensor(meta: _TensorMeta) -> None:
+    t = meta.tensor
+    if (
+        t.untyped_storage().data_ptr() != meta.storage.data_ptr()
+        or t.storage_offset() != meta.offset
+        or tuple(t.shape) != meta.size
+        or tuple(t.stride()) != meta.stride
+    ):
+        t.set_(meta.storage, meta.offset, meta.size, meta.stride)
+    if t.requires_grad != meta.requires_grad and t.is_leaf:
+        t.requires_grad_(meta.requires_grad)
+    if meta.has_grad_slot and t.is_leaf and t.grad is not meta.grad:
+        t.grad = meta.grad

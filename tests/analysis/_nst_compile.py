@@ -1,0 +1,92 @@
+"""A small, real try_marks for tests: plain torch.compile, marks by trace-rules id sets.
+
+It mirrors what the capture core does (reset, mark by id, run, unmark) with public-ish
+pieces only: ``torch._dynamo.explain`` for the breaks and a plain ``torch.compile`` with the
+``eager`` backend for the outputs. It exists so the advisor is tested against real compiles
+before (and independently of) the capture core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import torch
+from torch._dynamo import trace_rules
+
+from nstviz.analysis.output_check import build_output_check, compare_outputs, snapshot_outputs
+from nstviz.report import Break, Location, OutputCheck, Run
+
+_GB = re.compile(r"gb(\d{4})\.html", re.IGNORECASE)
+
+
+@contextlib.contextmanager
+def marked(fns: tuple[Callable, ...]) -> Iterator[None]:
+    ids = [id(getattr(f, "__func__", f)) for f in fns]
+    added = [i for i in ids if i not in trace_rules._nonstrict_trace_callable_ids]
+    for i in added:
+        trace_rules._allowed_callable_ids.add(i)
+        trace_rules._nonstrict_trace_callable_ids.add(i)
+    torch._dynamo.reset()
+    try:
+        yield
+    finally:
+        for i in added:
+            trace_rules._allowed_callable_ids.remove(i)
+            trace_rules._nonstrict_trace_callable_ids.remove(i)
+        torch._dynamo.reset()
+
+
+def record(name: str, fn: Callable, args: tuple, marks: tuple[Callable, ...] = ()) -> tuple[Run, Any]:
+    """Run ``fn(*args)`` compiled with ``marks`` non-strict; return (Run with breaks, output)."""
+    with marked(marks):
+        try:
+            explained = torch._dynamo.explain(fn)(*args)
+        except Exception as exc:
+            return Run(name=name, error=f"{type(exc).__name__}: {exc}", error_type=type(exc).__name__), None
+        torch._dynamo.reset()
+        torch.manual_seed(0)
+        out = torch.compile(fn, backend="eager")(*args)
+    distinct: dict[tuple, Break] = {}
+    for br in explained.break_reasons:
+        stack = tuple(Location(file=fs.filename, line=fs.lineno or 0, function=fs.name) for fs in br.user_stack)
+        if not stack:
+            continue
+        m = _GB.search(br.reason)
+        gb = f"GB{m.group(1)}" if m else None
+        key = (stack[-1].file, stack[-1].line, gb)
+        if key in distinct:
+            old = distinct[key]
+            distinct[key] = Break(**{**{f: getattr(old, f) for f in old.__dataclass_fields__}, "count": old.count + 1})
+            continue
+        distinct[key] = Break(
+            gb_id=gb, reason=br.reason.strip().splitlines()[0], detail=br.reason, count=1, fatal=False,
+            location=stack[-1], stack=stack,
+        )
+    return Run(name=name, breaks=tuple(distinct.values())), snapshot_outputs({"return": out})
+
+
+def make_try_marks(fn: Callable, args: tuple, baseline_out: Mapping[str, Any], log: list | None = None):
+    def try_marks(marks: tuple[Callable, ...], run_name: str) -> tuple[Run, OutputCheck]:
+        if log is not None:
+            log.append((run_name, marks))
+        run, out = record(run_name, fn, args, marks)
+        if out is None:
+            return run, build_output_check([])
+        cmp = compare_outputs(baseline_out, out, left_name="baseline", right_name=run_name)
+        return run, build_output_check([cmp])
+
+    return try_marks
+
+
+def resolver(namespace: Mapping[str, Any]) -> Callable[[str], Any]:
+    def resolve(name: str) -> Any:
+        head, *rest = name.split(".")
+        obj = namespace.get(head)
+        for part in rest:
+            obj = getattr(obj, part, None)
+        return obj
+
+    return resolve
