@@ -9,7 +9,10 @@ run starts from exactly the same state and the runs' outputs can be compared.
 What is restored:
 
 - **bindings**: names the run added are removed, rebound names point at their old objects
-  again (the namespace dict itself is kept: functions defined earlier hold it as globals);
+  again (the namespace dict itself is kept: functions defined earlier hold it as globals).
+  Names starting with ``__`` are left alone: Dynamo installs the globals its compiled code
+  needs there (``__compiled_fn_1``, ``__resume_at_...``, ``__builtins_dict___0``) and removes
+  them itself when the code is freed;
 - **tensors** reachable from the namespace (directly, in lists/tuples/dicts/sets, in
   attributes of plain objects, in ``nn.Module`` s, optimizers and schedulers): their data is
   restored *in place*, storage by storage, so every view, alias and shared parameter comes
@@ -143,10 +146,10 @@ class NamespaceCheckpoint:
         if saved is None:
             raise RuntimeError("this NamespaceCheckpoint was discarded; take a new one before the run")
         ns = self._namespace
-        for name in [n for n in ns if n not in saved.bindings]:
+        for name in [n for n in ns if n not in saved.bindings and not n.startswith("__")]:
             del ns[name]
         for name, value in saved.bindings.items():
-            if ns.get(name, _MISSING) is not value:
+            if not name.startswith("__") and ns.get(name, _MISSING) is not value:
                 ns[name] = value
         for live, copy in saved.attr_dicts:
             _restore_dict(live, copy)
