@@ -20,8 +20,8 @@ Exit codes (also in ``nstviz --help`` and the user guide):
 from __future__ import annotations
 
 import argparse
+import builtins
 import dataclasses
-import inspect
 import os
 import sys
 import threading
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, UsageError
 
 if TYPE_CHECKING:
-    from nstviz.report import Report
+    from nstviz.report import Report, Run
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -189,7 +189,7 @@ def _as_main(script: Path, argv: Sequence[str]) -> Iterator[dict[str, Any]]:
     ``__main__`` module (as :mod:`runpy` does) whose namespace is yielded.
     """
     module = types.ModuleType("__main__")
-    module.__dict__.update({"__file__": str(script), "__builtins__": __builtins__, "__cached__": None})
+    module.__dict__.update({"__file__": str(script), "__builtins__": builtins, "__cached__": None})
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     saved_main = sys.modules.get("__main__")
     sys.argv = [str(script), *argv]
@@ -226,6 +226,15 @@ def _split_names(values: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+class ScriptError(Exception):
+    """The user's script raised before anything was compiled (carries the exception)."""
+
+    def __init__(self, exc: BaseException, script: Path) -> None:
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.exc = exc
+        self.script = script
+
+
 def run_script(
     script: str | Path,
     argv: Sequence[str] = (),
@@ -234,9 +243,13 @@ def run_script(
     auto: bool = False,
     backend: str = "record",
     progress: Callable[..., None] | None = None,
-    options: dict[str, Any] | None = None,
+    **options: Any,
 ) -> Report:
     """Run a Python script as ``__main__`` under capture and return the Report.
+
+    The script runs as ``python SCRIPT ARGV`` would run it (``__name__ == "__main__"``,
+    ``sys.argv``, its folder first on ``sys.path``), once per run; all of that is put back
+    afterwards.
 
     Args:
         script: path of the script.
@@ -245,11 +258,13 @@ def run_script(
         auto: let the advisor find the functions.
         backend: the ``torch.compile`` backend the capture records with.
         progress: called with progress events while the runs go on.
-        options: further keyword arguments for :func:`nstviz.api.trace_code`
-            (``check_outputs``, ``budget_s``, ``max_attempts``...), passed when it takes them.
+        **options: further keyword arguments for :func:`nstviz.api.trace_code`
+            (``check``, ``baseline``, ``budget_s``, ``max_attempts``, ``echo``).
 
     Raises:
         CliError: the script cannot be read or does not parse.
+        ScriptError: the script raised before compiling anything.
+        UsageError, NothingCompiledError: from :func:`nstviz.api.trace_code`.
     """
     path = Path(script)
     if not path.is_file():
@@ -259,6 +274,7 @@ def run_script(
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CliError(f"cannot read {path}: {exc}", hint="give a UTF-8 Python file") from None
+    path = path.resolve()
     try:
         compile(source, str(path), "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -267,14 +283,47 @@ def run_script(
             f"{where}: syntax error: {exc.msg}", hint="fix the script; it must run with `python`"
         ) from None
     trace_code = _trace_code()
-    params = inspect.signature(trace_code).parameters
-    kwargs: dict[str, Any] = {"nonstrict": tuple(nonstrict), "auto": auto, "backend": backend}
-    for key, value in {"filename": str(path.resolve()), "progress": progress, **(options or {})}.items():
-        if key in params and value is not None:
-            kwargs[key] = value
-    with _as_main(path.resolve(), argv) as namespace:
-        report = trace_code(source, namespace, **kwargs)
-    return dataclasses.replace(report, title=report.title or path.name, entry="cli")
+    kwargs = {k: v for k, v in options.items() if v is not None}
+    with _as_main(path, argv) as namespace:
+        try:
+            report = trace_code(
+                source,
+                namespace,
+                nonstrict=tuple(nonstrict),
+                auto=auto,
+                backend=backend,
+                filename=str(path),
+                progress=progress,
+                title=path.name,
+                **kwargs,
+            )
+        except (NstvizError, KeyboardInterrupt):
+            raise
+        except BaseException as exc:
+            if _raised_in(exc, path):
+                raise ScriptError(exc, path) from exc
+            raise
+    return dataclasses.replace(report, entry="cli")
+
+
+def _raised_in(exc: BaseException, path: Path) -> bool:
+    """True when the exception passed through the script's own code."""
+    if isinstance(exc, SystemExit):
+        return True
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == str(path):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _user_traceback(exc: BaseException, path: Path) -> str:
+    """The traceback from the script's first frame on (nstviz's own frames dropped)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != str(path):
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
 # -- terminal output --------------------------------------------------------------------
@@ -379,11 +428,16 @@ def _outputs_line(report: Report) -> str:
     if out.match is None:
         return "outputs: not compared"
     diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
-    return (
-        ("outputs: match" if out.match else "outputs: DIFFER")
-        + diff
-        + (" [non-deterministic]" if out.nondeterministic else "")
-    )
+    line = ("outputs: match" if out.match else "outputs: DIFFER") + diff
+    if out.nondeterministic:
+        line += " [non-deterministic: the baseline disagreed with itself]"
+    bad = [d for d in out.details if d.match is False]
+    for detail in bad[:5]:
+        why = detail.note or (f"max abs diff {detail.max_abs_diff:.3g}" if detail.max_abs_diff is not None else "")
+        line += f"\n  {_short(detail.path, 40)}: {_short(why, 100)}"
+    if len(bad) > 5:
+        line += f"\n  ... and {len(bad) - 5} more"
+    return line
 
 
 def _short(text: str, limit: int) -> str:
@@ -432,19 +486,39 @@ def _ensure_parent(target: Path) -> None:
         )
 
 
+def _raised(run: Run) -> bool:
+    """True when the run's code raised something other than a graph break or a clean exit."""
+    if not run.error or any(b.fatal for b in run.breaks):
+        return False
+    if run.error_type == "SystemExit":
+        return run.error not in ("SystemExit", "SystemExit: 0", "SystemExit: None")
+    return run.error_type not in _dynamo_error_names()
+
+
+def _dynamo_error_names() -> frozenset[str]:
+    """Names of torch's Dynamo exceptions: how a fatal graph break (fullgraph=True) surfaces."""
+    try:
+        from torch._dynamo import exc as dynamo_exc
+    except ImportError:  # pragma: no cover
+        return frozenset({"Unsupported"})
+    return frozenset(
+        name
+        for name, value in vars(dynamo_exc).items()
+        if isinstance(value, type) and issubclass(value, dynamo_exc.TorchDynamoException)
+    )
+
+
 def _status_code(report: Report) -> int:
     """3 when the baseline raised something other than a graph break, else 0."""
     baseline = report.runs.get("baseline")
-    if baseline is not None and baseline.error and not any(b.fatal for b in baseline.breaks):
-        return EXIT_SCRIPT_RAISED
-    return EXIT_OK
+    return EXIT_SCRIPT_RAISED if baseline is not None and _raised(baseline) else EXIT_OK
 
 
 def _script_error_lines(report: Report) -> list[str]:
     lines = []
     for name, run in report.runs.items():
-        if run.error and not any(b.fatal for b in run.breaks):
-            lines.append(f"error: the script raised in the {name} run: {_short(run.error, 160)}")
+        if _raised(run):
+            lines.append(f"error: the script raised in the {name} run: {_short(run.error or '', 160)}")
     return lines
 
 
@@ -483,9 +557,11 @@ def _capture(args: argparse.Namespace, err: TextIO) -> Report:
             hint="e.g. `nstviz run script.py --nonstrict my_helper`",
         )
     options = {
-        "budget_s": getattr(args, "budget", None),
-        "max_attempts": getattr(args, "max_attempts", None),
-        "check_outputs": False if getattr(args, "no_check", False) else None,
+        "budget_s": args.budget,
+        "max_attempts": args.max_attempts,
+        "check": False if args.no_check else None,
+        "baseline": args.baseline,
+        "echo": True if args.show_output else None,
     }
     with Progress(err, quiet=args.quiet) as progress:
         return run_script(
@@ -495,7 +571,7 @@ def _capture(args: argparse.Namespace, err: TextIO) -> Report:
             auto=args.auto,
             backend=args.backend,
             progress=progress,
-            options=options,
+            **options,
         )
 
 
@@ -550,7 +626,7 @@ def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
     nonstrict = report.runs.get("nonstrict")
     if nonstrict is None:
         return ["there is no nonstrict run (see the notes above)"]
-    if nonstrict.error and not any(b.fatal for b in nonstrict.breaks):
+    if _raised(nonstrict):
         failures.append(f"the nonstrict run raised: {_short(nonstrict.error, 120)}")
     if report.outputs.match is False:
         failures.append("outputs differ between the baseline and nonstrict runs")
@@ -588,6 +664,12 @@ def _add_capture_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=float, metavar="SECONDS", help="advisor time budget")
     p.add_argument("--max-attempts", type=int, metavar="N", help="advisor attempt limit")
     p.add_argument("--no-check", action="store_true", help="skip the output check")
+    p.add_argument(
+        "--baseline",
+        choices=("as_written", "strict"),
+        help="strict: run the baseline with the script's own nonstrict_trace marks lifted",
+    )
+    p.add_argument("--show-output", action="store_true", help="let the script's printed output through")
     p.add_argument("--json", metavar="PATH", help="also write the Report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
 
@@ -727,6 +809,21 @@ def main(
         return _COMMANDS[command](args, out, err)
     except CliError as exc:
         return _fail(err, str(exc), exc.hint, exc.code)
+    except ScriptError as exc:
+        if isinstance(exc.exc, SystemExit):
+            return _fail(
+                err,
+                f"the script exited (sys.exit({exc.exc.code!r})) before compiling anything",
+                "nstviz needs the script to call a torch.compile-d function or module",
+                EXIT_SCRIPT_RAISED if exc.exc.code not in (0, None) else EXIT_NOTHING_COMPILED,
+            )
+        err.write(_user_traceback(exc.exc, exc.script))
+        return _fail(
+            err,
+            f"the script raised before compiling anything: {_short(str(exc), 200)}",
+            "",
+            EXIT_SCRIPT_RAISED,
+        )
     except UsageError as exc:
         return _fail(err, str(exc), "see `nstviz --help`", EXIT_USAGE)
     except NothingCompiledError as exc:
