@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from nstviz.errors import (
     NameResolutionError,
-    NotMarkableError,
     NothingCompiledError,
+    NotMarkableError,
     NstvizError,
     ReportFormatError,
     UnsupportedTorchError,
@@ -33,7 +33,18 @@ __all__ = [
     "UnsupportedTorchError",
     "UsageError",
     "__version__",
+    "compare",
+    "trace_code",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # compare/trace_code import torch: load them on first use so `import nstviz` stays light.
+    if name in ("compare", "trace_code"):
+        from nstviz import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'nstviz' has no attribute {name!r}")
 
 
 def load_ipython_extension(ipython: object) -> None:

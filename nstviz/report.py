@@ -305,8 +305,11 @@ class OutputComparison:
 
 @dataclass(**_FRZ)
 class OutputCheck:
-    """Whether the runs' outputs agree. ``match``/``max_abs_diff`` summarise baseline vs
-    nonstrict; ``comparisons`` holds every pair checked (vs eager too, for ``compare``)."""
+    """Whether the runs' outputs agree.
+
+    ``match``/``max_abs_diff`` summarise baseline vs nonstrict; ``comparisons`` holds every
+    pair checked (vs eager too, for ``compare``).
+    """
 
     match: bool | None
     max_abs_diff: float | None = None
@@ -393,6 +396,49 @@ class Report:
     notes: tuple[str, ...] = ()
     """Warnings for the user (a mark that never applied, truncated graphs, ...)."""
     elapsed_s: float = 0.0
+    user_exception: BaseException | None = field(
+        default=None, compare=False, repr=False, metadata={"transient": True}
+    )
+    """The exception the user's code raised in the last run, live (never serialised: a Report
+    read from JSON has None). :meth:`raise_user_error` re-raises it with its traceback."""
+
+    def raise_user_error(self) -> None:
+        """Re-raise the exception the user's code raised in the last run, if it raised one.
+
+        The traceback is the original one, so a notebook shows it as a normal run would.
+        Does nothing for a Report loaded from JSON or a run that succeeded.
+        """
+        if self.user_exception is not None:
+            raise self.user_exception.with_traceback(self.user_exception.__traceback__)
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def summary(self) -> str:
+        """A short plain-text summary of the runs and their comparison.
+
+        The headline (``"3 breaks -> 0, 4 graphs -> 1, outputs match"``), then per run its
+        graphs, breaks, ops, regions, and the output check.
+        """
+        from nstviz._summary import summary
+
+        return summary(self)
+
+    def validate(self) -> None:
+        """Check internal consistency, like ``torch.fx.Graph.lint``.
+
+        Graph ids unique per run, node names unique per graph, node inputs and region nodes
+        exist, stack indices in range, counts name existing runs.
+
+        Raises:
+            ReportFormatError: listing every problem found.
+        """
+        from nstviz._summary import validate
+
+        problems = validate(self)
+        if problems:
+            shown = "\n  ".join(problems[:20])
+            more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            raise ReportFormatError(f"the Report is inconsistent:\n  {shown}{more}")
 
     # -- serialisation -------------------------------------------------------------------
 
@@ -484,6 +530,8 @@ def _encode(value: Any) -> Any:
         always = _ALWAYS_WRITTEN.get(type(value).__name__)
         out = {}
         for f in dataclasses.fields(value):
+            if f.metadata.get("transient"):
+                continue
             item = getattr(value, f.name)
             if always is not None and f.name not in always and item == _field_default(f):
                 continue
@@ -518,6 +566,8 @@ def _decode(tp: Any, data: Any, path: str) -> Any:
         hints = _hints(tp)
         kwargs = {}
         for f in dataclasses.fields(tp):
+            if f.metadata.get("transient"):
+                continue
             if f.name in data:
                 kwargs[f.name] = _decode(hints[f.name], data[f.name], f"{path}.{f.name}")
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:

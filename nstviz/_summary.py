@@ -1,0 +1,145 @@
+"""Plain-text summary and consistency checks of a Report (``Report.summary``/``validate``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nstviz.report import Report, Run, RunCounts
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _counts(report: Report, run: Run) -> RunCounts:
+    counts = report.counts.get(run.name)
+    if counts is not None:
+        return counts
+    from nstviz.analysis.counts import run_counts
+
+    return run_counts(run)
+
+
+def headline(report: Report) -> str:
+    """``"3 breaks -> 0, 4 graphs -> 1, outputs match"`` (baseline -> nonstrict)."""
+    base = report.runs.get("baseline")
+    other = report.runs.get("nonstrict")
+    if base is None:
+        return "no baseline run"
+    b = _counts(report, base)
+    if other is None:
+        return f"{_plural(b.breaks, 'break')}, {_plural(b.graphs, 'graph')} (no nonstrict run)"
+    o = _counts(report, other)
+    parts = [f"{b.breaks} break{'s' if b.breaks != 1 else ''} -> {o.breaks}", f"{b.graphs} graph{'s' if b.graphs != 1 else ''} -> {o.graphs}"]
+    out = report.outputs
+    if out.match is True:
+        parts.append("outputs match")
+    elif out.match is False:
+        diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
+        parts.append(f"outputs differ{diff}")
+    else:
+        parts.append("outputs not compared")
+    return ", ".join(parts)
+
+
+def summary(report: Report) -> str:
+    """A short plain-text summary: the headline, then one block per run."""
+    lines = [headline(report)]
+    if report.title:
+        lines.append(f"title: {report.title}")
+    lines.append(f"torch {report.torch_version}, backend {report.backend}, baseline {report.baseline_mode}")
+    for run in report.runs.values():
+        c = _counts(report, run)
+        lines.append("")
+        lines.append(
+            f"[{run.name}] {_plural(c.graphs, 'graph')}, {_plural(c.breaks, 'distinct break')} "
+            f"({c.break_hits} hits), {c.ops} ops, {c.aten_ops} aten ops, {_plural(c.regions, 'region')} "
+            f"({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
+        )
+        for b in run.breaks:
+            gb = b.gb_id or "GB?"
+            fatal = " FATAL" if b.fatal else ""
+            lines.append(
+                f"  break {gb}{fatal} x{b.count} at {b.location.file}:{b.location.line} "
+                f"({b.location.function}): {b.reason}"
+            )
+        for r in run.regions:
+            n = sum(len(v) for v in r.nodes.values())
+            lines.append(f"  region {r.id} {r.function}: {n} inlined nodes")
+        for m in run.marked:
+            if not m.applied or m.warning:
+                lines.append(f"  note: {m.warning or m.qualname + ' marked but not applied'}")
+        if run.error:
+            lines.append(f"  error: {run.error.splitlines()[0]}")
+    out = report.outputs
+    lines.append("")
+    if out.match is None:
+        lines.append(f"outputs: not compared ({out.skipped_reason or 'nothing to compare'})")
+    else:
+        for comp in out.comparisons or ():
+            verdict = "match" if comp.match else ("differ" if comp.match is False else "not comparable")
+            diff = f", max abs diff {comp.max_abs_diff:.3g}" if comp.max_abs_diff is not None else ""
+            lines.append(f"outputs {comp.left} vs {comp.right}: {verdict}{diff}")
+        if not out.comparisons:
+            lines.append(f"outputs: {'match' if out.match else 'differ'}")
+    if report.recommendation is not None:
+        rec = report.recommendation
+        lines.append(f"advisor: mark {', '.join(rec.functions)} ({rec.breaks_before} -> {rec.breaks_after} breaks)")
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def validate(report: Report) -> list[str]:
+    """Problems found in the Report's internal references (empty when consistent)."""
+    problems: list[str] = []
+    n_stacks = len(report.stacks)
+    for name, run in report.runs.items():
+        if run.name != name:
+            problems.append(f"runs[{name!r}] is named {run.name!r}")
+        ids: set[str] = set()
+        names_by_graph: dict[str, set[str]] = {}
+        for g in run.graphs:
+            if g.id in ids:
+                problems.append(f"{name}: duplicate graph id {g.id!r}")
+            ids.add(g.id)
+            names: set[str] = set()
+            for node in g.nodes:
+                if node.name in names:
+                    problems.append(f"{name}/{g.id}: duplicate node name {node.name!r}")
+                names.add(node.name)
+            for node in g.nodes:
+                for inp in node.inputs:
+                    if inp not in names and not g.truncated:
+                        problems.append(f"{name}/{g.id}/{node.name}: input {inp!r} is not a node of the graph")
+                if node.stack is not None and not 0 <= node.stack < n_stacks:
+                    problems.append(f"{name}/{g.id}/{node.name}: stack {node.stack} out of range")
+            names_by_graph[g.id] = names
+        region_ids = {r.id for r in run.regions}
+        if len(region_ids) != len(run.regions):
+            problems.append(f"{name}: duplicate region ids")
+        for r in run.regions:
+            for gid, node_names in r.nodes.items():
+                if gid not in names_by_graph:
+                    problems.append(f"{name}: region {r.id} refers to unknown graph {gid!r}")
+                    continue
+                for n in node_names:
+                    if n not in names_by_graph[gid]:
+                        problems.append(f"{name}: region {r.id} refers to unknown node {gid}/{n}")
+            if r.call_graph is not None and r.call_graph not in names_by_graph:
+                problems.append(f"{name}: region {r.id} call graph {r.call_graph!r} unknown")
+        for g in run.graphs:
+            for node in g.nodes:
+                if node.region is not None and node.region not in region_ids:
+                    problems.append(f"{name}/{g.id}/{node.name}: unknown region {node.region!r}")
+        for b in run.breaks:
+            if b.count < 1:
+                problems.append(f"{name}: break at {b.location.file}:{b.location.line} has count {b.count}")
+    for key in report.counts:
+        if key not in report.runs:
+            problems.append(f"counts for unknown run {key!r}")
+    for path, src in report.sources.items():
+        if src.path != path:
+            problems.append(f"sources[{path!r}] has path {src.path!r}")
+    return problems

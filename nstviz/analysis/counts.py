@@ -1,0 +1,29 @@
+"""Headline numbers of one run (:class:`RunCounts`)."""
+
+from __future__ import annotations
+
+from nstviz.report import Run, RunCounts
+
+_ATEN_LEVELS = ("aten_forward", "aten_inference")
+
+
+def run_counts(run: Run) -> RunCounts:
+    """Graphs (Dynamo level), distinct breaks and hits, ops, regions and inlined nodes.
+
+    ``ops`` counts ``call_*`` nodes of the Dynamo graphs; ``aten_ops`` those of the forward
+    and inference ATen graphs. ``full_graph`` is true when the run compiled exactly one
+    Dynamo graph with no break.
+    """
+    dynamo = [g for g in run.graphs if g.level == "dynamo"]
+    aten = [g for g in run.graphs if g.level in _ATEN_LEVELS]
+    inlined = sum(len(names) for r in run.regions for names in r.nodes.values())
+    return RunCounts(
+        graphs=len(dynamo),
+        breaks=len(run.breaks),
+        break_hits=sum(b.count for b in run.breaks),
+        ops=sum(g.op_count for g in dynamo),
+        aten_ops=sum(g.op_count for g in aten),
+        regions=len(run.regions),
+        inlined_nodes=inlined,
+        full_graph=len(dynamo) == 1 and not run.breaks and run.error is None,
+    )

@@ -1,0 +1,809 @@
+"""Capture what ``torch.compile`` does to code, with and without ``nonstrict_trace``.
+
+Two entry points build a :class:`~nstviz.report.Report`:
+
+- :func:`compare` for a callable (a function, an ``nn.Module``, or an object already wrapped
+  by ``torch.compile``, whose own settings, ``fullgraph`` included, are kept);
+- :func:`trace_code` for a block of code run in a namespace (what ``%%nstrace`` calls).
+
+Both run the code several times under capture: **baseline** (as written), **nonstrict**
+(with the chosen functions traced by ``torch._dynamo.nonstrict_trace``), and, with
+``auto=True``, advisor attempts (``attempt-N``); :func:`compare` also runs the function
+eagerly for the output check.
+
+How it works, and its limits:
+
+- ``torch._dynamo.reset()`` runs before every run and once more at the end: compiled code
+  cached before the call is dropped, and the next call of a compiled object recompiles with
+  its own backend (the first call after nstviz is slower, as after a restart).
+- Every run starts from the same RNG state (torch, ``random``, numpy); at the end the RNG
+  states are put back as they were before the call.
+- Functions are marked non-strict by id (``torch._dynamo.trace_rules``), never by editing
+  or rebinding the user's code; marks are always removed afterwards. In :func:`trace_code`,
+  functions the code itself (re)defines are found again after every top-level statement,
+  so ``nonstrict=["helper"]`` works for a ``def helper`` in the same cell.
+- ``torch`` ignores non-strict marks on an ``nn.Module``'s ``forward`` for ``module(...)``
+  calls: such a mark is reported as not applied (:attr:`MarkedFunction.applied`).
+- The namespace is rolled back between runs (:mod:`nstviz.capture.namespace`) and ends as
+  after the last run. Objects outside the namespace (module globals, files) are not.
+- The printed output of each run is captured into :attr:`Run.stdout`/:attr:`Run.stderr`
+  (``echo=True`` also lets it through).
+- A ``fullgraph=True`` failure in the baseline is a finding (a fatal :class:`Break`), not a
+  crash; the nonstrict run still happens. Other exceptions of the user's code are recorded in
+  :attr:`Run.error` and kept live on :attr:`Report.user_exception` (see
+  :meth:`Report.raise_user_error`, :func:`user_exception`).
+- Not thread-safe: do not run other ``torch.compile`` work in other threads meanwhile.
+- Backends: ``"record"`` (default; ``aot_autograd`` without code generation, fast),
+  ``"inductor"`` (the real inductor, also records its post-grad graphs), ``"as_written"``
+  (each compiled object's own backend), or any backend name or callable.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import dataclasses
+import datetime
+import itertools
+import linecache
+import platform
+import time
+import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from nstviz.analysis.break_diff import diff_breaks
+from nstviz.analysis.counts import run_counts
+from nstviz.analysis.provenance import CallSite, assign_baseline_graphs, build_regions
+from nstviz.capture import _torch_compat, marking, state
+from nstviz.capture.convert import StackTable, is_user_file, read_source
+from nstviz.capture.recorder import Backend
+from nstviz.capture.runner import RunResult, execute
+from nstviz.errors import NameResolutionError, NothingCompiledError, UsageError
+from nstviz.report import (
+    Candidate,
+    MarkedFunction,
+    NonInputRead,
+    OutputCheck,
+    Recommendation,
+    Report,
+    Run,
+    SourceFile,
+)
+
+Progress = Callable[[dict[str, Any]], None]
+BaselineMode = Literal["as_written", "strict"]
+_cell_counter = itertools.count(1)
+
+
+# -- public API ---------------------------------------------------------------------------
+
+
+def compare(
+    fn: Callable[..., Any],
+    *args: Any,
+    nonstrict: Iterable[marking.Spec] = (),
+    auto: bool = False,
+    backend: Backend = "record",
+    baseline: BaselineMode = "as_written",
+    check: bool = True,
+    budget_s: float = 60.0,
+    max_attempts: int = 8,
+    progress: Progress | None = None,
+    echo: bool = False,
+    **kwargs: Any,
+) -> Report:
+    """Call ``fn(*args, **kwargs)`` under ``torch.compile``, as written and non-strict.
+
+    Args:
+        fn: a plain function or ``nn.Module`` (nstviz compiles it with ``torch.compile``),
+            or an object already wrapped by ``torch.compile`` (its own settings, e.g.
+            ``fullgraph=True``, are kept).
+        *args: positional arguments for ``fn``.
+        nonstrict: functions to trace non-strictly: callables, names resolved in ``fn``'s
+            globals (``"helper"``), or dotted paths (``"Block.stats"``, ``"mymod.helper"``).
+        auto: let the advisor find functions to mark (tries up to ``max_attempts`` within
+            ``budget_s`` seconds).
+        backend: ``"record"`` (default), ``"inductor"``, ``"as_written"``, a backend name or
+            a callable backend.
+        baseline: ``"as_written"``, or ``"strict"`` to run the baseline with the code's own
+            ``nonstrict_trace`` marks lifted (to see what they buy).
+        check: compare outputs (baseline vs nonstrict vs eager).
+        budget_s: time budget of the advisor, in seconds.
+        max_attempts: attempt budget of the advisor.
+        progress: called with ``{"phase", "message", "elapsed_s", "runs_done",
+            "runs_total"}`` as the runs go on.
+        echo: let the printed output of each run through to the real stdout/stderr.
+        **kwargs: keyword arguments for ``fn``.
+
+    Returns:
+        The :class:`Report` (``entry="compare"``).
+
+    Raises:
+        NameResolutionError: a ``nonstrict`` name is unknown or ambiguous.
+        NotMarkableError: a ``nonstrict`` target cannot be traced non-strictly.
+        NothingCompiledError: calling ``fn`` compiled nothing.
+        UnsupportedTorchError: the installed torch lacks what nstviz needs.
+    """
+    if not callable(fn):
+        raise UsageError(f"compare() needs a callable (a function or module), got {type(fn).__name__}")
+    _check_options(backend, baseline)
+    _torch_compat.check_supported()
+    import torch
+
+    if _torch_compat.is_compiled_object(fn):
+        compiled = fn
+        eager = getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
+    else:
+        compiled = torch.compile(fn, backend="eager" if backend == "record" else _plain_backend(backend))
+        eager = fn
+    namespace = dict(getattr(_unwrap_callable(eager), "__globals__", {}) or {})
+    targets = marking.resolve(tuple(nonstrict), namespace)
+    session = _Session(
+        entry="compare",
+        backend=backend,
+        baseline_mode=baseline,
+        progress=progress,
+        echo=echo,
+        runs_total=3 + (1 if auto else 0),
+        title=marking.qualname_of(_unwrap_callable(eager)),
+    )
+    user_state = {"fn": fn, "args": args, "kwargs": kwargs}
+
+    def body_of(target: Callable[..., Any]) -> Callable[[Callable[[], None]], Any]:
+        def body(_remark: Callable[[], None]) -> Any:
+            return target(*args, **kwargs)
+
+        return body
+
+    return session.capture(
+        namespace=user_state,
+        make_body=lambda: body_of(compiled),
+        eager_body=body_of(eager) if check else None,
+        outputs_of=lambda result: {"return": result.value} if result.exception is None else {},
+        requested=targets,
+        marks_of=lambda fixed: (lambda: fixed),
+        resolve_name=lambda name: _try_resolve(name, namespace),
+        check=check,
+        auto=auto,
+        budget_s=budget_s,
+        max_attempts=max_attempts,
+    )
+
+
+def trace_code(
+    source: str,
+    namespace: dict[str, Any],
+    nonstrict: Iterable[marking.Spec] = (),
+    auto: bool = False,
+    backend: Backend = "record",
+    baseline: BaselineMode = "as_written",
+    check: bool = True,
+    filename: str | None = None,
+    progress: Progress | None = None,
+    budget_s: float = 60.0,
+    max_attempts: int = 8,
+    echo: bool = False,
+    title: str = "",
+) -> Report:
+    """Run a block of code in ``namespace`` as written, then with functions traced non-strictly.
+
+    The code runs as written each time, so ``@torch.compile(...)`` inside it and compiled
+    objects defined earlier both work (their ``fullgraph``/``dynamic`` settings are kept;
+    only the backend is replaced according to ``backend``). The namespace is rolled back
+    between runs and ends as after the last run.
+
+    Args:
+        source: the code (a notebook cell, a script).
+        namespace: the globals to run it in (e.g. ``get_ipython().user_ns``); modified.
+        nonstrict: functions to trace non-strictly: names (``"get_magic_num"``), dotted paths
+            (``"Block.stats"``, ``"model.blocks.0.norm_stats"``) or callables. Names may refer
+            to functions the code itself defines.
+        auto: let the advisor find functions to mark.
+        backend: ``"record"`` (default), ``"inductor"``, ``"as_written"``, a backend name or
+            callable.
+        baseline: ``"as_written"`` or ``"strict"`` (lift the code's own ``nonstrict_trace``
+            marks in the baseline).
+        check: compare the values the code assigns (new or rebound names), baseline vs
+            nonstrict.
+        filename: the name the code's frames carry (an IPython cell name, a script path);
+            by default ``<nstviz-cell-N>``, registered with :mod:`linecache`.
+        progress: called with progress dicts (see :func:`compare`).
+        budget_s: time budget of the advisor, in seconds.
+        max_attempts: attempt budget of the advisor.
+        echo: let the printed output of each run through to the real stdout/stderr.
+        title: a title for the Report.
+
+    Returns:
+        The :class:`Report`. If the code raised in the last run, the exception is on
+        :attr:`Report.user_exception` (re-raise it with :meth:`Report.raise_user_error`).
+
+    Raises:
+        UsageError: the code has a syntax error, or bad options.
+        NameResolutionError: a ``nonstrict`` name is unknown or ambiguous.
+        NotMarkableError: a ``nonstrict`` target cannot be traced non-strictly.
+        NothingCompiledError: the code ran but compiled nothing.
+        BaseException: whatever the code raised, when it raised before compiling anything.
+    """
+    if not isinstance(source, str):
+        raise UsageError(f"trace_code() needs the code as a str, got {type(source).__name__}")
+    if not isinstance(namespace, dict):
+        raise UsageError(f"trace_code() needs a dict namespace, got {type(namespace).__name__}")
+    _check_options(backend, baseline)
+    _torch_compat.check_supported()
+    filename = filename or f"<nstviz-cell-{next(_cell_counter)}>"
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        raise UsageError(
+            f"the code has a syntax error at line {exc.lineno}: {exc.msg}; fix it and run again"
+        ) from exc
+    if not linecache.getlines(filename):
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    statements = [compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec") for stmt in tree.body]
+    specs = tuple(nonstrict)
+    defined = _bound_names(tree)
+    for spec in specs:  # fail before running anything when a name cannot exist
+        if isinstance(spec, str) and spec.split(".")[0] not in defined:
+            marking.resolve_one(spec, namespace)
+        elif not isinstance(spec, str):
+            marking.resolve_one(spec, namespace)
+
+    def body(remark: Callable[[], None]) -> None:
+        for code in statements:
+            exec(code, namespace)
+            remark()
+
+    session = _Session(
+        entry="trace_code",
+        backend=backend,
+        baseline_mode=baseline,
+        progress=progress,
+        echo=echo,
+        runs_total=2 + (1 if auto else 0),
+        title=title,
+    )
+    return session.capture(
+        namespace=namespace,
+        make_body=lambda: body,
+        eager_body=None,
+        outputs_of=_assigned_values(namespace),
+        requested=specs,
+        marks_of=lambda fixed: _rematcher(fixed, namespace),
+        resolve_name=lambda name: _try_resolve(name, namespace),
+        check=check,
+        auto=auto,
+        budget_s=budget_s,
+        max_attempts=max_attempts,
+        lazy_namespace=namespace,
+    )
+
+
+def user_exception(report: Report) -> BaseException | None:
+    """The exception the user's code raised in the last run of ``report`` (live), or None."""
+    return report.user_exception
+
+
+# -- the session ----------------------------------------------------------------------------
+
+
+class _Session:
+    """Orchestrates the runs of one call and assembles the Report."""
+
+    def __init__(
+        self,
+        *,
+        entry: str,
+        backend: Backend,
+        baseline_mode: BaselineMode,
+        progress: Progress | None,
+        echo: bool,
+        runs_total: int,
+        title: str,
+    ) -> None:
+        self.entry = entry
+        self.backend = backend
+        self.baseline_mode = baseline_mode
+        self.progress_cb = progress
+        self.echo = echo
+        self.runs_total = runs_total
+        self.runs_done = 0
+        self.title = title
+        self.start = time.perf_counter()
+        self.created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        self.stacks = StackTable()
+        self.results: dict[str, RunResult] = {}
+        self.marked: dict[str, tuple[MarkedFunction, ...]] = {}
+        self.targets: dict[str, tuple[marking.Target, ...]] = {}
+        self.notes: list[str] = []
+        self._reads_cache: dict[int, tuple[NonInputRead, ...]] = {}
+
+    def say(self, phase: str, message: str) -> None:
+        if self.progress_cb is None:
+            return
+        with contextlib.suppress(Exception):
+            self.progress_cb(
+                {
+                    "phase": phase,
+                    "message": message,
+                    "elapsed_s": round(time.perf_counter() - self.start, 3),
+                    "runs_done": self.runs_done,
+                    "runs_total": self.runs_total,
+                }
+            )
+
+    def capture(
+        self,
+        *,
+        namespace: dict[str, Any],
+        make_body: Callable[[], Callable[[Callable[[], None]], Any]],
+        eager_body: Callable[[Callable[[], None]], Any] | None,
+        outputs_of: Callable[[RunResult], Mapping[str, Any]],
+        requested: Sequence[marking.Spec] | Sequence[marking.Target],
+        marks_of: Callable[[Sequence[Callable[..., Any]]], Callable[[], Sequence[Callable[..., Any]]]],
+        resolve_name: Callable[[str], Callable[..., Any] | None],
+        check: bool,
+        auto: bool,
+        budget_s: float,
+        max_attempts: int,
+        lazy_namespace: dict[str, Any] | None = None,
+    ) -> Report:
+        snapshot = state.StateSnapshot.take()
+        rng = snapshot.rng
+        checkpoint = _checkpoint(namespace)
+        finished = False
+        outputs: dict[str, Mapping[str, Any]] = {}
+        try:
+            if eager_body is not None:
+                self.say("baseline", "running eagerly (reference for the output check)")
+                outputs["eager"] = self._eager(eager_body, rng, outputs_of)
+                self.runs_done += 1
+                checkpoint.restore()
+            self.say("baseline", "running the code as written")
+            base = self._run("baseline", make_body(), rng, (), lift=self.baseline_mode == "strict")
+            if check:
+                outputs["baseline"] = _snapshot(outputs_of(base))
+            if not base.run.graphs and not base.run.breaks and not base.run.compiles:
+                if base.exception is not None and not isinstance(base.exception, NothingCompiledError):
+                    raise base.exception
+                raise NothingCompiledError(
+                    "the code ran but torch.compile compiled nothing: no function or module "
+                    "wrapped by torch.compile was called. Wrap it (e.g. @torch.compile(fullgraph=True)) "
+                    "and call it in the same code."
+                )
+            # names the code defines exist now: resolve the requested functions
+            targets = self._resolve(requested, lazy_namespace)
+            candidates: tuple[Candidate, ...] = ()
+            recommendation: Recommendation | None = None
+            if auto:
+                candidates, recommendation = self._advise(
+                    base, checkpoint, make_body, outputs, outputs_of, marks_of, resolve_name, rng, budget_s, max_attempts
+                )
+                if recommendation is not None:
+                    extra = [resolve_name(n) for n in recommendation.functions]
+                    known = {id(t.function) for t in targets}
+                    targets += tuple(
+                        marking.Target(spec=n, function=f)
+                        for n, f in zip(recommendation.functions, extra, strict=True)
+                        if f is not None and id(f) not in known
+                    )
+            checkpoint.restore()
+            self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
+            functions = tuple(t.function for t in targets)
+            nst = self._run("nonstrict", make_body(), rng, functions, marks=marks_of(functions))
+            self.targets["nonstrict"] = targets
+            if check:
+                outputs["nonstrict"] = _snapshot(outputs_of(nst))
+            checkpoint.discard()
+            finished = True
+            report = self._assemble(outputs if check else None, candidates, recommendation, requested)
+            self.say("done", report.summary().splitlines()[0] if hasattr(report, "summary") else "done")
+            return report
+        except BaseException:
+            if not finished:
+                with contextlib.suppress(Exception):
+                    checkpoint.restore()
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                _torch_compat.dynamo_reset()
+            snapshot.restore()
+
+    # -- pieces -------------------------------------------------------------------------
+
+    def _eager(
+        self, body: Callable[[Callable[[], None]], Any], rng: dict[str, Any], outputs_of: Callable[[RunResult], Mapping[str, Any]]
+    ) -> Mapping[str, Any]:
+        state.set_rng_state(rng)
+        try:
+            value = body(lambda: None)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            self.notes.append(f"the eager reference run raised {type(exc).__name__}: {exc}"[:500])
+            return {}
+        return _snapshot(outputs_of(RunResult(run=Run(name="eager"), value=value)))
+
+    def _run(
+        self,
+        name: str,
+        body: Callable[[Callable[[], None]], Any],
+        rng: dict[str, Any],
+        functions: Sequence[Callable[..., Any]],
+        *,
+        lift: bool = False,
+        marks: Callable[[], Sequence[Callable[..., Any]]] | None = None,
+    ) -> RunResult:
+        result = execute(
+            name,
+            body,
+            backend=self.backend,
+            stacks=self.stacks,
+            rng=rng,
+            marks=marks or (lambda: functions),
+            lift_source_marks=lift,
+            echo=self.echo,
+        )
+        self.results[name] = result
+        self.notes.extend(result.notes)
+        self.runs_done += 1
+        return result
+
+    def _resolve(
+        self, requested: Sequence[Any], namespace: dict[str, Any] | None
+    ) -> tuple[marking.Target, ...]:
+        if requested and isinstance(requested[0], marking.Target):
+            return tuple(requested)
+        return marking.resolve(tuple(requested), namespace or {})
+
+    def _advise(
+        self,
+        base: RunResult,
+        checkpoint: Any,
+        make_body: Callable[[], Callable[[Callable[[], None]], Any]],
+        outputs: dict[str, Mapping[str, Any]],
+        outputs_of: Callable[[RunResult], Mapping[str, Any]],
+        marks_of: Callable[[Sequence[Callable[..., Any]]], Callable[[], Sequence[Callable[..., Any]]]],
+        resolve_name: Callable[[str], Callable[..., Any] | None],
+        rng: dict[str, Any],
+        budget_s: float,
+        max_attempts: int,
+    ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
+        try:
+            from nstviz.analysis.advisor import run_advisor
+        except ImportError:
+            self.notes.append("the advisor is not available in this build of nstviz")
+            return (), None
+        baseline_run = self._finish_run(base, "baseline")
+
+        def try_marks(functions: tuple[Callable[..., Any], ...], run_name: str) -> tuple[Run, OutputCheck]:
+            checkpoint.restore()
+            self.runs_total += 1
+            self.say(run_name, f"trying {_names(functions)}")
+            result = self._run(run_name, make_body(), rng, functions, marks=marks_of(functions))
+            self.targets[run_name] = tuple(marking.Target(spec=marking.qualname_of(f), function=f) for f in functions)
+            check = _output_check({"baseline": outputs.get("baseline", {}), run_name: _snapshot(outputs_of(result))}, run_name)
+            return self._finish_run(result, run_name), check
+
+        return run_advisor(
+            baseline_run,
+            resolve_name,
+            try_marks,
+            budget_s=budget_s,
+            max_attempts=max_attempts,
+            progress=lambda msg: self.say("attempt", msg),
+        )
+
+    def _finish_run(self, result: RunResult, name: str) -> Run:
+        """The Run with regions, marked functions and their reads filled in."""
+        calls: list[CallSite] = []
+        for call in result.nonstrict_calls:
+            fn = marking.underlying(call.function) if call.function is not None else None
+            file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
+            calls.append(
+                CallSite(
+                    graph_id=call.graph_id,
+                    node=call.node,
+                    qualname=marking.qualname_of(fn) if fn is not None else call.name,
+                    file=file,
+                    line_start=start,
+                    line_end=end,
+                    reads=self._reads(fn),
+                )
+            )
+        run = build_regions(result.run, calls, self.stacks.stacks)
+        applied_keys = {_code_key(marking.underlying(c.function)) for c in result.nonstrict_calls if c.function}
+        marked: list[MarkedFunction] = []
+        seen: set[Any] = set()
+        for target in self.targets.get(name, ()):
+            key = _code_key(target.function)
+            seen.add(key)
+            record = marking.marked_function(target, "requested" if name == "nonstrict" else "advisor")
+            applied = key in applied_keys
+            warning = target.warning
+            if not applied and warning is None:
+                warning = (
+                    f"{target.qualname} was marked but no call went through nonstrict_trace: it was not "
+                    "called inside compiled code, or it is an nn.Module forward called as module(...)"
+                )
+            marked.append(dataclasses.replace(record, applied=applied, warning=warning, reads=self._reads(target.function)))
+        for call in result.nonstrict_calls:  # marks written in the code itself
+            fn = marking.underlying(call.function) if call.function is not None else None
+            if fn is None or _code_key(fn) in seen:
+                continue
+            seen.add(_code_key(fn))
+            target = marking.Target(spec="<source>", function=fn)
+            marked.append(
+                dataclasses.replace(marking.marked_function(target, "in_source"), reads=self._reads(fn))
+            )
+        return dataclasses.replace(run, marked=tuple(marked))
+
+    def _reads(self, fn: Any) -> tuple[NonInputRead, ...]:
+        if fn is None:
+            return ()
+        key = id(fn)
+        if key not in self._reads_cache:
+            reads: tuple[NonInputRead, ...] = ()
+            try:
+                from nstviz.analysis.free_reads import find_non_input_reads
+
+                reads = tuple(find_non_input_reads(fn))
+            except Exception:
+                reads = ()
+            self._reads_cache[key] = reads
+        return self._reads_cache[key]
+
+    def _assemble(
+        self,
+        outputs: dict[str, Mapping[str, Any]] | None,
+        candidates: tuple[Candidate, ...],
+        recommendation: Recommendation | None,
+        requested: Sequence[Any],
+    ) -> Report:
+        runs: dict[str, Run] = {}
+        for name in ("baseline", "nonstrict", *[n for n in self.results if n not in ("baseline", "nonstrict")]):
+            if name in self.results:
+                runs[name] = self._finish_run(self.results[name], name)
+        stacks = self.stacks.stacks
+        base = runs["baseline"]
+        nst = runs.get("nonstrict")
+        if nst is not None:
+            nst = runs["nonstrict"] = assign_baseline_graphs(base, nst, stacks)
+        notes = list(dict.fromkeys(self.notes))
+        for run in runs.values():
+            for m in run.marked:
+                if not m.applied and m.warning and run.name == "nonstrict":
+                    notes.append(m.warning)
+        check = OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
+        if outputs is not None:
+            failed = [n for n in ("baseline", "nonstrict") if n in runs and runs[n].error is not None]
+            if failed:
+                outputs = {k: v for k, v in outputs.items() if k not in failed}
+            check = _output_check(outputs, "nonstrict")
+            if failed and check.match is None:
+                check = dataclasses.replace(
+                    check,
+                    skipped_reason=f"the {' and the '.join(failed)} run raised, so its outputs cannot be compared",
+                )
+        last = self.results.get("nonstrict") or self.results.get("baseline")
+        return Report(
+            torch_version=_torch_compat.torch_version(),
+            runs=runs,
+            nstviz_version=_nstviz_version(),
+            python_version=platform.python_version(),
+            created=self.created,
+            title=self.title,
+            entry=self.entry,  # type: ignore[arg-type]
+            backend=self.backend if isinstance(self.backend, str) else marking.qualname_of(self.backend),
+            nonstrict=tuple(s if isinstance(s, str) else marking.qualname_of(getattr(s, "function", s)) for s in requested),
+            baseline_mode=self.baseline_mode,
+            diff=diff_breaks(base, nst) if nst is not None else diff_breaks(base, base),
+            counts={name: run_counts(run) for name, run in runs.items()},
+            outputs=check,
+            candidates=candidates,
+            recommendation=recommendation,
+            stacks=tuple(stacks),
+            sources=_sources(runs.values(), stacks),
+            notes=tuple(notes),
+            elapsed_s=round(time.perf_counter() - self.start, 3),
+            user_exception=last.exception if last is not None else None,
+        )
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def _check_options(backend: Any, baseline: Any) -> None:
+    if baseline not in ("as_written", "strict"):
+        raise UsageError(f"baseline must be 'as_written' or 'strict', got {baseline!r}")
+    if not (isinstance(backend, str) and backend) and not callable(backend):
+        raise UsageError(f"backend must be a backend name (e.g. 'record', 'inductor') or a callable, got {backend!r}")
+
+
+def _plain_backend(backend: Backend) -> Any:
+    return "inductor" if backend in ("as_written",) else ("eager" if isinstance(backend, str) else backend)
+
+
+def _unwrap_callable(obj: Any) -> Any:
+    if isinstance(obj, types.MethodType):
+        return obj.__func__
+    forward = getattr(type(obj), "forward", None)
+    if forward is not None and not isinstance(obj, types.FunctionType):
+        return forward
+    return obj
+
+
+def _try_resolve(name: str, namespace: Mapping[str, Any]) -> Callable[..., Any] | None:
+    try:
+        return marking.resolve_one(name, namespace).function
+    except (NameResolutionError, UsageError):
+        return None
+
+
+def _names(items: Iterable[Any]) -> str:
+    out = []
+    for item in items:
+        fn = getattr(item, "function", item)
+        out.append(marking.qualname_of(fn))
+    return ", ".join(out)
+
+
+def _code_key(fn: Any) -> Any:
+    fn = marking.underlying(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return id(fn)
+    return (code.co_filename, code.co_firstlineno, getattr(fn, "__qualname__", code.co_name))
+
+
+def _bound_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                names.add((alias.asname or alias.name).split(".")[0])
+    return names
+
+
+def _rematcher(fixed: Sequence[Callable[..., Any]], namespace: dict[str, Any]) -> Callable[[], Sequence[Callable[..., Any]]]:
+    """Marks for a re-executed cell.
+
+    The fixed functions plus those the code redefined with the same code location and name.
+    """
+    keys = {_code_key(f) for f in fixed}
+
+    def current() -> Sequence[Callable[..., Any]]:
+        found = list(fixed)
+        for value in list(namespace.values()):
+            for fn in _functions_in(value):
+                if _code_key(fn) in keys:
+                    found.append(fn)
+        return found
+
+    return current
+
+
+def _functions_in(value: Any) -> Iterable[Any]:
+    if isinstance(value, types.FunctionType):
+        yield value
+    elif isinstance(value, type):
+        for member in list(vars(value).values()):
+            if isinstance(member, (staticmethod, classmethod)):
+                member = member.__func__
+            if isinstance(member, types.FunctionType):
+                yield member
+
+
+_SKIP_OUTPUT_TYPES = (types.FunctionType, types.ModuleType, type, types.BuiltinFunctionType, types.MethodType)
+
+
+def _assigned_values(namespace: dict[str, Any]) -> Callable[[RunResult], Mapping[str, Any]]:
+    """Outputs of a trace_code run: names the run bound or rebound (not functions/classes)."""
+    before = {k: id(v) for k, v in namespace.items()}
+
+    def outputs(_result: RunResult) -> Mapping[str, Any]:
+        out = {}
+        for key, value in namespace.items():
+            if key.startswith("_") or isinstance(value, _SKIP_OUTPUT_TYPES):
+                continue
+            if before.get(key) != id(value) and _has_tensor_or_number(value):
+                out[key] = value
+        return out
+
+    return outputs
+
+
+def _has_tensor_or_number(value: Any, depth: int = 0) -> bool:
+    import torch
+
+    if isinstance(value, (torch.Tensor, int, float, complex)) and not isinstance(value, bool):
+        return True
+    if depth > 3:
+        return False
+    if isinstance(value, Mapping):
+        return any(_has_tensor_or_number(v, depth + 1) for v in list(value.values())[:64])
+    if isinstance(value, (list, tuple)):
+        return any(_has_tensor_or_number(v, depth + 1) for v in value[:64])
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return any(_has_tensor_or_number(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
+    return False
+
+
+def _snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    try:
+        from nstviz.analysis.output_check import snapshot_outputs
+    except ImportError:  # pragma: no cover
+        return dict(values)
+    try:
+        return snapshot_outputs(dict(values))
+    except Exception:
+        return dict(values)
+
+
+def _output_check(outputs: Mapping[str, Mapping[str, Any]], other: str) -> OutputCheck:
+    try:
+        from nstviz.analysis.output_check import build_output_check, compare_outputs
+    except ImportError:  # pragma: no cover
+        return OutputCheck(match=None, skipped_reason="the output check is not available in this build")
+    comparisons = []
+    pairs = [("baseline", other), ("eager", "baseline"), ("eager", other)]
+    for left, right in pairs:
+        if left in outputs and right in outputs:
+            comparisons.append(compare_outputs(outputs[left], outputs[right], left_name=left, right_name=right))
+    return build_output_check(comparisons)
+
+
+class _NullCheckpoint:
+    def restore(self) -> None:
+        pass
+
+    def discard(self) -> None:
+        pass
+
+
+def _checkpoint(namespace: dict[str, Any]) -> Any:
+    try:
+        from nstviz.capture.namespace import NamespaceCheckpoint
+    except ImportError:  # pragma: no cover
+        return _NullCheckpoint()
+    return NamespaceCheckpoint(namespace)
+
+
+def _sources(runs: Iterable[Run], stacks: Sequence[Sequence[Any]]) -> dict[str, SourceFile]:
+    paths: list[str] = []
+    for stack in stacks:
+        paths.extend(loc.file for loc in stack)
+    for run in runs:
+        for b in run.breaks:
+            paths.append(b.location.file)
+            paths.extend(loc.file for loc in b.stack)
+        for r in run.regions:
+            if r.file:
+                paths.append(r.file)
+        for m in run.marked:
+            if m.file:
+                paths.append(m.file)
+        for c in run.compiles:
+            if c.location is not None:
+                paths.append(c.location.file)
+    out: dict[str, SourceFile] = {}
+    for path in dict.fromkeys(paths):
+        if not is_user_file(path) or ("site-packages" in path and "/transformers/" not in path):
+            continue
+        src = read_source(path)
+        if src is not None:
+            out[path] = src
+    return out
+
+
+def _nstviz_version() -> str:
+    from nstviz import __version__
+
+    return __version__
+
+
+__all__ = ["compare", "trace_code", "user_exception"]

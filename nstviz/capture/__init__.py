@@ -1,0 +1,1 @@
+"""Capture engine: hooks into torch (trace log, recording backend, marking, state) and the runner."""

@@ -1,0 +1,303 @@
+"""The one place nstviz touches torch's private API.
+
+Everything here was measured on torch 2.13 (see ``docs/architecture.md``). Each accessor
+checks that what it needs exists and raises :class:`~nstviz.errors.UnsupportedTorchError`
+naming the missing piece and the torch version nstviz needs, rather than failing deep
+inside a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+from nstviz.errors import UnsupportedTorchError
+
+NEEDED = "torch 2.13 or 2.14"
+
+#: Target name fragment of the opaque Dynamo node that stands for a non-strict call.
+FLAT_APPLY_NAME = "flat_apply_capture"
+
+
+def _fail(what: str) -> UnsupportedTorchError:
+    return UnsupportedTorchError(
+        f"torch {torch.__version__} lacks {what}, which nstviz needs; install {NEEDED} "
+        "(e.g. pip install 'torch==2.13.0')"
+    )
+
+
+def torch_version() -> str:
+    """The installed torch version string."""
+    return str(torch.__version__)
+
+
+def nonstrict_trace_fn() -> Callable[..., Any]:
+    """``torch._dynamo.nonstrict_trace`` (the decorator)."""
+    fn = getattr(torch._dynamo, "nonstrict_trace", None)
+    if fn is None:
+        raise _fail("torch._dynamo.nonstrict_trace")
+    return fn
+
+
+def check_supported() -> None:
+    """Raise :class:`UnsupportedTorchError` when anything nstviz needs is missing."""
+    nonstrict_trace_fn()
+    id_sets()
+    trace_logger()
+    call_user_compiler_owner()
+
+
+def id_sets() -> tuple[Any, Any]:
+    """The trace-rule id sets ``(_allowed_callable_ids, _nonstrict_trace_callable_ids)``."""
+    from torch._dynamo import trace_rules
+
+    allowed = getattr(trace_rules, "_allowed_callable_ids", None)
+    nonstrict = getattr(trace_rules, "_nonstrict_trace_callable_ids", None)
+    if allowed is None or nonstrict is None:
+        raise _fail("torch._dynamo.trace_rules._nonstrict_trace_callable_ids")
+    return allowed, nonstrict
+
+
+def id_set_contents() -> tuple[frozenset[int], frozenset[int]]:
+    """A copy of both id sets (for snapshots)."""
+    allowed, nonstrict = id_sets()
+    return frozenset(allowed()), frozenset(nonstrict())
+
+
+def restore_id_sets(contents: tuple[frozenset[int], frozenset[int]]) -> None:
+    """Make both id sets equal to ``contents`` again, in place."""
+    for live, want in zip(id_sets(), contents, strict=True):
+        current = live()
+        current.difference_update(current - want)
+        current.update(want - current)
+
+
+def mark_ids(ids: set[int]) -> None:
+    """Add ``ids`` to both sets: every call of those functions becomes non-strict."""
+    allowed, nonstrict = id_sets()
+    for i in ids:
+        allowed.add(i)
+        nonstrict.add(i)
+
+
+def unmark_ids(ids: set[int]) -> None:
+    """Remove ``ids`` from both sets."""
+    allowed, nonstrict = id_sets()
+    for i in ids:
+        allowed.remove(i)
+        nonstrict.remove(i)
+
+
+def is_nonstrict_id(i: int) -> bool:
+    """Whether ``i`` is currently in the non-strict id set."""
+    return i in id_sets()[1]
+
+
+def nonstrict_ids() -> frozenset[int]:
+    """The current non-strict id set."""
+    return frozenset(id_sets()[1]())
+
+
+@contextlib.contextmanager
+def nonstrict_trace_disabled() -> Iterator[None]:
+    """Make ``torch._dynamo.nonstrict_trace`` a no-op wrapper (for ``baseline="strict"``)."""
+    import torch._dynamo.decorators as decorators
+
+    original = nonstrict_trace_fn()
+    # An object, not a function: Dynamo treats a *function* that `is torch._dynamo.nonstrict_trace`
+    # as the real decorator (call-site form), so a plain replacement function would still mark.
+    _strict = _LiftedNonstrictTrace()
+
+    owners = [torch._dynamo, decorators]
+    saved = [(o, o.__dict__.get("nonstrict_trace")) for o in owners]
+    try:
+        for o in owners:
+            if "nonstrict_trace" in o.__dict__:
+                o.nonstrict_trace = _strict
+        yield
+    finally:
+        for o, value in saved:
+            if value is not None:
+                o.nonstrict_trace = value
+        assert torch._dynamo.nonstrict_trace is original
+
+
+class _LiftedNonstrictTrace:
+    """Stands in for ``nonstrict_trace`` while marks are lifted: returns the function as is."""
+
+    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        return fn
+
+    def __repr__(self) -> str:
+        return "<nonstrict_trace lifted by nstviz (baseline='strict')>"
+
+
+def trace_logger() -> logging.Logger:
+    """The structured-trace logger (``torch.__trace``, ``torch._logging._internal.trace_log``)."""
+    try:
+        from torch._logging._internal import trace_log
+    except ImportError:  # pragma: no cover - other torch versions
+        raise _fail("torch._logging._internal.trace_log") from None
+    return trace_log
+
+
+@functools.cache
+def gb_registry() -> dict[str, dict[str, Any]]:
+    """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty if absent)."""
+    path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for key, entries in data.items():
+        entry = entries[0] if isinstance(entries, list) and entries else entries
+        if isinstance(entry, dict):
+            out[key] = entry
+    return out
+
+
+def current_compile_ids() -> tuple[int, int, int]:
+    """``(frame_id, compile_id, attempt)`` of the compile in progress (``(-1, -1, 0)`` outside)."""
+    from torch._guards import CompileContext
+
+    trace_id = CompileContext.current_trace_id()
+    if trace_id is None or trace_id.compile_id is None:
+        return (-1, -1, 0)
+    cid = trace_id.compile_id
+    frame = cid.frame_id if cid.frame_id is not None else -1
+    compile_id = cid.frame_compile_id if cid.frame_compile_id is not None else -1
+    return (frame, compile_id, int(trace_id.attempt or 0))
+
+
+def call_user_compiler_owner() -> type:
+    """The class whose ``call_user_compiler`` hands every Dynamo graph to the backend."""
+    from torch._dynamo.output_graph import OutputGraph
+
+    if not callable(getattr(OutputGraph, "call_user_compiler", None)):
+        raise _fail("torch._dynamo.output_graph.OutputGraph.call_user_compiler")
+    return OutputGraph
+
+
+CompilerWrap = Callable[[Callable[..., Any], str], Callable[..., Any]]
+
+
+@contextlib.contextmanager
+def intercept_backends(wrap: CompilerWrap) -> Iterator[None]:
+    """Route every Dynamo compile through ``wrap(original_backend, co_name)`` while active.
+
+    This catches frames compiled by any ``torch.compile`` object, including ones created
+    before nstviz ran (their own ``fullgraph``/``dynamic`` settings are untouched: only
+    the backend call is wrapped).
+    """
+    owner = call_user_compiler_owner()
+    original = owner.__dict__["call_user_compiler"]
+
+    @functools.wraps(original)
+    def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
+        saved = self.compiler_fn
+        try:
+            co_name = str(self.root_tx.f_code.co_name)
+        except AttributeError:
+            co_name = ""
+        self.compiler_fn = wrap(saved, co_name)
+        try:
+            return original(self, gm, example_inputs)
+        finally:
+            self.compiler_fn = saved
+
+    owner.call_user_compiler = call_user_compiler
+    try:
+        yield
+    finally:
+        owner.call_user_compiler = original
+
+
+def aot_autograd(**kwargs: Any) -> Callable[..., Any]:
+    """``torch._dynamo.backends.common.aot_autograd``."""
+    from torch._dynamo.backends.common import aot_autograd as _aot
+
+    return _aot(**kwargs)
+
+
+def boxed_nop() -> Callable[..., Any]:
+    """The no-op boxed compiler ``aot_eager`` uses (runs the ATen graph as is)."""
+    from torch._dynamo.backends.debugging import boxed_nop as _nop
+
+    return _nop
+
+
+def compile_fx() -> Callable[..., Any]:
+    """``torch._inductor.compile_fx.compile_fx`` (takes an ``inner_compile`` hook)."""
+    from torch._inductor.compile_fx import compile_fx as _compile_fx
+
+    return _compile_fx
+
+
+def is_inductor(backend: Any) -> bool:
+    """Whether a Dynamo compiler function is inductor (the default of ``torch.compile``)."""
+    inner = getattr(backend, "compiler_fn", backend)
+    name = type(inner).__name__ + "." + getattr(inner, "__name__", "")
+    return "Inductor" in name or "compile_fx" in name
+
+
+def lookup_backend(name: str | Callable[..., Any]) -> Callable[..., Any]:
+    """Resolve a backend name like ``"inductor"`` to its compiler function."""
+    from torch._dynamo.backends.registry import lookup_backend as _lookup
+
+    return _lookup(name)
+
+
+def dynamo_reset() -> None:
+    """``torch._dynamo.reset()``: forget compiled frames so the next call re-traces."""
+    torch._dynamo.reset()
+
+
+def dynamo_config_copy() -> dict[str, Any]:
+    """A copy of ``torch._dynamo.config`` (for snapshots)."""
+    return dict(torch._dynamo.config.get_config_copy())
+
+
+def unsupported_types() -> tuple[type, ...]:
+    """Exception types Dynamo raises for a graph break under ``fullgraph=True``."""
+    from torch._dynamo import exc
+
+    return tuple(t for t in (getattr(exc, "Unsupported", None),) if t is not None)
+
+
+def leaf_callable_function(obj: Any) -> Callable[..., Any] | None:
+    """The user function behind the ``<fn>_callable`` attribute of a non-strict call node."""
+    fn = getattr(obj, "_fn", None)
+    if fn is None:
+        return None
+    # Dynamo wraps the function in a local ``patched_fn`` closing over ``fn``.
+    code = getattr(fn, "__code__", None)
+    closure = getattr(fn, "__closure__", None) or ()
+    if code is not None and "fn" in code.co_freevars:
+        with contextlib.suppress(ValueError):
+            fn = closure[code.co_freevars.index("fn")].cell_contents
+    return fn
+
+
+def post_grad_pass_hook() -> tuple[Any, str]:
+    """``(torch._inductor.config, "post_grad_custom_post_pass")`` for the inductor backend."""
+    import torch._inductor.config as inductor_config
+
+    if not hasattr(inductor_config, "post_grad_custom_post_pass"):
+        raise _fail("torch._inductor.config.post_grad_custom_post_pass")
+    return inductor_config, "post_grad_custom_post_pass"
+
+
+def is_compiled_object(obj: Any) -> bool:
+    """Whether ``obj`` is already wrapped by ``torch.compile`` (function or module)."""
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    return isinstance(obj, OptimizedModule) or hasattr(obj, "_torchdynamo_orig_callable")

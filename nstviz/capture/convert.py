@@ -1,0 +1,540 @@
+"""Turn what torch produced (GraphModules, trace events, exceptions) into Report values.
+
+Pure conversions with no torch private API of their own: FX ``GraphModule`` -> :class:`Graph`,
+graph-break artifacts and ``Unsupported`` errors -> :class:`Break`, compilation metrics ->
+:class:`Compile`. User stacks are interned in a :class:`StackTable` shared by a Report.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+import traceback
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import torch
+import torch.fx
+
+from nstviz.capture import _torch_compat
+from nstviz.capture.trace_log import TraceEvent
+from nstviz.report import Break, Compile, Graph, Location, Node, SourceFile, TensorInfo
+
+MAX_NODES_PER_GRAPH = 60_000
+"""Graphs with more nodes keep only the first ones (``Graph.truncated``; a note says so)."""
+MAX_GUARDS = 200
+MAX_SOURCE_BYTES = 2_000_000
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_NSTVIZ_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep
+_FRAME_RE = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
+_GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
+_AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
+
+_DTYPES = {
+    torch.float32: "f32",
+    torch.float64: "f64",
+    torch.float16: "f16",
+    torch.bfloat16: "bf16",
+    torch.int64: "i64",
+    torch.int32: "i32",
+    torch.int16: "i16",
+    torch.int8: "i8",
+    torch.uint8: "u8",
+    torch.bool: "bool",
+    torch.complex64: "c64",
+    torch.complex128: "c128",
+}
+
+
+def is_user_file(path: str | None) -> bool:
+    """True for files of user code: not torch's, not nstviz's, not frozen/builtin modules."""
+    if not path:
+        return False
+    if path.startswith(_TORCH_DIR) or path.startswith(_NSTVIZ_DIR):
+        return False
+    return not path.startswith("<frozen")
+
+
+class StackTable:
+    """Interned user stacks (tuples of :class:`Location`, outermost first)."""
+
+    def __init__(self) -> None:
+        self.stacks: list[tuple[Location, ...]] = []
+        self._index: dict[tuple[Location, ...], int] = {}
+        self._parsed: dict[str, int | None] = {}
+
+    def intern(self, stack: Sequence[Location]) -> int | None:
+        """Index of ``stack`` in :attr:`stacks` (adding it), or None for an empty stack."""
+        key = tuple(stack)
+        if not key:
+            return None
+        idx = self._index.get(key)
+        if idx is None:
+            idx = self._index[key] = len(self.stacks)
+            self.stacks.append(key)
+        return idx
+
+    def intern_text(self, stack_trace: str | None) -> int | None:
+        """Intern the user frames of an FX ``stack_trace`` string (cached per string)."""
+        if not stack_trace:
+            return None
+        if stack_trace in self._parsed:
+            return self._parsed[stack_trace]
+        idx = self.intern(parse_frames(stack_trace.splitlines()))
+        self._parsed[stack_trace] = idx
+        return idx
+
+
+def parse_frames(lines: Iterable[str], *, user_only: bool = True) -> list[Location]:
+    """Parse ``File "...", line N, in fn`` lines (and the code line after each)."""
+    out: list[Location] = []
+    pending: dict[str, Any] | None = None
+    for raw in lines:
+        m = _FRAME_RE.match(raw)
+        if m:
+            if pending is not None:
+                out.append(Location(**pending))
+            pending = {"file": m["file"], "line": int(m["line"]), "function": m["function"].strip(), "code": None}
+            continue
+        if pending is not None and pending["code"] is None:
+            text = raw.strip()
+            if text and not set(text) <= set("^~ "):
+                pending["code"] = text
+    if pending is not None:
+        out.append(Location(**pending))
+    if user_only:
+        out = [loc for loc in out if is_user_file(loc.file)]
+    return [_with_code(loc) for loc in out]
+
+
+def _with_code(loc: Location) -> Location:
+    if loc.code is not None:
+        return loc
+    text = linecache.getline(loc.file, loc.line).strip()
+    return Location(file=loc.file, line=loc.line, function=loc.function, code=text or None)
+
+
+def location_from_frame(frame: Any) -> Location:
+    """A :class:`Location` from a ``traceback.FrameSummary``."""
+    return _with_code(
+        Location(file=frame.filename, line=int(frame.lineno or 0), function=frame.name, code=(frame.line or None))
+    )
+
+
+# -- graphs ---------------------------------------------------------------------------------
+
+
+def _dtype(dtype: Any) -> str:
+    return _DTYPES.get(dtype, str(dtype).replace("torch.", ""))
+
+
+def _tensor_info(value: Any) -> TensorInfo | None:
+    if isinstance(value, torch.Tensor):
+        try:
+            shape = tuple(int(s) if isinstance(s, int) else str(s) for s in value.shape)
+            return TensorInfo(
+                shape=shape,
+                dtype=_dtype(value.dtype),
+                device=str(value.device),
+                requires_grad=bool(value.requires_grad),
+            )
+        except Exception:  # e.g. sparse / nested tensors without sizes
+            return TensorInfo(shape=(), dtype=_dtype(value.dtype), device=str(value.device))
+    return None
+
+
+def _values_meta(meta: dict[str, Any]) -> tuple[tuple[TensorInfo, ...], str | None]:
+    value = meta.get("val", meta.get("example_value"))
+    if value is None:
+        return (), None
+    info = _tensor_info(value)
+    if info is not None:
+        return (info,), None
+    if isinstance(value, (tuple, list)):
+        infos = tuple(i for i in (_tensor_info(v) for v in value) if i is not None)
+        return infos, None
+    if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool, int, float, bool)):
+        return (), str(value)[:80]
+    return (), None
+
+
+def readable_target(node: torch.fx.Node) -> str:
+    """``aten.mm.default``, ``operator.add``, ``torch.sin``, a method or module name."""
+    target = node.target
+    if node.op != "call_function":
+        return str(target)
+    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return str(target)
+    name = getattr(target, "__name__", "") or ""
+    if _torch_compat.FLAT_APPLY_NAME in name:
+        return "nonstrict_trace"
+    try:
+        qual = torch.fx.node._get_qualified_name(target)
+    except Exception:
+        qual = name or repr(target)
+    return qual.replace("_operator.", "operator.")
+
+
+_MODULE_KEY_RE = re.compile(r"\[['\"]?([^'\"\]]+)['\"]?\]")
+
+
+def module_path(raw: str) -> str:
+    """``L['self'].blocks[0].attn`` / ``L['self']._modules['blocks']`` -> ``blocks.0.attn``."""
+    text = re.sub(r"^[LG]\['self'\]\.?", "", raw)
+    text = re.sub(r"^[LG]\['([^']+)'\]", r"\1", text)
+    text = text.replace("._modules", "").replace("_modules", "")
+    text = _MODULE_KEY_RE.sub(r".\1", text)
+    return ".".join(p for p in text.split(".") if p)
+
+
+def _module_of(meta: dict[str, Any]) -> tuple[str | None, str | None]:
+    stack = meta.get("nn_module_stack")
+    if not stack:
+        return None, None
+    try:
+        path, kind = list(stack.values())[-1]
+    except (ValueError, TypeError):
+        return None, None
+    if isinstance(kind, type):
+        type_name = kind.__name__
+    else:
+        type_name = str(kind).rsplit(".", 1)[-1].strip("'>")
+    return module_path(str(path)) or None, type_name
+
+
+def root_source(node: torch.fx.Node, dynamo_graph_ids: set[int]) -> str | None:
+    """Name of the Dynamo node an ATen node came from (``node.meta["from_node"]``)."""
+    sources = node.meta.get("from_node")
+    seen = 0
+    while sources and seen < 64:
+        seen += 1
+        src = sources[-1] if len(sources) > 1 else sources[0]
+        for s in sources:
+            if getattr(s, "graph_id", None) in dynamo_graph_ids:
+                return str(s.name)
+        nxt = getattr(src, "from_node", None)
+        if not nxt:
+            return str(getattr(src, "name", "")) or None
+        sources = nxt
+    return None
+
+
+def convert_graph(
+    gm: torch.fx.GraphModule | torch.fx.Graph,
+    *,
+    graph_id: str,
+    level: str,
+    frame_id: int,
+    compile_id: int,
+    attempt: int,
+    function: str | None,
+    stacks: StackTable,
+    dynamo_graph_ids: set[int] | None = None,
+    max_nodes: int = MAX_NODES_PER_GRAPH,
+) -> Graph:
+    """Convert one FX graph into a :class:`Graph` (nodes with edges, meta and provenance)."""
+    graph = gm.graph if isinstance(gm, torch.fx.GraphModule) else gm
+    nodes: list[Node] = []
+    op_count = 0
+    truncated = False
+    for fx_node in graph.nodes:
+        if fx_node.op.startswith("call_"):
+            op_count += 1
+        if len(nodes) >= max_nodes:
+            truncated = True
+            continue
+        meta = fx_node.meta
+        tensors, value = _values_meta(meta)
+        module, module_type = _module_of(meta)
+        extra: dict[str, str] = {}
+        if "seq_nr" in meta:
+            extra["seq_nr"] = str(meta["seq_nr"])
+        if "original_aten" in meta and meta["original_aten"] is not None:
+            extra["original_aten"] = str(meta["original_aten"])
+        target = readable_target(fx_node)
+        nodes.append(
+            Node(
+                name=fx_node.name,
+                op=fx_node.op,
+                target=target,
+                inputs=tuple(dict.fromkeys(n.name for n in fx_node.all_input_nodes)),
+                tensors=tensors,
+                value=value,
+                stack=stacks.intern_text(meta.get("stack_trace")),
+                module=module,
+                module_type=module_type,
+                from_node=root_source(fx_node, dynamo_graph_ids) if dynamo_graph_ids else None,
+                nonstrict_call=target == "nonstrict_trace",
+                extra=extra,
+            )
+        )
+    return Graph(
+        id=graph_id,
+        level=level,  # type: ignore[arg-type]
+        frame_id=frame_id,
+        compile_id=compile_id,
+        attempt=attempt,
+        nodes=tuple(nodes),
+        function=function,
+        op_count=op_count,
+        truncated=truncated,
+    )
+
+
+# -- breaks ---------------------------------------------------------------------------------
+
+
+def _registry_fields(gb_id: str | None) -> dict[str, Any]:
+    if gb_id is None:
+        return {}
+    entry = _torch_compat.gb_registry().get(gb_id)
+    if not entry:
+        return {}
+    hints = entry.get("Hints") or []
+    return {
+        "gb_type": entry.get("Gb_type"),
+        "explanation": entry.get("Explanation"),
+        "hints": tuple(str(h) for h in hints if h),
+    }
+
+
+def _parse_message(message: str) -> dict[str, Any]:
+    """Reason, explanation, hints and GB id from a Dynamo graph-break message."""
+    lines = message.splitlines()
+    reason = ""
+    explanation = None
+    hints: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("Explanation:"):
+            explanation = stripped.removeprefix("Explanation:").strip()
+        elif stripped.startswith("Hint:"):
+            hints.append(stripped.removeprefix("Hint:").strip())
+        elif not reason and not stripped.startswith("Encountered graph break") and not stripped.startswith("Graph Break Reason:"):
+            reason = stripped
+        elif not reason and stripped.startswith("Graph Break Reason:"):
+            rest = stripped.removeprefix("Graph Break Reason:").strip()
+            if rest and not rest.startswith("Encountered graph break"):
+                reason = rest
+    link = _GB_LINK_RE.search(message)
+    gb_id = f"GB{link.group(2)}" if link else None
+    return {
+        "reason": reason,
+        "explanation": explanation,
+        "hints": tuple(hints),
+        "link": link.group(1) if link else None,
+        "gb_id": gb_id,
+    }
+
+
+def _clean_detail(message: str) -> str:
+    keep = []
+    for line in message.splitlines():
+        if line.startswith("Set TORCHDYNAMO_VERBOSE") or line.startswith("Traceback (most recent call last)"):
+            break
+        keep.append(line)
+    return "\n".join(keep).strip()
+
+
+def break_from_artifact(event: TraceEvent) -> Break | None:
+    """One break hit from a ``dynamo_graph_break_reason`` artifact."""
+    text = event.payload or ""
+    if not text:
+        return None
+    head, _, rest = text.partition("\nUser code traceback:\n")
+    user_tb, _, _internal = rest.partition("\nTraceback (most recent call last):")
+    stack = parse_frames(user_tb.splitlines())
+    first = head.splitlines()[0] if head else ""
+    m = _AT_RE.match(first)
+    info = _parse_message(head.split("\n", 1)[1] if m and "\n" in head else head)
+    if stack:
+        location = stack[-1]
+    elif m:
+        location = _with_code(Location(file=m["file"], line=int(m["line"]), function="?"))
+    else:
+        return None
+    body = head.split("\n", 1)[1] if m and "\n" in head else head
+    return _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
+
+
+def _make_break(
+    info: dict[str, Any], location: Location, stack: Sequence[Location], detail: str, compile_id: str | None, *, fatal: bool
+) -> Break:
+    reg = _registry_fields(info["gb_id"])
+    return Break(
+        gb_id=info["gb_id"],
+        reason=info["reason"] or reg.get("gb_type") or "graph break",
+        count=1,
+        fatal=fatal,
+        location=location,
+        gb_type=reg.get("gb_type") or info["reason"] or None,
+        detail=detail,
+        explanation=info["explanation"] or reg.get("explanation"),
+        hints=info["hints"] or reg.get("hints", ()),
+        link=info["link"],
+        stack=tuple(stack),
+        compile_ids=(compile_id,) if compile_id else (),
+    )
+
+
+def find_unsupported(exc: BaseException | None) -> BaseException | None:
+    """The Dynamo ``Unsupported`` error in ``exc`` or its cause/context chain."""
+    types = _torch_compat.unsupported_types()
+    seen = 0
+    while exc is not None and seen < 16:
+        if isinstance(exc, types):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def root_cause_of(exc: BaseException) -> str | None:
+    """The underlying exception Dynamo converted into a break (e.g. for GB0251)."""
+    inner = exc.__cause__ or exc.__context__
+    seen = 0
+    while inner is not None and seen < 8:
+        if not isinstance(inner, _torch_compat.unsupported_types()):
+            return f"{type(inner).__name__}: {str(inner).strip().splitlines()[0] if str(inner).strip() else ''}"
+        inner = inner.__cause__ or inner.__context__
+        seen += 1
+    return None
+
+
+def break_from_exception(exc: BaseException) -> Break | None:
+    """The fatal break of a ``fullgraph=True`` compile that raised ``Unsupported``."""
+    unsupported = find_unsupported(exc)
+    if unsupported is None:
+        return None
+    message = str(unsupported)
+    head = message.split("\nfrom user code:\n", 1)[0]
+    info = _parse_message(head)
+    if getattr(unsupported, "gb_type", None):
+        info["reason"] = str(unsupported.gb_type)
+    real = getattr(unsupported, "real_stack", None)
+    stack: list[Location] = []
+    if real:
+        stack = [location_from_frame(f) for f in real if is_user_file(f.filename)]
+    if not stack and "\nfrom user code:\n" in message:
+        stack = parse_frames(message.split("\nfrom user code:\n", 1)[1].splitlines())
+    if not stack:
+        tb = traceback.extract_tb(exc.__traceback__)
+        stack = [location_from_frame(f) for f in tb if is_user_file(f.filename)][-1:]
+    if not stack:
+        return None
+    compile_id = getattr(unsupported, "compile_id", None)
+    brk = _make_break(info, stack[-1], stack, _clean_detail(head), str(compile_id) if compile_id else None, fatal=True)
+    cause = root_cause_of(unsupported)
+    if cause:
+        brk = _replace(brk, root_cause=cause)
+    return brk
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)
+
+
+def break_key(brk: Break) -> tuple[Any, ...]:
+    """Identity of a distinct break: its location (file, line, function) and GB id."""
+    loc = brk.location
+    return (loc.file, loc.line, loc.function, brk.gb_id or brk.reason)
+
+
+def dedupe_breaks(hits: Sequence[Break]) -> tuple[Break, ...]:
+    """Merge identical break hits into distinct breaks with counts (first-seen order)."""
+    merged: dict[tuple[Any, ...], Break] = {}
+    for hit in hits:
+        key = break_key(hit)
+        prev = merged.get(key)
+        if prev is None:
+            merged[key] = hit
+            continue
+        ids = prev.compile_ids + tuple(c for c in hit.compile_ids if c not in prev.compile_ids)
+        merged[key] = _replace(
+            prev,
+            count=prev.count + hit.count,
+            fatal=prev.fatal or hit.fatal,
+            compile_ids=ids,
+            root_cause=prev.root_cause or hit.root_cause,
+        )
+    return tuple(merged.values())
+
+
+# -- compiles -------------------------------------------------------------------------------
+
+
+def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) -> tuple[Compile, ...]:
+    """One :class:`Compile` per ``compilation_metrics`` event, with guards and graph ids."""
+    guards: dict[tuple[Any, ...], tuple[str, ...]] = {}
+    starts: dict[tuple[Any, ...], Location] = {}
+    for e in events:
+        key = (e.frame_id, e.compile_id)
+        if e.kind in ("dynamo_cpp_guards_str", "dynamo_guards") and e.payload:
+            lines = tuple(ln.rstrip() for ln in e.payload.splitlines() if ln.strip())
+            guards[key] = lines[:MAX_GUARDS]
+        elif e.kind == "dynamo_start":
+            frames = [f for f in e.metadata.get("stack", []) if f.get("file")]
+            if frames:
+                f = frames[-1]
+                starts[key] = Location(
+                    file=str(f["file"]), line=int(f.get("line") or 0), function=str(f.get("function") or "")
+                )
+    by_compile: dict[tuple[int, int], list[str]] = {}
+    for g in graphs:
+        by_compile.setdefault((g.frame_id, g.compile_id), []).append(g.id)
+    out: list[Compile] = []
+    for e in events:
+        if e.kind != "compilation_metrics":
+            continue
+        m = e.metadata
+        key = (e.frame_id, e.compile_id)
+        loc = None
+        if m.get("co_filename"):
+            loc = Location(file=str(m["co_filename"]), line=int(m.get("co_firstlineno") or 0), function=str(m.get("co_name") or ""))
+        out.append(
+            Compile(
+                frame_id=int(e.frame_id if e.frame_id is not None else -1),
+                compile_id=int(e.compile_id if e.compile_id is not None else -1),
+                attempt=e.attempt,
+                function=str(m.get("co_name") or ""),
+                location=loc or starts.get(key),
+                compile_time_s=_float(m.get("entire_frame_compile_time_s")),
+                graph_ids=tuple(by_compile.get((int(e.frame_id or 0), int(e.compile_id or 0)), ())),
+                guards=guards.get(key, ()),
+                recompile_reason=_text(m.get("recompile_reason")),
+                restart_reasons=tuple(str(r) for r in (m.get("restart_reasons") or ()) if r),
+                fail_reason=_text(m.get("fail_reason"), 2000),
+            )
+        )
+    return tuple(out)
+
+
+def _float(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _text(v: Any, limit: int = 4000) -> str | None:
+    if v is None or v == "":
+        return None
+    if isinstance(v, (list, tuple)):
+        v = "\n".join(str(x) for x in v)
+    return str(v)[:limit]
+
+
+# -- sources --------------------------------------------------------------------------------
+
+
+def read_source(path: str) -> SourceFile | None:
+    """Text of a user file or IPython cell (via :mod:`linecache`), capped in size."""
+    lines = linecache.getlines(path)
+    if not lines:
+        return None
+    text = "".join(lines)
+    truncated = len(text) > MAX_SOURCE_BYTES
+    return SourceFile(path=path, text=text[:MAX_SOURCE_BYTES], truncated=truncated)

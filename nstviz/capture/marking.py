@@ -1,0 +1,268 @@
+"""Resolve ``nonstrict=`` specs to functions and mark them non-strict by id.
+
+A spec is a name in the namespace (``"get_magic_num"``), a dotted path
+(``"mymod.helper"``, ``"Block.stats"``, ``"model.blocks.0.norm_stats"``) or a callable.
+Marking adds the *function object's* id to Dynamo's trace-rule id sets, which makes every
+call site of it non-strict without editing or rebinding anything; :func:`marked` always
+undoes it. Methods are marked through their underlying function (``Block.stats``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import sys
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from nstviz.capture import _torch_compat
+from nstviz.errors import NameResolutionError, NotMarkableError
+from nstviz.report import MarkedFunction
+
+Spec = str | Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A resolved spec: the function to mark, how it was named, and any warning."""
+
+    spec: str
+    function: Callable[..., Any]
+    warning: str | None = None
+
+    @property
+    def qualname(self) -> str:  # noqa: D102
+        return qualname_of(self.function)
+
+
+def qualname_of(fn: Any) -> str:
+    """``module.Qual.name`` without ``__main__``/cell module prefixes."""
+    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    return str(qual)
+
+
+def source_range(fn: Any) -> tuple[str | None, int | None, int | None]:
+    """``(file, first line, last line)`` of a Python function's source, where known."""
+    fn = inspect.unwrap(fn) if callable(fn) else fn
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None, None, None
+    try:
+        lines, start = inspect.getsourcelines(fn)
+        return code.co_filename, start, start + len(lines) - 1
+    except (OSError, TypeError):
+        return code.co_filename, code.co_firstlineno, None
+
+
+def marked_function(target: Target, origin: str = "requested") -> MarkedFunction:
+    """The :class:`MarkedFunction` record of a target (``applied`` is set after the run)."""
+    file, start, end = source_range(target.function)
+    return MarkedFunction(
+        spec=target.spec,
+        qualname=target.qualname,
+        file=file,
+        line_start=start,
+        line_end=end,
+        origin=origin,  # type: ignore[arg-type]
+        warning=target.warning,
+    )
+
+
+def resolve(specs: Iterable[Spec], namespace: Mapping[str, Any] | None = None) -> tuple[Target, ...]:
+    """Resolve every spec to exactly one markable function.
+
+    Raises:
+        NameResolutionError: a name is unknown or ambiguous.
+        NotMarkableError: the object cannot be traced non-strictly (builtin, class, ...).
+    """
+    ns = dict(namespace or {})
+    out: list[Target] = []
+    seen: set[int] = set()
+    for spec in specs:
+        target = resolve_one(spec, ns)
+        if id(target.function) not in seen:
+            seen.add(id(target.function))
+            out.append(target)
+    return tuple(out)
+
+
+def resolve_one(spec: Spec, namespace: Mapping[str, Any]) -> Target:
+    """Resolve one spec (see :func:`resolve`)."""
+    if isinstance(spec, str):
+        text = spec.strip()
+        if not text:
+            raise NameResolutionError("an empty name was given to nonstrict=; give a function name like 'helper'")
+        obj = _lookup(text, namespace)
+        return _to_target(text, obj)
+    if callable(spec):
+        return _to_target(qualname_of(spec), spec)
+    raise NameResolutionError(
+        f"nonstrict= takes function names or callables, got {type(spec).__name__} {spec!r:.60}"
+    )
+
+
+def _lookup(text: str, namespace: Mapping[str, Any]) -> Any:
+    parts = text.split(".")
+    head = parts[0]
+    if head in namespace:
+        obj = namespace[head]
+    elif head in sys.modules and len(parts) > 1:
+        obj = sys.modules[head]
+    elif len(parts) == 1:
+        return _search(head, namespace)
+    else:
+        raise NameResolutionError(
+            f"cannot resolve {text!r}: {head!r} is not defined in the namespace; define or import it "
+            "before the code runs, or pass the function object itself"
+        )
+    for i, part in enumerate(parts[1:], start=1):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            try:
+                obj = obj[int(part)] if part.isdigit() else obj[part]
+            except Exception:
+                where = ".".join(parts[:i])
+                raise NameResolutionError(
+                    f"cannot resolve {text!r}: {where} ({type(obj).__name__}) has no attribute {part!r}"
+                ) from None
+    return obj
+
+
+def _search(name: str, namespace: Mapping[str, Any]) -> Any:
+    """A bare name not bound in the namespace: look for it one level down (unique match)."""
+    found: dict[int, tuple[str, Any]] = {}
+    nested_in: list[str] = []
+    for key, value in list(namespace.items()):
+        if key.startswith("_"):
+            continue
+        if isinstance(value, type) and not _is_library(value):
+            member = value.__dict__.get(name)
+            if member is not None and _function_of(member) is not None:
+                found[id(_function_of(member))] = (f"{key}.{name}", member)
+        elif isinstance(value, types.ModuleType) and not _is_library(value):
+            member = getattr(value, name, None)
+            if isinstance(member, types.FunctionType):
+                found[id(member)] = (f"{key}.{name}", member)
+        code = getattr(inspect.unwrap(value) if callable(value) else value, "__code__", None)
+        if isinstance(code, types.CodeType) and _defines(code, name):
+            nested_in.append(key)
+    if len(found) == 1:
+        return next(iter(found.values()))[1]
+    if len(found) > 1:
+        options = ", ".join(sorted(path for path, _ in found.values()))
+        raise NameResolutionError(f"{name!r} is ambiguous: it could be {options}; pass one of these dotted names")
+    if nested_in:
+        raise NotMarkableError(
+            f"{name!r} is defined inside {nested_in[0]!r}: every call creates a new function object, "
+            "so nonstrict_trace cannot mark it by name; move it to module level (or mark the enclosing "
+            "function instead)"
+        )
+    raise NameResolutionError(
+        f"{name!r} is not defined in the namespace; define or import it before the code runs, "
+        "use a dotted path like 'module.func' or 'Class.method', or pass the function itself"
+    )
+
+
+def _defines(code: types.CodeType, name: str, depth: int = 0) -> bool:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_name == name or (depth < 3 and _defines(const, name, depth + 1)):
+                return True
+    return False
+
+
+def _is_library(obj: Any) -> bool:
+    module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    root = str(module).split(".")[0]
+    return root in ("torch", "numpy", "builtins", "typing", "transformers") or root in sys.stdlib_module_names
+
+
+def _function_of(obj: Any) -> Callable[..., Any] | None:
+    if isinstance(obj, (staticmethod, classmethod)):
+        obj = obj.__func__
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    if isinstance(obj, types.FunctionType):
+        return obj
+    return None
+
+
+def _to_target(spec: str, obj: Any) -> Target:
+    import torch
+
+    if _torch_compat.is_compiled_object(obj):
+        raise NotMarkableError(
+            f"{spec!r} is already wrapped by torch.compile; mark the plain function it calls instead"
+        )
+    if isinstance(obj, torch.nn.Module):
+        forward = type(obj).forward
+        return Target(
+            spec=spec,
+            function=forward,
+            warning=(
+                f"{spec} is an nn.Module: its {type(obj).__name__}.forward was marked, but torch "
+                "ignores nonstrict marks on forward for module(...) calls; mark a helper function "
+                "the forward calls instead"
+            ),
+        )
+    if isinstance(obj, type):
+        raise NotMarkableError(
+            f"{spec!r} is a class ({obj.__name__}), not a function; mark one of its methods, "
+            f"e.g. '{spec}.forward' or '{spec}.<method>'"
+        )
+    if isinstance(obj, property):
+        raise NotMarkableError(f"{spec!r} is a property; mark its getter function instead ({spec}.fget)")
+    if isinstance(obj, functools.partial):
+        raise NotMarkableError(f"{spec!r} is a functools.partial; mark the function it wraps ({obj.func!r:.60})")
+    fn = _function_of(obj)
+    if fn is None:
+        if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or callable(obj):
+            raise NotMarkableError(
+                f"{spec!r} is a builtin or C function ({type(obj).__name__}); nonstrict_trace only takes "
+                "Python functions: wrap the call in a small Python function and mark that"
+            )
+        raise NotMarkableError(f"{spec!r} is a {type(obj).__name__}, not a function")
+    warning = None
+    if fn.__name__ == "forward":
+        warning = (
+            f"{spec} is an nn.Module forward: torch ignores nonstrict marks on forward for module(...) "
+            "calls; mark a helper function the forward calls instead"
+        )
+    return Target(spec=spec, function=fn, warning=warning)
+
+
+@contextlib.contextmanager
+def marked(functions: Iterable[Callable[..., Any]]) -> Iterator[set[int]]:
+    """Mark the functions non-strict while the block runs; always unmark afterwards."""
+    already = _torch_compat.nonstrict_ids()
+    ids = {id(f) for f in functions} - already
+    try:
+        _torch_compat.mark_ids(ids)
+        yield ids
+    finally:
+        _torch_compat.unmark_ids(ids)
+
+
+@contextlib.contextmanager
+def source_marks_lifted() -> Iterator[frozenset[int]]:
+    """Run with marks made by ``nonstrict_trace`` in the code lifted (``baseline="strict"``)."""
+    ids = _torch_compat.nonstrict_ids()
+    _torch_compat.unmark_ids(set(ids))
+    try:
+        with _torch_compat.nonstrict_trace_disabled():
+            yield ids
+    finally:
+        _torch_compat.mark_ids(set(ids))
+
+
+def underlying(fn: Any) -> Any:
+    """The user function behind a ``nonstrict_trace`` wrapper (``__wrapped__``), or ``fn``."""
+    seen = 0
+    while hasattr(fn, "__wrapped__") and seen < 8:
+        fn = fn.__wrapped__
+        seen += 1
+    return fn

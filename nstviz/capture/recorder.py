@@ -1,0 +1,245 @@
+"""Recording backends: keep every graph a run compiles, at the Dynamo and ATen levels.
+
+While a :class:`Recorder` is active, every Dynamo compile (of any ``torch.compile`` object,
+also one created before nstviz ran) goes through it (``_torch_compat.intercept_backends``).
+It converts the Dynamo ``GraphModule`` at once (so no GraphModule outlives the run), then
+compiles with the chosen backend:
+
+- ``"record"`` (default): ``aot_autograd`` with recording forward/backward/inference
+  compilers that keep the ATen graphs and run them as they are (no inductor codegen);
+- ``"inductor"``: the real inductor; its forward/backward/inference graphs (before its
+  passes) and its post-grad graphs (``inductor_post_grad``) are recorded;
+- ``"as_written"``: each compiled object's own backend; only the Dynamo graph is recorded
+  (ATen graphs too when that backend is inductor);
+- any other backend name or callable: that backend, recording the Dynamo graph around it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from nstviz.capture import _torch_compat
+from nstviz.capture.convert import StackTable, convert_graph
+from nstviz.report import Graph
+
+Backend = str | Callable[..., Any]
+
+
+@dataclass(slots=True)
+class NonstrictCall:
+    """An opaque non-strict call node seen in a Dynamo graph, and the function behind it."""
+
+    graph_id: str
+    node: str
+    function: Callable[..., Any] | None
+    name: str
+
+
+@dataclass(slots=True)
+class _CompileInfo:
+    frame_id: int
+    compile_id: int
+    attempt: int
+    function: str
+    prefix: str
+    dynamo_graph_id: str
+    dynamo_fx_ids: set[int] = field(default_factory=set)
+
+
+class Recorder:
+    """Collects the graphs of one run. Use :meth:`active` as a context manager."""
+
+    def __init__(self, backend: Backend, stacks: StackTable, *, max_nodes: int | None = None) -> None:
+        self.backend = backend
+        self.stacks = stacks
+        self.graphs: list[Graph] = []
+        self.nonstrict_calls: list[NonstrictCall] = []
+        self.errors: list[str] = []
+        self._ids: set[str] = set()
+        self._max_nodes = max_nodes
+        self._inductor_compile: _CompileInfo | None = None
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[Recorder]:
+        """Intercept every Dynamo compile while the block runs."""
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_torch_compat.intercept_backends(self._wrap))
+            if self._uses_inductor():
+                stack.enter_context(self._post_grad_hook())
+            yield self
+
+    def _uses_inductor(self) -> bool:
+        return self.backend in ("inductor", "as_written")
+
+    def _unique(self, gid: str) -> str:
+        base, n = gid, 1
+        while gid in self._ids:
+            n += 1
+            gid = f"{base}#{n}"
+        self._ids.add(gid)
+        return gid
+
+    def _convert(self, gm: Any, info: _CompileInfo, level: str, dynamo_ids: set[int] | None) -> Graph:
+        kwargs = {} if self._max_nodes is None else {"max_nodes": self._max_nodes}
+        graph = convert_graph(
+            gm,
+            graph_id=self._unique(f"{info.prefix}:{level}"),
+            level=level,
+            frame_id=info.frame_id,
+            compile_id=info.compile_id,
+            attempt=info.attempt,
+            function=info.function,
+            stacks=self.stacks,
+            dynamo_graph_ids=dynamo_ids,
+            **kwargs,
+        )
+        self.graphs.append(graph)
+        return graph
+
+    # -- the backend ----------------------------------------------------------------------
+
+    def _wrap(self, original: Callable[..., Any], co_name: str) -> Callable[..., Any]:
+        def recording_backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+            frame_id, compile_id, attempt = _torch_compat.current_compile_ids()
+            prefix = f"{frame_id}/{compile_id}" + (f"_{attempt}" if attempt else "")
+            info = _CompileInfo(frame_id, compile_id, attempt, co_name, prefix, "")
+            try:
+                dyn = self._convert(gm, info, "dynamo", None)
+                info.dynamo_graph_id = dyn.id
+                info.dynamo_fx_ids = {id(gm.graph)}
+                self._collect_nonstrict_calls(gm, dyn.id)
+            except Exception as exc:  # recording must never break the user's compile
+                self.errors.append(f"could not record the Dynamo graph of {prefix}: {exc!r}")
+            return self._compile(original, gm, example_inputs, info)
+
+        return recording_backend
+
+    def _compile(self, original: Callable[..., Any], gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
+        backend = self.backend
+        if backend == "record":
+            return self._aot_record(gm, example_inputs, info)
+        if backend == "inductor" or (backend == "as_written" and _torch_compat.is_inductor(original)):
+            return self._inductor(gm, example_inputs, info)
+        if backend == "as_written":
+            return original(gm, example_inputs)
+        compiler = _torch_compat.lookup_backend(backend) if isinstance(backend, str) else backend
+        return compiler(gm, example_inputs)
+
+    def _aten_compiler(self, info: _CompileInfo, level: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        def compiler(gm: torch.fx.GraphModule, example_inputs: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                self._convert(gm, info, level, info.dynamo_fx_ids)
+            except Exception as exc:
+                self.errors.append(f"could not record the {level} graph of {info.prefix}: {exc!r}")
+            return inner(gm, example_inputs, *args, **kwargs)
+
+        return compiler
+
+    def _aot_record(self, gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
+        nop = _torch_compat.boxed_nop()
+        backend = _torch_compat.aot_autograd(
+            fw_compiler=self._aten_compiler(info, "aten_forward", nop),
+            bw_compiler=self._aten_compiler(info, "aten_backward", nop),
+            inference_compiler=self._aten_compiler(info, "aten_inference", nop),
+            keep_inference_input_mutations=True,
+        )
+        return backend(gm, example_inputs)
+
+    def _inductor(self, gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
+        compile_fx = _torch_compat.compile_fx()
+        from torch._inductor.compile_fx import compile_fx_inner
+
+        def inner(gm2: torch.fx.GraphModule, example_inputs2: Any, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("is_backward"):
+                level = "aten_backward"
+            elif kwargs.get("is_inference"):
+                level = "aten_inference"
+            else:
+                level = "aten_forward"
+            try:
+                self._convert(gm2, info, level, info.dynamo_fx_ids)
+            except Exception as exc:
+                self.errors.append(f"could not record the {level} graph of {info.prefix}: {exc!r}")
+            previous = self._inductor_compile
+            self._inductor_compile = info
+            try:
+                return compile_fx_inner(gm2, example_inputs2, *args, **kwargs)
+            finally:
+                self._inductor_compile = previous
+
+        return compile_fx(gm, example_inputs, inner_compile=inner)
+
+    @contextlib.contextmanager
+    def _post_grad_hook(self) -> Iterator[None]:
+        config, name = _torch_compat.post_grad_pass_hook()
+        previous = getattr(config, name)
+        recorder = self
+
+        class _RecordPostGrad(_CustomPass):
+            def __call__(self, graph: torch.fx.Graph) -> None:
+                if previous is not None:
+                    previous(graph)
+                info = recorder._inductor_compile
+                if info is None:
+                    return
+                try:
+                    recorder._convert(graph, info, "inductor_post_grad", info.dynamo_fx_ids)
+                except Exception as exc:
+                    recorder.errors.append(f"could not record the post-grad graph of {info.prefix}: {exc!r}")
+
+        setattr(config, name, _RecordPostGrad())
+        try:
+            yield
+        finally:
+            setattr(config, name, previous)
+
+    # -- non-strict calls -----------------------------------------------------------------
+
+    def _collect_nonstrict_calls(self, gm: torch.fx.GraphModule, graph_id: str) -> None:
+        for node in gm.graph.nodes:
+            if node.op != "call_function":
+                continue
+            if _torch_compat.FLAT_APPLY_NAME not in getattr(node.target, "__name__", ""):
+                continue
+            fn = None
+            name = node.name
+            callable_node = node.args[0] if node.args else None
+            if isinstance(callable_node, torch.fx.Node) and callable_node.op == "get_attr":
+                with contextlib.suppress(AttributeError):
+                    fn = _torch_compat.leaf_callable_function(getattr(gm, str(callable_node.target)))
+                name = str(callable_node.target).rsplit("_callable", 1)[0]
+            if fn is not None:
+                name = getattr(fn, "__qualname__", name)
+            self.nonstrict_calls.append(NonstrictCall(graph_id=graph_id, node=node.name, function=fn, name=name))
+
+
+def _custom_pass_base() -> type:
+    try:
+        from torch._inductor.custom_graph_pass import CustomGraphPass
+
+        class Base(CustomGraphPass):
+            def uuid(self) -> Any:  # a fresh id per run: never reuse inductor's cache
+                return None
+
+        return Base
+    except ImportError:  # pragma: no cover
+
+        class Plain:
+            pass
+
+        return Plain
+
+
+_CustomPass: Any = _custom_pass_base()
+
+__all__ = ["Backend", "NonstrictCall", "Recorder"]
+
+del functools

@@ -1,0 +1,195 @@
+"""Execute one run of the user's code under capture and turn it into a :class:`Run`.
+
+A run: ``torch._dynamo.reset()``; the RNGs set to the given state; the chosen functions
+marked non-strict; the structured-trace handler and the recording backend installed;
+stdout/stderr captured; the code executed. User exceptions are recorded in the Run
+(``KeyboardInterrupt`` is re-raised after everything is undone).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nstviz.capture import _torch_compat, marking, state
+from nstviz.capture.convert import (
+    StackTable,
+    break_from_artifact,
+    break_from_exception,
+    compiles_from_events,
+    dedupe_breaks,
+)
+from nstviz.capture.recorder import Backend, NonstrictCall, Recorder
+from nstviz.capture.trace_log import collecting
+from nstviz.report import Break, Run
+
+MAX_CAPTURED_OUTPUT = 200_000
+"""Characters of stdout/stderr kept per run."""
+
+
+class _Capture(io.TextIOBase):
+    """A text stream that records what is written and optionally passes it through."""
+
+    def __init__(self, passthrough: Any | None) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.size = 0
+        self.passthrough = passthrough
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if self.size < MAX_CAPTURED_OUTPUT:
+            self.parts.append(text)
+            self.size += len(text)
+        if self.passthrough is not None:
+            self.passthrough.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if self.passthrough is not None:
+            self.passthrough.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def text(self) -> str:
+        return "".join(self.parts)[:MAX_CAPTURED_OUTPUT]
+
+
+@contextlib.contextmanager
+def captured_output(echo: bool) -> Iterator[tuple[_Capture, _Capture]]:
+    """Capture ``sys.stdout``/``sys.stderr``; restore them after."""
+    saved = sys.stdout, sys.stderr
+    out, err = _Capture(saved[0] if echo else None), _Capture(saved[1] if echo else None)
+    sys.stdout, sys.stderr = out, err
+    try:
+        yield out, err
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+@dataclass(slots=True)
+class RunResult:
+    """A finished run: the :class:`Run` plus live objects the API still needs."""
+
+    run: Run
+    value: Any = None
+    exception: BaseException | None = None
+    nonstrict_calls: list[NonstrictCall] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    marked_ids: frozenset[int] = frozenset()
+
+
+Body = Callable[[Callable[[], None]], Any]
+"""The code to run. It receives ``remark()``, to call whenever the code may have (re)defined
+functions to mark (``trace_code`` calls it after every top-level statement)."""
+
+
+def execute(
+    name: str,
+    body: Body,
+    *,
+    backend: Backend,
+    stacks: StackTable,
+    rng: dict[str, Any],
+    marks: Callable[[], Sequence[Callable[..., Any]]] = tuple,
+    lift_source_marks: bool = False,
+    echo: bool = False,
+    max_nodes: int | None = None,
+) -> RunResult:
+    """Run ``body`` once under capture (see the module docstring).
+
+    Args:
+        name: the run name (``"baseline"``, ``"nonstrict"``, ``"attempt-1"``).
+        body: the code to run (see :data:`Body`).
+        backend: ``"record"``, ``"inductor"``, ``"as_written"``, a backend name or callable.
+        stacks: the Report's interned stack table.
+        rng: RNG states to start from (:func:`nstviz.capture.state.rng_state`).
+        marks: returns the functions to trace non-strictly; called again by ``remark()``.
+        lift_source_marks: run with ``nonstrict_trace`` marks in the code lifted.
+        echo: also pass the printed output through to the real stdout/stderr.
+        max_nodes: cap on nodes kept per graph.
+    """
+    _torch_compat.dynamo_reset()
+    state.set_rng_state(rng)
+    recorder = Recorder(backend, stacks, max_nodes=max_nodes)
+    value: Any = None
+    error: BaseException | None = None
+    marked_ids: set[int] = set()
+    start = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if lift_source_marks:
+            stack.enter_context(marking.source_marks_lifted())
+
+        def remark() -> None:
+            functions = [f for f in marks() if id(f) not in marked_ids]
+            if functions:
+                marked_ids.update(stack.enter_context(marking.marked(functions)))
+
+        remark()
+        collector = stack.enter_context(collecting())
+        stack.enter_context(recorder.active())
+        out, err = stack.enter_context(captured_output(echo))
+        try:
+            value = body(remark)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # the user's code failed: a finding, not a crash
+            error = exc
+    wall = time.perf_counter() - start
+    hits: list[Break] = []
+    for event in collector.of_kind("dynamo_graph_break_reason"):
+        brk = break_from_artifact(event)
+        if brk is not None:
+            hits.append(brk)
+    if error is not None:
+        fatal = break_from_exception(error)
+        if fatal is not None:
+            hits.append(fatal)
+    graphs = tuple(recorder.graphs)
+    notes = list(recorder.errors)
+    for g in graphs:
+        if g.truncated:
+            notes.append(f"{name}: graph {g.id} has {g.op_count} ops; only the first {len(g.nodes)} nodes are kept")
+    run = Run(
+        name=name,
+        graphs=graphs,
+        breaks=dedupe_breaks(hits),
+        compiles=compiles_from_events(collector.events, graphs),
+        error=_error_text(error),
+        error_type=type(error).__name__ if error is not None else None,
+        error_traceback=_traceback_text(error),
+        stdout=out.text(),
+        stderr=err.text(),
+        wall_time_s=round(wall, 4),
+    )
+    return RunResult(
+        run=run,
+        value=value,
+        exception=error,
+        nonstrict_calls=list(recorder.nonstrict_calls),
+        notes=notes,
+        marked_ids=frozenset(marked_ids),
+    )
+
+
+def _error_text(exc: BaseException | None) -> str | None:
+    if exc is None:
+        return None
+    text = str(exc).strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{type(exc).__name__}: {first}"[:4000] if first else type(exc).__name__
+
+
+def _traceback_text(exc: BaseException | None) -> str | None:
+    if exc is None:
+        return None
+    return "".join(traceback.format_exception(exc))[-20_000:]

@@ -1,0 +1,121 @@
+"""Snapshot and restore everything nstviz touches.
+
+:class:`StateSnapshot` records the trace-rule id sets, ``torch._dynamo.config``, the
+``torch.__trace`` logger (handlers, level, propagate), the RNG states (torch, random,
+numpy), ``sys.stdout``/``sys.stderr``, the inductor post-grad hook and the patched torch
+attributes. :meth:`StateSnapshot.restore` puts all of it back; the API calls it in
+``finally`` (also on ``KeyboardInterrupt``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from nstviz.capture import _torch_compat
+
+
+def rng_state() -> dict[str, Any]:
+    """The RNG states of torch, :mod:`random` and numpy (when imported)."""
+    state: dict[str, Any] = {"torch": torch.get_rng_state(), "random": random.getstate()}
+    np = sys.modules.get("numpy")
+    if np is not None:
+        state["numpy"] = np.random.get_state()
+    return state
+
+
+def set_rng_state(state: dict[str, Any]) -> None:
+    """Set the RNG states captured by :func:`rng_state`."""
+    torch.set_rng_state(state["torch"])
+    random.setstate(state["random"])
+    np = sys.modules.get("numpy")
+    if np is not None and "numpy" in state:
+        np.random.set_state(state["numpy"])
+
+
+def _patched_attrs() -> dict[str, Any]:
+    import torch._dynamo.decorators as decorators
+
+    owner = _torch_compat.call_user_compiler_owner()
+    out = {
+        "OutputGraph.call_user_compiler": owner.__dict__.get("call_user_compiler"),
+        "torch._dynamo.nonstrict_trace": torch._dynamo.__dict__.get("nonstrict_trace"),
+        "decorators.nonstrict_trace": decorators.__dict__.get("nonstrict_trace"),
+    }
+    with contextlib.suppress(Exception):
+        config, name = _torch_compat.post_grad_pass_hook()
+        out["inductor.post_grad_custom_post_pass"] = getattr(config, name)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class StateSnapshot:
+    """What nstviz may change, as it was when :meth:`take` ran."""
+
+    id_sets: tuple[frozenset[int], frozenset[int]]
+    dynamo_config: dict[str, Any]
+    trace_handlers: tuple[Any, ...]
+    trace_level: int
+    trace_propagate: bool
+    rng: dict[str, Any]
+    stdout: Any
+    stderr: Any
+    patched: dict[str, Any]
+
+    @classmethod
+    def take(cls) -> StateSnapshot:
+        """Record the current state."""
+        logger = _torch_compat.trace_logger()
+        return cls(
+            id_sets=_torch_compat.id_set_contents(),
+            dynamo_config=_torch_compat.dynamo_config_copy(),
+            trace_handlers=tuple(logger.handlers),
+            trace_level=logger.level,
+            trace_propagate=logger.propagate,
+            rng=rng_state(),
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+            patched=_patched_attrs(),
+        )
+
+    def restore(self, *, rng: bool = True) -> None:
+        """Put everything back as it was (``rng=False`` leaves the RNG states alone)."""
+        _torch_compat.restore_id_sets(self.id_sets)
+        current = _torch_compat.dynamo_config_copy()
+        changed = {k: v for k, v in self.dynamo_config.items() if current.get(k) is not v and current.get(k) != v}
+        if changed:
+            torch._dynamo.config.load_config(changed)
+        logger = _torch_compat.trace_logger()
+        for h in list(logger.handlers):
+            if h not in self.trace_handlers:
+                logger.removeHandler(h)
+        for h in self.trace_handlers:
+            if h not in logger.handlers:
+                logger.addHandler(h)
+        logger.setLevel(self.trace_level)
+        logger.propagate = self.trace_propagate
+        if rng:
+            set_rng_state(self.rng)
+        sys.stdout = self.stdout
+        sys.stderr = self.stderr
+        self._restore_patched()
+
+    def _restore_patched(self) -> None:
+        import torch._dynamo.decorators as decorators
+
+        owner = _torch_compat.call_user_compiler_owner()
+        value = self.patched.get("OutputGraph.call_user_compiler")
+        if value is not None and owner.__dict__.get("call_user_compiler") is not value:
+            owner.call_user_compiler = value
+        for mod, key in ((torch._dynamo, "torch._dynamo.nonstrict_trace"), (decorators, "decorators.nonstrict_trace")):
+            value = self.patched.get(key)
+            if value is not None and mod.__dict__.get("nonstrict_trace") is not value:
+                mod.nonstrict_trace = value
+        if "inductor.post_grad_custom_post_pass" in self.patched:
+            config, name = _torch_compat.post_grad_pass_hook()
+            setattr(config, name, self.patched["inductor.post_grad_custom_post_pass"])

@@ -1,0 +1,143 @@
+"""Collect torch's structured trace (what ``TORCH_TRACE`` writes) in-process, per run.
+
+A :class:`TraceCollector` is a :class:`logging.Handler` added to the ``torch.__trace``
+logger for the duration of one run. It keeps only the events nstviz uses (compile starts
+and their stacks, graph-break artifacts, guards, compilation metrics) as small
+:class:`TraceEvent` values; graph payloads are not kept (the recorder has the real graphs).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from nstviz.capture import _torch_compat
+
+# Artifact names whose payload is kept.
+_KEEP_ARTIFACTS = frozenset({"dynamo_graph_break_reason", "dynamo_error", "recompile_reasons"})
+# Top-level event kinds kept (with payload when marked True).
+_KEEP_EVENTS = {
+    "dynamo_start": False,
+    "compilation_metrics": False,
+    "dynamo_cpp_guards_str": True,
+    "dynamo_guards": True,
+    "recompile_reasons": True,
+}
+_METRIC_KEYS = (
+    "compile_id",
+    "co_name",
+    "co_filename",
+    "co_firstlineno",
+    "entire_frame_compile_time_s",
+    "backend_compile_time_s",
+    "fail_type",
+    "fail_reason",
+    "fail_user_frame_filename",
+    "fail_user_frame_lineno",
+    "recompile_reason",
+    "restart_reasons",
+    "num_graph_breaks",
+    "graph_op_count",
+    "guard_count",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One structured-trace event: its kind, tlparse ids, metadata and (maybe) payload."""
+
+    kind: str
+    frame_id: int | None
+    compile_id: int | None
+    attempt: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+    payload: str | None = None
+
+    @property
+    def tlparse_id(self) -> str:
+        """``"frame/compile"`` or ``"frame/compile_attempt"`` as tlparse writes it."""
+        base = f"{self.frame_id}/{self.compile_id}"
+        return f"{base}_{self.attempt}" if self.attempt else base
+
+
+class TraceCollector(logging.Handler):
+    """A handler on ``torch.__trace`` that collects :class:`TraceEvent` values."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.events: list[TraceEvent] = []
+        self._strings: dict[int, str] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:  # noqa: D102
+        try:
+            self._handle(record)
+        except Exception:  # never let nstviz break the user's compile
+            pass
+
+    def _handle(self, record: logging.LogRecord) -> None:
+        meta = getattr(record, "metadata", None)
+        if not isinstance(meta, dict):
+            return
+        if "str" in meta:  # interned file names used by dynamo_start stacks
+            value = meta["str"]
+            if isinstance(value, (list, tuple)) and len(value) == 2:
+                self._strings[int(value[1])] = str(value[0])
+            return
+        kind, keep_payload, data = None, False, None
+        if "artifact" in meta:
+            name = meta["artifact"].get("name", "")
+            if name in _KEEP_ARTIFACTS:
+                kind, keep_payload, data = name, True, {}
+        else:
+            for key, with_payload in _KEEP_EVENTS.items():
+                if key in meta:
+                    kind, keep_payload, data = key, with_payload, meta[key]
+                    break
+        if kind is None:
+            return
+        if kind == "dynamo_start":
+            data = {"stack": [self._frame(f) for f in (data or {}).get("stack", [])]}
+        elif kind == "compilation_metrics":
+            data = {k: data.get(k) for k in _METRIC_KEYS if isinstance(data, dict)}
+        payload = getattr(record, "payload", None) if keep_payload else None
+        self.events.append(
+            TraceEvent(
+                kind=kind,
+                frame_id=meta.get("frame_id"),
+                compile_id=meta.get("frame_compile_id"),
+                attempt=int(meta.get("attempt") or 0),
+                metadata=data if isinstance(data, dict) else {},
+                payload=payload if isinstance(payload, str) else None,
+            )
+        )
+
+    def _frame(self, frame: dict[str, Any]) -> dict[str, Any]:
+        filename = frame.get("filename")
+        if isinstance(filename, int):
+            filename = self._strings.get(filename, str(filename))
+        return {"file": filename, "line": frame.get("line"), "function": frame.get("name"), "code": frame.get("loc")}
+
+    def of_kind(self, kind: str) -> list[TraceEvent]:
+        """Events of one kind, in the order torch emitted them."""
+        return [e for e in self.events if e.kind == kind]
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[TraceCollector]:
+    """Install a :class:`TraceCollector` on ``torch.__trace``; restore the logger exactly after."""
+    logger = _torch_compat.trace_logger()
+    saved_level, saved_propagate, saved_disabled = logger.level, logger.propagate, logger.disabled
+    collector = TraceCollector()
+    logger.addHandler(collector)
+    if logger.level > logging.DEBUG or logger.level == logging.NOTSET:
+        logger.setLevel(logging.DEBUG)
+    try:
+        yield collector
+    finally:
+        logger.removeHandler(collector)
+        logger.setLevel(saved_level)
+        logger.propagate = saved_propagate
+        logger.disabled = saved_disabled
