@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import types
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -449,7 +450,9 @@ class Report:
     def to_json(self, *, indent: int | None = None) -> str:
         """Serialise to JSON text (see ``nstviz/schema/report.schema.json``)."""
         separators = (",", ": ") if indent is not None else (",", ":")
-        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False, separators=separators)
+        text = json.dumps(self.to_dict(), indent=indent, ensure_ascii=False, allow_nan=False, separators=separators)
+        # Lone surrogates (e.g. from an exception message) cannot be written as UTF-8: escape them.
+        return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
     @classmethod
     def from_dict(cls, data: Any) -> Report:
@@ -514,6 +517,7 @@ _ALWAYS_WRITTEN: dict[str, frozenset[str]] = {
     "Node": frozenset({"name", "op", "target", "inputs", "region"}),
     "TensorInfo": frozenset({"shape", "dtype", "device"}),
 }
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
 
