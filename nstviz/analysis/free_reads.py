@@ -670,23 +670,33 @@ def _describe(value: Any) -> str:
     return type(value).__name__
 
 
+_BACKENDS = (
+    " (with aot_autograd backends: inductor, aot_eager, nstviz's record; the eager backend calls "
+    "the function at run time instead)"
+)
+_INDUCTOR_TENSOR = (
+    "; with the inductor backend, torch 2.13 fails to compile it at all ('Please convert all "
+    "Tensors to FakeTensors first'): pass the tensor in as an argument instead"
+)
+
+
 def _baked_detail(what: str, name: str, value: Any) -> str:
     desc = _describe(value)
     if isinstance(value, torch.Tensor):
         return (
-            f"reads {what} `{name}`, a {desc}: nonstrict_trace bakes this tensor in without a guard; "
-            f"in-place updates are seen, but if you rebind {name} later, the compiled code keeps "
-            "using the old tensor"
+            f"reads {what} `{name}`, a {desc}: nonstrict_trace bakes this tensor in as a constant "
+            f"without a guard{_BACKENDS}; in-place updates are seen, but if you rebind {name} later, "
+            f"the compiled code keeps using the old tensor{_INDUCTOR_TENSOR}"
         )
     if isinstance(value, (dict, list, set, tuple)) or hasattr(value, "__dict__"):
         return (
-            f"reads {what} `{name}`, {_article(desc)} {desc}: nonstrict_trace bakes what it reads from it in as "
-            f"constants without a guard: if you change an entry or rebind {name} later, the compiled "
-            "code keeps the old values"
+            f"reads {what} `{name}`, {_article(desc)} {desc}: nonstrict_trace bakes what it reads from it "
+            f"in as constants without a guard{_BACKENDS}: if you change an entry or rebind {name} later, "
+            "the compiled code keeps the old values"
         )
     return (
-        f"reads {what} `{name}`, {_article(desc)} {desc}: nonstrict_trace bakes this value in as a constant without "
-        f"a guard: if you rebind {name} later, the compiled code keeps the old value"
+        f"reads {what} `{name}`, {_article(desc)} {desc}: nonstrict_trace bakes this value in as a constant "
+        f"without a guard{_BACKENDS}: if you rebind {name} later, the compiled code keeps the old value"
     )
 
 

@@ -1,0 +1,214 @@
+import functools
+import random
+import time
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from nstviz.analysis.free_reads import find_non_input_reads
+
+SCALE = torch.tensor(2.0)
+CFG = {"k": 3.0}
+OFFSET = 0.5
+DEVICE = torch.device("cpu")
+CACHE: list = []
+COUNTER = 0
+
+
+def by_name(reads):
+    return {(r.name, r.kind): r for r in reads}
+
+
+def inner_reads_offset(x):
+    return x + OFFSET
+
+
+def helper(x):
+    global COUNTER
+    y = x * SCALE + CFG["k"]
+    y = inner_reads_offset(y).to(DEVICE)
+    y = y + float(np.random.rand()) + random.random() + time.time() * 0
+    CACHE.append(1)
+    COUNTER = 1
+    return torch.sin(y)
+
+
+def pure(x, w):
+    return torch.nn.functional.relu(x @ w) + len(x.shape)
+
+
+def test_globals_randomness_and_mutations_are_found_with_lines():
+    reads = by_name(find_non_input_reads(helper))
+    src_line = helper.__code__.co_firstlineno
+    assert reads[("SCALE", "global")].line == src_line + 2
+    assert "rebind SCALE later" in reads[("SCALE", "global")].detail
+    assert "in-place updates are seen" in reads[("SCALE", "global")].detail
+    assert "change an entry" in reads[("CFG", "global")].detail
+    assert ("np.random.rand", "randomness") in reads
+    assert ("random.random", "randomness") in reads
+    assert ("time.time", "randomness") in reads
+    assert ("CACHE", "nonlocal_mutation") in reads
+    assert ".append()" in reads[("CACHE", "nonlocal_mutation")].detail
+    assert ("COUNTER", "nonlocal_mutation") in reads
+    # followed into the callee, and says so
+    offset = reads[("OFFSET", "global")]
+    assert "inner_reads_offset" in offset.detail and "float (0.5)" in offset.detail
+    # modules, functions, classes, builtins, dtypes/devices are not reported
+    names = {r.name for r in reads.values()}
+    assert not names & {"torch", "np", "inner_reads_offset", "float", "DEVICE", "torch.sin"}
+
+
+def test_pure_function_reads_nothing():
+    assert find_non_input_reads(pure) == ()
+
+
+def test_closure_cells_and_nonlocal_assignment():
+    def make():
+        table = {"a": 1}
+        w = torch.ones(2)
+        calls = 0
+
+        def f(x):
+            nonlocal calls
+            calls += 1
+            return x * w + table["a"]
+
+        return f
+
+    reads = by_name(find_non_input_reads(make()))
+    assert ("calls", "nonlocal_mutation") in reads
+    assert ("w", "closure") in reads and "tensor" in reads[("w", "closure")].detail
+    assert ("table", "closure") in reads
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(3, 3)
+        self.register_buffer("buf", torch.ones(3))
+        self.alpha = 0.5
+        self.plain = torch.ones(3)
+        self.calls = 0
+
+    def scale(self, x):
+        return x * self.alpha
+
+    def stats(self, x):
+        self.calls += 1
+        return self.scale(x) + self.buf + self.plain + self.lin(x) + self.lin.weight.sum()
+
+
+def test_self_attributes_of_a_bound_method():
+    reads = by_name(find_non_input_reads(Block().stats))
+    assert ("self.calls", "nonlocal_mutation") in reads
+    assert ("self.plain", "self_attribute") in reads
+    alpha = reads[("self.alpha", "self_attribute")]
+    assert "float (0.5)" in alpha.detail and "self.scale" in alpha.detail
+    names = {r.name for r in reads.values()}
+    # parameters, buffers and submodules are lifted into the graph: not reported
+    assert not names & {"self.buf", "self.lin", "self.lin.weight", "self.scale"}
+
+
+def test_self_attributes_of_an_unbound_method_skip_registered_ones():
+    names = {r.name for r in find_non_input_reads(Block.stats)}
+    assert {"self.alpha", "self.plain", "self.calls"} <= names
+    assert not names & {"self.buf", "self.lin"}
+
+
+def test_wrappers_partials_and_callables_are_unwrapped():
+    marked = torch._dynamo.nonstrict_trace(helper)
+    assert by_name(find_non_input_reads(marked)).keys() == by_name(find_non_input_reads(helper)).keys()
+    part = functools.partial(helper, torch.ones(1))
+    assert ("SCALE", "global") in by_name(find_non_input_reads(part))
+
+    class Call:
+        def __call__(self, x):
+            return x * SCALE
+
+    assert ("SCALE", "global") in by_name(find_non_input_reads(Call()))
+
+
+def test_builtins_and_c_functions_give_nothing():
+    assert find_non_input_reads(torch.sin) == ()
+    assert find_non_input_reads(len) == ()
+    assert find_non_input_reads(nn.Linear) == ()
+
+
+def test_global_dict_item_assignment_is_a_mutation():
+    code = "TABLE = {}\ndef put(x):\n    TABLE['last'] = x\n    return x\n"
+    ns: dict = {}
+    exec(code, ns)
+    reads = by_name(find_non_input_reads(ns["put"]))
+    assert ("TABLE", "nonlocal_mutation") in reads
+    assert "item assignment" in reads[("TABLE", "nonlocal_mutation")].detail
+
+
+# -- the premise, measured on the installed torch -----------------------------------------------
+
+
+def test_premise_nonstrict_trace_returns_stale_values_for_rebound_globals():
+    """Why the Report names these reads: torch 2.13 bakes them in with no guard and no error."""
+    ns: dict = {}
+    exec(
+        "import torch\n"
+        "SCALE = torch.tensor(2.0)\n"
+        "CFG = {'k': 3.0}\n"
+        "def helper(x):\n"
+        "    return x * SCALE + CFG['k']\n",
+        ns,
+    )
+    helper = ns["helper"]
+    marked = torch._dynamo.nonstrict_trace(helper)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: marked(x) + 1, backend="aot_eager", fullgraph=True)
+    x = torch.ones(3)
+    try:
+        assert torch.equal(compiled(x), torch.full((3,), 6.0))
+        ns["SCALE"] = torch.tensor(5.0)  # rebind the global tensor
+        stale = compiled(x)
+        assert torch.equal(helper(x) + 1, torch.full((3,), 9.0))  # eager sees the new value
+        assert torch.equal(stale, torch.full((3,), 6.0))  # compiled: the old one, no error
+        ns["CFG"]["k"] = 100.0  # change a dict entry
+        assert torch.equal(compiled(x), torch.full((3,), 6.0))
+        assert torch.equal(helper(x) + 1, torch.full((3,), 106.0))
+        # ... and these are exactly what the analysis names
+        kinds = by_name(find_non_input_reads(helper))
+        assert ("SCALE", "global") in kinds and ("CFG", "global") in kinds
+    finally:
+        torch._dynamo.reset()
+
+
+def test_premise_eager_backend_calls_the_function_at_run_time_and_inductor_refuses_global_tensors():
+    ns: dict = {}
+    exec("import torch\nSCALE = torch.ones(2) * 2\ndef helper(x):\n    return x * SCALE\n", ns)
+    marked = torch._dynamo.nonstrict_trace(ns["helper"])
+    x = torch.ones(2)
+    try:
+        torch._dynamo.reset()
+        compiled = torch.compile(lambda a: marked(a), backend="eager", fullgraph=True)
+        assert torch.equal(compiled(x), torch.full((2,), 2.0))
+        ns["SCALE"] = torch.ones(2) * 5
+        assert torch.equal(compiled(x), torch.full((2,), 5.0))  # eager backend: fresh
+        torch._dynamo.reset()
+        inductor = torch.compile(lambda a: marked(a), backend="inductor", fullgraph=True)
+        with pytest.raises(Exception, match="convert all Tensors to FakeTensors"):
+            inductor(x)
+    finally:
+        torch._dynamo.reset()
+    assert "FakeTensors" in by_name(find_non_input_reads(ns["helper"]))[("SCALE", "global")].detail
+
+
+def test_premise_strict_tracing_guards_the_same_reads():
+    ns: dict = {}
+    exec("import torch\nSCALE = torch.tensor(2.0)\ndef helper(x):\n    return x * SCALE\n", ns)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: ns["helper"](x), backend="eager", fullgraph=True)
+    x = torch.ones(2)
+    try:
+        assert torch.equal(compiled(x), torch.full((2,), 2.0))
+        ns["SCALE"] = torch.tensor(5.0)
+        assert torch.equal(compiled(x), torch.full((2,), 5.0))  # guarded: recompiled
+    finally:
+        torch._dynamo.reset()
