@@ -1,0 +1,118 @@
+// contract/graphmodel.js — a Report Graph turned into compact arrays for layout and search.
+// Owns: node kinds, short labels, edges as index arrays (CSR), search text, region index.
+// Must not: touch the DOM, lay out, or keep references to UI state.
+
+export const KIND_INPUT = 0;
+export const KIND_OUTPUT = 1;
+export const KIND_CALL = 2;
+export const KIND_ATTR = 3;
+export const KIND_NONSTRICT = 4;
+export const KIND_NAMES = ["input", "output", "call", "constant", "non-strict call"];
+
+/** Readable short form of an FX target: "torch.ops.aten.mm.default" -> "mm". */
+export function shortTarget(op, target, name) {
+  if (op === "placeholder") return name;
+  if (op === "output") return "output";
+  let s = String(target ?? "");
+  const builtin = /^<built-in (?:function|method) ([\w.]+)/.exec(s);
+  if (builtin) s = builtin[1];
+  const fn = /^<function ([\w.<>]+)/.exec(s);
+  if (fn) s = fn[1];
+  s = s.replace(/^torch\.ops\./, "").replace(/^(aten|prims|_operator|operator|torch\._ops)\./, "");
+  s = s.replace(/\.default$/, "");
+  if (s.length > 30) {
+    const parts = s.split(".");
+    s = parts.slice(-2).join(".");
+    if (s.length > 30) s = s.slice(0, 29) + "…";
+  }
+  return s || String(name);
+}
+
+/** Human form of a tensor meta: "f32[2, 8, 64]". */
+export function tensorText(t) {
+  if (!t) return "";
+  const shape = Array.isArray(t.shape) ? t.shape.join(", ") : "";
+  return `${t.dtype || "?"}[${shape}]`;
+}
+
+/**
+ * Compact form of one graph.
+ * @param {any} graph  Report Graph
+ */
+export function buildGraphModel(graph) {
+  const nodes = graph.nodes || [];
+  const n = nodes.length;
+  const byName = new Map();
+  for (let i = 0; i < n; i++) byName.set(nodes[i].name, i);
+  const kind = new Uint8Array(n);
+  const labels = new Array(n);
+  const search = new Array(n);
+  const region = new Int32Array(n).fill(-1);
+  const regionIds = [];
+  const regionIndex = new Map();
+  const baseline = new Int32Array(n).fill(-1);
+  const baselineIds = [];
+  const baselineIndex = new Map();
+  // CSR of inputs (predecessors)
+  const inStart = new Int32Array(n + 1);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    inStart[i] = total;
+    const ins = nodes[i].inputs;
+    if (ins) total += ins.length;
+  }
+  inStart[n] = total;
+  const inIdx = new Int32Array(total);
+  let e = 0;
+  const outDeg = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const nd = nodes[i];
+    const ins = nd.inputs || [];
+    const start = e;
+    for (const name of ins) {
+      const j = byName.get(name);
+      if (j === undefined || j === i) continue;
+      // skip duplicate inputs (x + x) so edges stay unique
+      let dup = false;
+      for (let k = start; k < e; k++) if (inIdx[k] === j) { dup = true; break; }
+      if (dup) continue;
+      inIdx[e++] = j;
+      outDeg[j]++;
+    }
+    inStart[i] = start;
+    const op = nd.op;
+    kind[i] = nd.nonstrict_call ? KIND_NONSTRICT
+      : op === "placeholder" ? KIND_INPUT
+      : op === "output" ? KIND_OUTPUT
+      : op === "get_attr" ? KIND_ATTR
+      : KIND_CALL;
+    labels[i] = shortTarget(op, nd.target, nd.name);
+    search[i] = `${nd.name}\u0001${op}\u0001${nd.target ?? ""}\u0001${nd.module ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
+    if (nd.region != null) {
+      let r = regionIndex.get(nd.region);
+      if (r === undefined) { r = regionIds.length; regionIds.push(nd.region); regionIndex.set(nd.region, r); }
+      region[i] = r;
+    }
+    if (nd.baseline_graph != null) {
+      let b = baselineIndex.get(nd.baseline_graph);
+      if (b === undefined) { b = baselineIds.length; baselineIds.push(nd.baseline_graph); baselineIndex.set(nd.baseline_graph, b); }
+      baseline[i] = b;
+    }
+  }
+  inStart[n] = e;
+  // successors CSR
+  const outStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) outStart[i + 1] = outStart[i] + outDeg[i];
+  const outIdx = new Int32Array(e);
+  const fill = outStart.slice(0, n);
+  for (let v = 0; v < n; v++) {
+    for (let k = inStart[v]; k < inStart[v + 1]; k++) {
+      const u = inIdx[k];
+      outIdx[fill[u]++] = v;
+    }
+  }
+  return {
+    graph, nodes, n, byName, kind, labels, search, region, regionIds, baseline, baselineIds,
+    inStart, inIdx, outStart, outIdx, edgeCount: e,
+  };
+}

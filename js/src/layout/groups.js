@@ -1,0 +1,218 @@
+// layout/groups.js — the collapsible hierarchy of a graph: nn.Module path groups, one group
+//   per non-strict region inside its module, and "chunk" groups that split very wide levels.
+// Owns: building the tree from node `module`/`region` fields, the initial expansion under a
+//   budget of visible boxes, and which box (node or collapsed group) stands for each node.
+// Must not: compute coordinates, touch the DOM, or read anything but the graph model.
+
+export const ROOT = 0;
+
+/**
+ * @param {ReturnType<import("../contract/graphmodel.js").buildGraphModel>} gm
+ * @param {{chunkLimit?: number, chunkSize?: number}} [opts]
+ */
+export function buildGroupTree(gm, opts = {}) {
+  const chunkLimit = opts.chunkLimit ?? 2500;
+  const chunkSize = opts.chunkSize ?? 400;
+  const { n, nodes } = gm;
+  const groups = [];
+  const byKey = new Map();
+  const mk = (key, label, kind, parent) => {
+    const g = {
+      id: groups.length, key, label, kind, parent, depth: parent < 0 ? 0 : groups[parent].depth + 1,
+      children: [], groupChildren: [], leafCount: 0, minIndex: Infinity, maxIndex: -1,
+      moduleType: null, region: -1, regionCount: 0,
+    };
+    groups.push(g);
+    byKey.set(key, g.id);
+    if (parent >= 0) groups[parent].groupChildren.push(g.id);
+    return g.id;
+  };
+  mk("", "graph", "root", -1);
+  const groupFor = (module, regionIdx) => {
+    let gid = ROOT;
+    let key = "";
+    if (module) {
+      for (const seg of module.split(".")) {
+        key = key ? `${key}.${seg}` : seg;
+        const found = byKey.get(key);
+        gid = found !== undefined ? found : mk(key, seg, "module", gid);
+      }
+    }
+    if (regionIdx >= 0) {
+      const rkey = `${key}\u0000region:${regionIdx}`;
+      const found = byKey.get(rkey);
+      if (found !== undefined) return found;
+      const rid = mk(rkey, gm.regionIds[regionIdx], "region", gid);
+      groups[rid].region = regionIdx;
+      return rid;
+    }
+    return gid;
+  };
+  const leafGroup = new Int32Array(n).fill(-1);
+  const sourceLike = (i) => gm.inStart[i + 1] === gm.inStart[i] && !nodes[i].module && gm.region[i] < 0;
+  for (let i = 0; i < n; i++) {
+    if (sourceLike(i) && gm.kind[i] !== 1) continue; // placed below, next to their consumers
+    leafGroup[i] = groupFor(nodes[i].module, gm.region[i]);
+  }
+  // inputs/parameters without a module go into the deepest group holding all their consumers
+  for (let i = n - 1; i >= 0; i--) {
+    if (leafGroup[i] >= 0) continue;
+    let lca = -1;
+    for (let k = gm.outStart[i]; k < gm.outStart[i + 1]; k++) {
+      const c = leafGroup[gm.outIdx[k]];
+      if (c < 0) continue;
+      lca = lca < 0 ? c : lowestCommon(groups, lca, c);
+      if (lca === ROOT) break;
+    }
+    let g = lca < 0 ? ROOT : lca;
+    while (groups[g].kind === "region") g = groups[g].parent; // regions hold inlined nodes only
+    leafGroup[i] = g;
+  }
+  for (let i = 0; i < n; i++) groups[leafGroup[i]].children.push(i);
+  // module types: a node whose module is exactly the group's path names the class
+  for (let i = 0; i < n; i++) {
+    const nd = nodes[i];
+    if (nd.module && nd.module_type) {
+      const gid = byKey.get(nd.module);
+      if (gid !== undefined && !groups[gid].moduleType) groups[gid].moduleType = nd.module_type;
+    }
+  }
+  // counts bottom-up (children are created after parents, so reverse id order is post-order)
+  for (let i = 0; i < n; i++) {
+    const g = groups[leafGroup[i]];
+    g.leafCount++;
+    if (gm.region[i] >= 0) g.regionCount++;
+    g.minIndex = Math.min(g.minIndex, i);
+    g.maxIndex = Math.max(g.maxIndex, i);
+  }
+  for (let gid = groups.length - 1; gid > 0; gid--) {
+    const g = groups[gid], p = groups[g.parent];
+    p.leafCount += g.leafCount;
+    p.regionCount += g.regionCount;
+    p.minIndex = Math.min(p.minIndex, g.minIndex);
+    p.maxIndex = Math.max(p.maxIndex, g.maxIndex);
+  }
+  // merge chains of single-child module groups ("transformer" > "h" becomes "transformer.h")
+  for (const g of groups) {
+    if (!g.dead && g.kind === "module" && g.parent >= 0) {
+      while (g.children.length === 0 && g.groupChildren.length === 1) {
+        const c = groups[g.groupChildren[0]];
+        if (c.kind !== "module") break;
+        g.label = `${g.label}.${c.label}`;
+        g.key = c.key;
+        g.moduleType = c.moduleType;
+        g.children = c.children;
+        g.groupChildren = c.groupChildren;
+        for (const gc of g.groupChildren) groups[gc].parent = g.id;
+        for (const i of g.children) leafGroup[i] = g.id;
+        c.dead = true;
+      }
+    }
+  }
+  const tree = { groups, leafGroup, items: null };
+  // ordered item lists: node i -> i, group g -> -(g + 1)
+  const order = (g) => {
+    const items = g.children.map((i) => ({ k: i, v: i }));
+    for (const c of g.groupChildren) items.push({ k: groups[c].minIndex, v: -(c + 1) });
+    items.sort((a, b) => a.k - b.k || a.v - b.v);
+    return items.map((t) => t.v);
+  };
+  for (const g of groups) if (!g.dead) g.items = order(g);
+  // split very wide levels into consecutive chunks
+  const alive = groups.filter((g) => !g.dead);
+  for (const g of alive) splitWide(tree, g, chunkLimit, chunkSize, gm.region);
+  fixDepths(groups);
+  return tree;
+}
+
+function lowestCommon(groups, a, b) {
+  while (groups[a].depth > groups[b].depth) a = groups[a].parent;
+  while (groups[b].depth > groups[a].depth) b = groups[b].parent;
+  while (a !== b) { a = groups[a].parent; b = groups[b].parent; }
+  return a;
+}
+
+function fixDepths(groups) {
+  for (const g of groups) {
+    if (g.dead) continue;
+    let d = 0, p = g.parent;
+    while (p >= 0) { d++; p = groups[p].parent; }
+    g.depth = d;
+  }
+}
+
+function splitWide(tree, g, limit, size, region) {
+  const { groups, leafGroup } = tree;
+  if (g.items.length <= limit) return;
+  const chunks = [];
+  for (let s = 0; s < g.items.length; s += size) chunks.push(g.items.slice(s, s + size));
+  const newItems = [];
+  for (const part of chunks) {
+    const c = {
+      id: groups.length, key: `${g.key}\u0000chunk:${groups.length}`, label: "", kind: "chunk", parent: g.id,
+      depth: g.depth + 1, children: [], groupChildren: [], leafCount: 0, minIndex: Infinity, maxIndex: -1,
+      moduleType: null, region: -1, regionCount: 0, items: part,
+    };
+    groups.push(c);
+    for (const it of part) {
+      if (it >= 0) {
+        c.children.push(it); leafGroup[it] = c.id; c.leafCount++;
+        if (region[it] >= 0) c.regionCount++;
+        c.minIndex = Math.min(c.minIndex, it); c.maxIndex = Math.max(c.maxIndex, it);
+      } else {
+        const sub = groups[-it - 1];
+        sub.parent = c.id; c.groupChildren.push(sub.id);
+        c.leafCount += sub.leafCount; c.regionCount += sub.regionCount;
+        c.minIndex = Math.min(c.minIndex, sub.minIndex); c.maxIndex = Math.max(c.maxIndex, sub.maxIndex);
+      }
+    }
+    c.label = `nodes ${c.minIndex}–${c.maxIndex}`;
+    newItems.push(-(c.id + 1));
+  }
+  g.children = [];
+  g.groupChildren = newItems.map((v) => -v - 1);
+  g.items = newItems;
+  if (newItems.length > limit) splitWide(tree, g, limit, size, region);
+}
+
+/** Groups expanded at first: breadth-first while the number of visible boxes stays <= budget. */
+export function initialExpansion(tree, budget = 400) {
+  const expanded = new Set([ROOT]);
+  let visible = tree.groups[ROOT].items.length;
+  let frontier = [ROOT];
+  while (frontier.length) {
+    const next = [];
+    const cands = [];
+    for (const gid of frontier) for (const it of tree.groups[gid].items) if (it < 0) cands.push(-it - 1);
+    cands.sort((a, b) => tree.groups[a].items.length - tree.groups[b].items.length);
+    for (const c of cands) {
+      const extra = tree.groups[c].items.length - 1;
+      if (visible + extra <= budget) {
+        expanded.add(c);
+        visible += extra;
+        next.push(c);
+      }
+    }
+    frontier = next;
+  }
+  return expanded;
+}
+
+/** Expand the ancestors of node `i` so that it is visible. Returns true if anything changed. */
+export function revealNode(tree, expanded, i) {
+  let g = tree.leafGroup[i];
+  let changed = false;
+  while (g >= 0) {
+    if (!expanded.has(g)) { expanded.add(g); changed = true; }
+    g = tree.groups[g].parent;
+  }
+  return changed;
+}
+
+/** The ancestors of group `gid` (not including itself), root first. */
+export function ancestors(tree, gid) {
+  const out = [];
+  let p = tree.groups[gid].parent;
+  while (p >= 0) { out.unshift(p); p = tree.groups[p].parent; }
+  return out;
+}

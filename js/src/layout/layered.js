@@ -1,0 +1,219 @@
+// layout/layered.js — layered (Sugiyama-style) layout specialised for FX graphs, O(N + E + D).
+// Owns: layers by longest path over the given node order (FX graphs are topologically
+//   ordered, so no cycle removal search is needed; edges against the order are ignored for
+//   layering), late placement of inputs, dummy nodes for long edges, barycentric ordering
+//   sweeps, and coordinates by isotonic regression (minimal movement under separation).
+// Must not: know about Reports, groups, the DOM or drawing; it sees boxes and edges only.
+
+const DUMMY_W = 6;
+
+/**
+ * @param {object} g
+ * @param {number} g.count  number of boxes; box index order is the topological order
+ * @param {ArrayLike<number>} g.w  box widths
+ * @param {ArrayLike<number>} g.h  box heights
+ * @param {ArrayLike<number>} g.edges  flat [u0, v0, u1, v1, ...]
+ * @param {object} [opts]
+ * @returns {{x: Float64Array, y: Float64Array, width: number, height: number, layer: Int32Array,
+ *   routes: Array<number[]|null>}}  x/y are box centres; routes[k] are the bend points of edge k.
+ */
+export function layeredLayout(g, opts = {}) {
+  const n = g.count;
+  const hgap = opts.hgap ?? 18;
+  const vgap = opts.vgap ?? 30;
+  const sweeps = opts.sweeps ?? 4;
+  const maxDummies = opts.maxDummies ?? 8 * n + 2000;
+  const E = g.edges.length >> 1;
+
+  // adjacency (forward edges only)
+  const predCount = new Int32Array(n);
+  const succCount = new Int32Array(n);
+  for (let k = 0; k < E; k++) {
+    const u = g.edges[2 * k], v = g.edges[2 * k + 1];
+    if (u < v) { succCount[u]++; predCount[v]++; }
+  }
+  // longest path layering
+  const layer = new Int32Array(n);
+  const predStart = prefix(predCount);
+  const preds = new Int32Array(predStart[n]);
+  const succStart = prefix(succCount);
+  const succs = new Int32Array(succStart[n]);
+  {
+    const pf = predStart.slice(0, n), sf = succStart.slice(0, n);
+    for (let k = 0; k < E; k++) {
+      const u = g.edges[2 * k], v = g.edges[2 * k + 1];
+      if (u < v) { preds[pf[v]++] = u; succs[sf[u]++] = v; }
+    }
+  }
+  for (let v = 0; v < n; v++) {
+    let l = 0;
+    for (let k = predStart[v]; k < predStart[v + 1]; k++) l = Math.max(l, layer[preds[k]] + 1);
+    layer[v] = l;
+  }
+  // as late as possible: inputs, parameters and their transposes/views sit just above their
+  // first consumer instead of piling up in the top layers (the critical path is unchanged)
+  for (let v = n - 1; v >= 0; v--) {
+    if (succStart[v + 1] === succStart[v]) continue;
+    let m = Infinity;
+    for (let k = succStart[v]; k < succStart[v + 1]; k++) m = Math.min(m, layer[succs[k]]);
+    if (m - 1 > layer[v]) layer[v] = m - 1;
+  }
+  let L = 0;
+  for (let v = 0; v < n; v++) L = Math.max(L, layer[v] + 1);
+
+  // virtual nodes: real boxes 0..n-1, dummies after
+  let dummyBudget = maxDummies;
+  const vLayer = Array.from(layer);
+  const vW = Array.from(g.w);
+  const vKey = [];
+  for (let v = 0; v < n; v++) vKey.push(v);
+  const chains = new Array(E).fill(null); // edge -> list of dummy ids
+  const segU = [], segV = []; // adjacent-layer segments between virtual nodes
+  for (let k = 0; k < E; k++) {
+    const u = g.edges[2 * k], v = g.edges[2 * k + 1];
+    if (u >= v) continue;
+    const span = layer[v] - layer[u];
+    if (span > 1 && span - 1 <= dummyBudget) {
+      dummyBudget -= span - 1;
+      const chain = [];
+      let prev = u;
+      for (let l = layer[u] + 1; l < layer[v]; l++) {
+        const d = vLayer.length;
+        vLayer.push(l); vW.push(DUMMY_W); vKey.push(u + 0.5);
+        chain.push(d);
+        segU.push(prev); segV.push(d);
+        prev = d;
+      }
+      segU.push(prev); segV.push(v);
+      chains[k] = chain;
+    } else if (span === 1) {
+      segU.push(u); segV.push(v);
+    }
+  }
+  const V = vLayer.length;
+  const S = segU.length;
+  // segment adjacency
+  const upCount = new Int32Array(V), downCount = new Int32Array(V);
+  for (let s = 0; s < S; s++) { downCount[segU[s]]++; upCount[segV[s]]++; }
+  const upStart = prefix(upCount), downStart = prefix(downCount);
+  const up = new Int32Array(S), down = new Int32Array(S);
+  {
+    const uf = upStart.slice(0, V), df = downStart.slice(0, V);
+    for (let s = 0; s < S; s++) { down[df[segU[s]]++] = segV[s]; up[uf[segV[s]]++] = segU[s]; }
+  }
+  // layers (initial order: node order, dummies next to their source)
+  const layers = Array.from({ length: L }, () => []);
+  const ids = Array.from({ length: V }, (_, i) => i).sort((a, b) => vKey[a] - vKey[b] || a - b);
+  for (const v of ids) layers[vLayer[v]].push(v);
+  const x = new Float64Array(V);
+  const pack = (row) => {
+    let cx = 0;
+    for (const v of row) { x[v] = cx + vW[v] / 2; cx += vW[v] + hgap; }
+    const shift = (cx - hgap) / 2;
+    for (const v of row) x[v] -= shift;
+  };
+  for (const row of layers) pack(row);
+
+  const bary = new Float64Array(V);
+  const orderBy = (row, start, list) => {
+    for (const v of row) {
+      const a = start[v], b = start[v + 1];
+      if (b > a) {
+        let s = 0;
+        for (let k = a; k < b; k++) s += x[list[k]];
+        bary[v] = s / (b - a);
+      } else bary[v] = x[v];
+    }
+    row.sort((p, q) => bary[p] - bary[q]);
+    pack(row);
+  };
+  for (let it = 0; it < sweeps; it++) {
+    if (it % 2 === 0) for (let l = 1; l < L; l++) orderBy(layers[l], upStart, up);
+    else for (let l = L - 2; l >= 0; l--) orderBy(layers[l], downStart, down);
+  }
+  // coordinates: pull each box toward the mean of its neighbours, keeping order and gaps
+  const desired = new Float64Array(V);
+  const place = (row, start, list, both) => {
+    for (const v of row) {
+      let s = 0, c = 0;
+      for (let k = start[v]; k < start[v + 1]; k++) { s += x[list[k]]; c++; }
+      if (both) for (let k = downStart[v]; k < downStart[v + 1]; k++) { s += x[down[k]]; c++; }
+      desired[v] = c ? s / c : x[v];
+    }
+    isotonic(row, desired, vW, hgap, x);
+  };
+  for (let it = 0; it < 6; it++) {
+    if (it % 2 === 0) for (let l = 1; l < L; l++) place(layers[l], upStart, up, false);
+    else for (let l = L - 2; l >= 0; l--) place(layers[l], downStart, down, false);
+  }
+  for (let l = 0; l < L; l++) place(layers[l], upStart, up, true);
+
+  // vertical positions
+  const layerH = new Float64Array(L);
+  for (let v = 0; v < n; v++) layerH[layer[v]] = Math.max(layerH[layer[v]], g.h[v]);
+  const layerTop = new Float64Array(L);
+  let cy = 0;
+  for (let l = 0; l < L; l++) {
+    if (layerH[l] === 0) layerH[l] = 8; // a layer of dummies only
+    layerTop[l] = cy;
+    cy += layerH[l] + vgap;
+  }
+  const height = L ? cy - vgap : 0;
+  let minX = Infinity, maxX = -Infinity;
+  for (let v = 0; v < V; v++) {
+    minX = Math.min(minX, x[v] - vW[v] / 2);
+    maxX = Math.max(maxX, x[v] + vW[v] / 2);
+  }
+  if (!isFinite(minX)) { minX = 0; maxX = 0; }
+  const outX = new Float64Array(n), outY = new Float64Array(n);
+  for (let v = 0; v < n; v++) {
+    outX[v] = x[v] - minX;
+    outY[v] = layerTop[layer[v]] + layerH[layer[v]] / 2;
+  }
+  const routes = new Array(E).fill(null);
+  for (let k = 0; k < E; k++) {
+    const chain = chains[k];
+    if (!chain) continue;
+    const pts = [];
+    for (const d of chain) {
+      const l = vLayer[d];
+      pts.push(x[d] - minX, layerTop[l] - vgap * 0.15, x[d] - minX, layerTop[l] + layerH[l] + vgap * 0.15);
+    }
+    routes[k] = pts;
+  }
+  return { x: outX, y: outY, width: maxX - minX, height, layer, routes, layers: L };
+}
+
+function prefix(counts) {
+  const out = new Int32Array(counts.length + 1);
+  for (let i = 0; i < counts.length; i++) out[i + 1] = out[i] + counts[i];
+  return out;
+}
+
+/**
+ * Minimal squared movement of the boxes of `row` (in order) toward `desired`, subject to
+ * x[i+1] - x[i] >= (w[i] + w[i+1]) / 2 + gap (pool-adjacent-violators on shifted values).
+ */
+export function isotonic(row, desired, w, gap, x) {
+  const m = row.length;
+  if (!m) return;
+  const off = new Float64Array(m);
+  for (let i = 1; i < m; i++) off[i] = off[i - 1] + (w[row[i - 1]] + w[row[i]]) / 2 + gap;
+  const sum = new Float64Array(m), cnt = new Int32Array(m);
+  let top = -1;
+  for (let i = 0; i < m; i++) {
+    top++;
+    sum[top] = desired[row[i]] - off[i];
+    cnt[top] = 1;
+    while (top > 0 && sum[top - 1] / cnt[top - 1] > sum[top] / cnt[top]) {
+      sum[top - 1] += sum[top];
+      cnt[top - 1] += cnt[top];
+      top--;
+    }
+  }
+  let i = 0;
+  for (let b = 0; b <= top; b++) {
+    const mean = sum[b] / cnt[b];
+    for (let c = 0; c < cnt[b]; c++, i++) x[row[i]] = mean + off[i];
+  }
+}

@@ -1,0 +1,167 @@
+// layout/view.js — geometry of what is visible: nested layout of expanded groups.
+// Owns: which boxes are visible for a set of expanded groups, their sizes, absolute
+//   positions (each expanded group laid out on its own, innermost first, like Model
+//   Explorer), and the drawn edges with their routes. Pure function of (model, tree, set).
+// Must not: draw, touch the DOM, or change the tree or the expansion set.
+
+import { layeredLayout } from "./layered.js";
+import { KIND_OUTPUT, tensorText } from "../contract/graphmodel.js";
+
+export const NODE_H = 34;
+export const GROUP_H = 50;
+export const PAD = 14;
+export const HEADER = 26;
+const CHAR_W = 6.8;
+
+/** Width of a node box from its label and tensor text. */
+export function nodeWidth(gm, i) {
+  const label = gm.labels[i];
+  const t = gm.nodes[i].tensors;
+  const meta = t && t.length ? tensorText(t[0]).length * 0.9 : 0;
+  const kind = gm.kind[i];
+  const chars = Math.max(label.length, meta, kind === KIND_OUTPUT ? 6 : 0);
+  return Math.min(230, Math.max(64, chars * CHAR_W + 24));
+}
+
+export function groupLabel(tree, gid) {
+  const g = tree.groups[gid];
+  return g.kind === "region" ? `non-strict · ${g.label}` : g.label;
+}
+
+function groupWidth(tree, gid) {
+  const g = tree.groups[gid];
+  const sub = `${g.leafCount} nodes${g.moduleType ? " · " + g.moduleType : ""}`;
+  const chars = Math.max(groupLabel(tree, gid).length, sub.length * 0.9);
+  return Math.min(300, Math.max(130, chars * CHAR_W + 40));
+}
+
+/**
+ * Lay out the visible part of a graph.
+ * @returns {View}
+ */
+export function computeView(gm, tree, expanded, opts = {}) {
+  const { n } = gm;
+  const groups = tree.groups;
+  const G = groups.length;
+  // collapsed representative of each group (-1: the group itself is expanded and visible)
+  const rep = new Int32Array(G).fill(-2);
+  const grep = (g) => {
+    if (rep[g] !== -2) return rep[g];
+    const p = groups[g].parent;
+    let r;
+    if (p < 0) r = -1;
+    else {
+      const pr = grep(p);
+      r = pr >= 0 ? pr : expanded.has(g) ? -1 : g;
+    }
+    rep[g] = r;
+    return r;
+  };
+  const itemOf = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = grep(tree.leafGroup[i]);
+    itemOf[i] = r >= 0 ? n + r : i;
+  }
+  const container = (it) => (it < n ? tree.leafGroup[it] : groups[it - n].parent);
+  // edges: local (per lowest common expanded group) and drawn (between visible boxes)
+  const local = new Map(); // gid -> Map(key -> local edge index); edges list in localEdges
+  const localEdges = new Map(); // gid -> [ca, cb, ...]
+  const drawnKey = new Map();
+  const drawn = []; // {a, b, lca, k, count}
+  const stride = n + G;
+  for (let v = 0; v < n; v++) {
+    for (let e = gm.inStart[v]; e < gm.inStart[v + 1]; e++) {
+      const u = gm.inIdx[e];
+      const a = itemOf[u], b = itemOf[v];
+      if (a === b) continue;
+      const dk = a * stride + b;
+      const seen = drawnKey.get(dk);
+      if (seen !== undefined) { drawn[seen].count++; continue; }
+      let ca = a, pa = container(a), cb = b, pb = container(b);
+      while (groups[pa].depth > groups[pb].depth) { ca = n + pa; pa = groups[pa].parent; }
+      while (groups[pb].depth > groups[pa].depth) { cb = n + pb; pb = groups[pb].parent; }
+      while (pa !== pb) { ca = n + pa; pa = groups[pa].parent; cb = n + pb; pb = groups[pb].parent; }
+      let m = local.get(pa);
+      if (!m) { m = new Map(); local.set(pa, m); localEdges.set(pa, []); }
+      const lk = ca * stride + cb;
+      let k = m.get(lk);
+      if (k === undefined) {
+        const list = localEdges.get(pa);
+        k = list.length >> 1;
+        list.push(ca, cb);
+        m.set(lk, k);
+      }
+      drawnKey.set(dk, drawn.length);
+      drawn.push({ a, b, lca: pa, k, count: 1 });
+    }
+  }
+  // nested layout, innermost first
+  const sizeW = new Float64Array(n + G), sizeH = new Float64Array(n + G);
+  const layouts = new Map(); // gid -> {items, res}
+  let layoutCount = 0;
+  const layoutGroup = (gid) => {
+    const g = groups[gid];
+    const items = g.items.map((it) => (it >= 0 ? it : n + (-it - 1)));
+    const pos = new Map();
+    const w = new Float64Array(items.length), h = new Float64Array(items.length);
+    items.forEach((it, idx) => {
+      pos.set(it, idx);
+      if (it < n) { sizeW[it] = nodeWidth(gm, it); sizeH[it] = NODE_H; }
+      else {
+        const c = it - n;
+        if (expanded.has(c)) layoutGroup(c);
+        else { sizeW[it] = groupWidth(tree, c); sizeH[it] = GROUP_H; }
+      }
+      w[idx] = sizeW[it]; h[idx] = sizeH[it];
+    });
+    const le = localEdges.get(gid) || [];
+    const edges = new Int32Array(le.length);
+    for (let k = 0; k < le.length; k++) edges[k] = pos.get(le[k]);
+    const res = layeredLayout({ count: items.length, w, h, edges }, opts.layout);
+    layoutCount += items.length;
+    layouts.set(gid, { items, res });
+    const pad = gid === 0 ? 0 : PAD;
+    const head = gid === 0 ? 0 : HEADER;
+    sizeW[n + gid] = Math.max(res.width + 2 * pad, gid === 0 ? 0 : groupWidth(tree, gid));
+    sizeH[n + gid] = res.height + head + pad;
+  };
+  layoutGroup(0);
+  // absolute positions
+  const boxes = []; // {item, x, y, w, h}
+  const boxOf = new Map();
+  const offsets = new Map(); // gid -> [ox, oy] of the content origin
+  const place = (gid, ox, oy) => {
+    const { items, res } = layouts.get(gid);
+    const pad = gid === 0 ? 0 : PAD;
+    const head = gid === 0 ? 0 : HEADER;
+    const inner = sizeW[n + gid] - 2 * pad;
+    const cx = ox + pad + (inner - res.width) / 2;
+    const cy = oy + head;
+    offsets.set(gid, [cx, cy]);
+    items.forEach((it, idx) => {
+      const x = cx + res.x[idx] - sizeW[it] / 2;
+      const y = cy + res.y[idx] - sizeH[it] / 2;
+      boxOf.set(it, boxes.length);
+      boxes.push({ item: it, x, y, w: sizeW[it], h: sizeH[it] });
+      if (it >= n && expanded.has(it - n)) place(it - n, x, y);
+    });
+  };
+  place(0, 0, 0);
+  // drawn edge routes
+  const edges = drawn.map((d) => {
+    const A = boxes[boxOf.get(d.a)], B = boxes[boxOf.get(d.b)];
+    const pts = [A.x + A.w / 2, A.y + A.h];
+    const lay = layouts.get(d.lca);
+    const route = lay.res.routes[d.k];
+    if (route) {
+      const [ox, oy] = offsets.get(d.lca);
+      for (let j = 0; j < route.length; j += 2) pts.push(route[j] + ox, route[j + 1] + oy);
+    }
+    pts.push(B.x + B.w / 2, B.y);
+    return { a: d.a, b: d.b, count: d.count, pts };
+  });
+  return {
+    n, boxes, boxOf, itemOf, edges, width: sizeW[n], height: sizeH[n], layoutCount,
+    isGroup: (it) => it >= n, groupOf: (it) => it - n,
+  };
+}

@@ -1,0 +1,511 @@
+// ui/app.js — the viewer application: layout of the panels and the wiring between them.
+// Owns: the top-level DOM (header, side tabs, graph area), progress and error screens,
+//   the graph model cache, the panes (single / side by side / merged), search, exports,
+//   the ready flag (data-nstviz-ready) and the read-only debug hook (el.__nstviz).
+// Must not: parse Report JSON itself (contract/), lay out (layout/) or draw (render/);
+//   it never renders Report strings as markup (ui/dom.js builds text only).
+
+import { buildGraphModel } from "../contract/graphmodel.js";
+import { decodeReport, LEVEL_NAMES } from "../contract/decode.js";
+import { buildGroupTree } from "../layout/groups.js";
+import { canvasToPng, download, sceneToSvg } from "../render/export.js";
+import { graphColor, regionColor } from "../render/theme.js";
+import { bindModel, Store } from "../state/store.js";
+import { hasAdvisor, renderAdvisor } from "./advisor.js";
+import { markSelectedBreak, renderBreaks } from "./breaks.js";
+import { renderDetails } from "./details.js";
+import { clear, h } from "./dom.js";
+import { GraphPane } from "./graphpane.js";
+import { SourcePane } from "./source.js";
+import { headlineParts, renderSummary } from "./summary.js";
+
+export class App {
+  constructor(model, el, host = {}) {
+    this.model = model;
+    this.el = el;
+    this.host = host;
+    this.cleanups = [];
+    this.panes = [];
+    this.cache = new Map();
+    el.classList.add("nstviz");
+    el.dataset.nstvizReady = "0";
+    this.root = h("div", { class: "nsv-root" });
+    el.appendChild(this.root);
+    this.store = new Store({ selectedNode: model.get("selected_node") || {}, selectedBreak: model.get("selected_break") || {}, view: model.get("view") || {}, tab: null });
+    this.cleanups.push(bindModel(model, this.store));
+    this.cleanups.push(this.store.subscribe((changed, origin) => this.onStore(changed, origin)));
+    const onReport = () => this.load();
+    const onProgress = () => { if (!this.report) this.showProgress(); };
+    const onMsg = (msg) => this.onCustom(msg);
+    model.on("change:report_json", onReport);
+    model.on("change:progress", onProgress);
+    model.on("msg:custom", onMsg);
+    this.cleanups.push(() => { model.off("change:report_json", onReport); model.off("change:progress", onProgress); model.off("msg:custom", onMsg); });
+    this.themeObserver = new MutationObserver(() => this.panes.forEach((p) => p.gc.refreshTheme()));
+    this.themeObserver.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name", "class"] });
+    const mq = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+    if (mq) { const f = () => this.panes.forEach((p) => p.gc.refreshTheme()); mq.addEventListener("change", f); this.cleanups.push(() => mq.removeEventListener("change", f)); }
+    el.__nstviz = this.debugHook();
+    this.load();
+  }
+
+  destroy() {
+    this.cleanups.forEach((f) => f());
+    this.themeObserver.disconnect();
+    this.panes.forEach((p) => p.destroy());
+    this.panes = [];
+    delete this.el.__nstviz;
+    this.root.remove();
+  }
+
+  // -- loading -------------------------------------------------------------------------
+
+  load() {
+    const text = this.model.get("report_json") || "";
+    this.panes.forEach((p) => p.destroy());
+    this.panes = [];
+    this.cache.clear();
+    this.report = null;
+    this.el.dataset.nstvizReady = "0";
+    delete this.el.dataset.nstvizError;
+    if (!text) { this.showProgress(); return; }
+    const t0 = performance.now();
+    const res = decodeReport(text);
+    this.decodeMs = performance.now() - t0;
+    if (!res.ok) { this.showError(res.error); return; }
+    this.report = res.report;
+    this.index = res.index;
+    this.build();
+  }
+
+  showProgress() {
+    clear(this.root);
+    const p = this.model.get("progress") || {};
+    const done = p.runs_done || 0, total = p.runs_total || 0;
+    const bar = h("div", { class: "nsv-progress-bar" }, h("div", { class: "nsv-progress-fill" }));
+    bar.firstChild.style.width = total ? `${Math.round((100 * done) / total)}%` : "30%";
+    if (!total) bar.classList.add("nsv-indeterminate");
+    this.root.appendChild(h("div", { class: `nsv-progress${p.phase === "error" ? " nsv-progress-error" : ""}`, role: "status", "aria-live": "polite" },
+      h("div", { class: "nsv-brand" }, "nstviz"),
+      h("div", { class: "nsv-progress-phase" }, p.phase === "error" ? "Capture failed" : p.phase ? `Running: ${p.phase}` : "Waiting for the capture to start…"),
+      p.message ? h("div", { class: "nsv-progress-msg" }, p.message) : null,
+      bar,
+      h("div", { class: "nsv-muted nsv-small" }, `${total ? `${done} of ${total} runs` : ""}${p.elapsed_s != null ? ` · ${Number(p.elapsed_s).toFixed(1)} s` : ""}`)));
+  }
+
+  showError(message) {
+    clear(this.root);
+    this.el.dataset.nstvizError = "1";
+    this.root.appendChild(h("div", { class: "nsv-fatal", role: "alert" },
+      h("div", { class: "nsv-brand" }, "nstviz"),
+      h("div", { class: "nsv-fatal-title" }, "This report cannot be shown"),
+      h("div", { class: "nsv-fatal-msg" }, message)));
+    this.el.dataset.nstvizReady = "1";
+  }
+
+  build() {
+    const r = this.report;
+    clear(this.root);
+    // header
+    const headline = h("div", { class: "nsv-headline", "data-testid": "headline" },
+      headlineParts(r).map(([t, tone]) => h("span", { class: `nsv-hl nsv-hl-${tone}` }, t)));
+    const meta = [r.title || null, r.created ? r.created.replace("T", " ").replace(/\..*$/, "") : null, `torch ${r.torch_version}`, r.backend ? `backend ${r.backend}` : null].filter(Boolean).join(" · ");
+    this.exportBtn = h("button", { class: "nsv-btn", type: "button", title: "Save this report as one self-contained HTML file", onclick: () => this.exportHtml() }, "Export HTML");
+    this.toast = h("div", { class: "nsv-toast", role: "status", hidden: true });
+    const header = h("header", { class: "nsv-header" },
+      h("div", { class: "nsv-header-left" }, h("span", { class: "nsv-brand" }, "nstviz"), headline),
+      h("div", { class: "nsv-header-right" }, h("span", { class: "nsv-meta", title: meta }, meta), this.exportBtn));
+    // side tabs
+    this.tabs = {};
+    this.tabBodies = {};
+    const tabDefs = [["overview", "Overview"], ["breaks", `Breaks`], ["source", "Source"], ["node", "Node"]];
+    if (hasAdvisor(r)) tabDefs.push(["advisor", "Advisor"]);
+    const nBreaks = this.index.runNames.reduce((s, n) => s + (this.index.run(n).breaks || []).length, 0);
+    const tabBar = h("div", { class: "nsv-tabs", role: "tablist" }, tabDefs.map(([id, label]) => {
+      const b = h("button", { class: "nsv-tab", role: "tab", type: "button", "data-tab": id, "aria-selected": "false", onclick: () => this.store.set({ tab: id }) },
+        label, id === "breaks" ? h("span", { class: "nsv-badge" }, String(nBreaks)) : null);
+      this.tabs[id] = b;
+      return b;
+    }));
+    const side = h("aside", { class: "nsv-side" }, tabBar);
+    for (const [id] of tabDefs) {
+      const body = h("div", { class: "nsv-tab-body", role: "tabpanel", "data-tab": id, hidden: true });
+      this.tabBodies[id] = body;
+      side.appendChild(body);
+    }
+    this.tabBodies.overview.appendChild(renderSummary(r, this.index));
+    this.breaksHost = h("div", { class: "nsv-breaks" });
+    this.tabBodies.breaks.appendChild(this.breaksHost);
+    renderBreaks(this.breaksHost, r, this.index, {
+      onSelect: (run, i) => this.store.set({ selectedBreak: { run, index: i } }),
+      onGraph: (run, id) => this.showGraphs([{ run, graph: id }], "single"),
+      onFrame: (loc) => this.revealSource(loc),
+    });
+    this.source = new SourcePane(r, this.index);
+    this.tabBodies.source.appendChild(this.source.el);
+    this.tabBodies.node.appendChild(h("div", { class: "nsv-muted nsv-pad" }, "Click a node in the graph to see its data here."));
+    if (this.tabBodies.advisor) this.tabBodies.advisor.appendChild(renderAdvisor(r));
+    // graph area
+    this.searchInput = h("input", { class: "nsv-search", type: "search", placeholder: "Search nodes: name, op, target, module  ( / )", "aria-label": "search nodes",
+      oninput: () => this.runSearch(), onkeydown: (ev) => { if (ev.key === "Enter") { this.stepHit(ev.shiftKey ? -1 : 1); ev.preventDefault(); } if (ev.key === "Escape") { this.searchInput.value = ""; this.runSearch(); } } });
+    this.searchCount = h("span", { class: "nsv-search-count", "aria-live": "polite" });
+    this.modeBtns = {};
+    const modeBar = h("div", { class: "nsv-seg", role: "group", "aria-label": "view mode" }, [["single", "Single"], ["side_by_side", "Side by side"], ["merged", "Merged"]].map(([m, label]) => {
+      const b = h("button", { class: "nsv-seg-btn", type: "button", "data-mode": m, title: m === "merged" ? "nonstrict run's nodes coloured by the baseline graph they would have belonged to" : null, onclick: () => this.setMode(m) }, label);
+      this.modeBtns[m] = b;
+      return b;
+    }));
+    const tool = (label, title, fn) => h("button", { class: "nsv-btn nsv-btn-icon", type: "button", title, "aria-label": title, onclick: fn }, label);
+    const toolbar = h("div", { class: "nsv-toolbar" },
+      modeBar,
+      h("div", { class: "nsv-search-wrap" }, this.searchInput, this.searchCount,
+        tool("↑", "previous match (Shift+Enter)", () => this.stepHit(-1)), tool("↓", "next match (Enter)", () => this.stepHit(1))),
+      h("div", { class: "nsv-tools" },
+        tool("⊟", "collapse all groups", () => this.eachPane((p) => p.setExpansion("collapse"))),
+        tool("◫", "expand non-strict regions", () => this.eachPane((p) => p.setExpansion("regions"))),
+        tool("⊞", "expand all groups", () => this.eachPane((p) => p.setExpansion("all"))),
+        tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
+        tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
+        tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
+        h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
+        h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as PNG", onclick: () => this.exportPng() }, "PNG")));
+    this.paneHost = h("div", { class: "nsv-panes" });
+    this.legend = h("div", { class: "nsv-legend" });
+    const main = h("main", { class: "nsv-main" }, toolbar, this.paneHost, this.legend);
+    this.root.appendChild(header);
+    this.root.appendChild(h("div", { class: "nsv-body" }, side, main));
+    this.root.appendChild(this.toast);
+    this.keyHandler = (ev) => {
+      if (ev.key === "/" && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement && document.activeElement.tagName)) {
+        if (this.el.contains(document.activeElement) || this.host.standalone) { this.searchInput.focus(); ev.preventDefault(); }
+      }
+    };
+    this.el.addEventListener("keydown", this.keyHandler);
+    if (this.host.standalone) document.addEventListener("keydown", this.keyHandler);
+    this.cleanups.push(() => document.removeEventListener("keydown", this.keyHandler));
+    // initial state
+    const v = this.store.get("view") || {};
+    const sb = this.store.get("selectedBreak") || {};
+    this.store.set({ tab: nBreaks ? "breaks" : "overview" }, "init");
+    this.onStore(new Set(["tab"]), "init");
+    const start = v.run && v.graph && this.index.graph(v.run, v.graph) ? v : this.index.defaultView();
+    const mode = v.mode || "single";
+    this.showGraphs(this.panesFor(start.run, start.graph, mode), mode).then(() => {
+      if (sb.run != null) this.onStore(new Set(["selectedBreak"]), "model");
+      const sn = this.store.get("selectedNode") || {};
+      if (sn.node) this.onStore(new Set(["selectedNode"]), "model");
+    });
+  }
+
+  panesFor(run, graph, mode) {
+    if (mode === "merged") {
+      const ns = this.index.graph("nonstrict", graph) ? graph : this.index.defaultView().graph;
+      return [{ run: this.index.run("nonstrict") ? "nonstrict" : run, graph: this.index.run("nonstrict") ? ns : graph }];
+    }
+    if (mode !== "side_by_side") return [{ run, graph }];
+    const other = run === "baseline" ? (this.index.run("nonstrict") ? "nonstrict" : "baseline") : "baseline";
+    const og = this.index.counterpart(run, graph, other) || graph;
+    const left = run === "baseline" ? { run, graph } : { run: other, graph: og };
+    const right = run === "baseline" ? { run: other, graph: og } : { run, graph };
+    return [left, right];
+  }
+
+  /** Show one or two panes; resolves after their first paint. */
+  async showGraphs(specs, mode) {
+    this.mode = mode;
+    for (const [m, b] of Object.entries(this.modeBtns)) b.setAttribute("aria-pressed", m === mode ? "true" : "false");
+    this.paneHost.dataset.count = String(specs.length);
+    while (this.panes.length > specs.length) this.panes.pop().destroy();
+    while (this.panes.length < specs.length) {
+      const p = new GraphPane(this, this.panes.length ? "right" : "left");
+      this.panes.push(p);
+      this.paneHost.appendChild(p.el);
+    }
+    this.el.dataset.nstvizReady = "0";
+    const token = (this._showToken = (this._showToken || 0) + 1);
+    const t0 = performance.now();
+    await Promise.all(specs.map((s, k) => this.panes[k].show(s.run, s.graph)));
+    if (token !== this._showToken) return;
+    this.firstPaintMs = performance.now() - t0;
+    this.syncView();
+    this.renderLegend();
+    if (this.searchInput.value) this.runSearch();
+    this.el.dataset.nstvizReady = "1";
+  }
+
+  setPaneGraph(side, run, graph) {
+    const specs = this.panes.map((p) => ({ run: p.run, graph: p.graphId }));
+    specs[side === "left" ? 0 : 1] = { run, graph };
+    this.showGraphs(specs, this.mode === "merged" && run !== "nonstrict" ? "single" : this.mode);
+  }
+
+  setMode(mode) {
+    const first = this.panes[0];
+    const cur = first ? { run: first.run, graph: first.graphId } : this.index.defaultView();
+    const ref = mode === "side_by_side" || this.panes.length < 2 ? cur : { run: this.panes[1].run, graph: this.panes[1].graphId };
+    return this.showGraphs(this.panesFor(ref.run, ref.graph, mode), mode);
+  }
+
+  syncView() {
+    const p = this.panes[this.panes.length - 1];
+    if (p) this.store.set({ view: { run: p.run, graph: p.graphId, mode: this.mode } });
+  }
+
+  colorMode() {
+    return this.mode === "merged" ? "baseline" : "kind";
+  }
+
+  eachPane(fn) {
+    this.panes.forEach((p) => { if (p.entry) fn(p); });
+  }
+
+  /** Cached graph model + group tree for (run, graph id); yields between the steps. */
+  async graphEntry(run, graphId, yieldFn) {
+    const key = `${run}\u0000${graphId}`;
+    let e = this.cache.get(key);
+    if (e) return e;
+    const t0 = performance.now();
+    const gm = buildGraphModel(this.index.graph(run, graphId));
+    const t1 = performance.now();
+    if (yieldFn) await yieldFn();
+    const tree = buildGroupTree(gm);
+    e = { gm, tree, buildMs: t1 - t0, treeMs: performance.now() - t1 };
+    this.cache.set(key, e);
+    return e;
+  }
+
+  regionInfo(run, id) {
+    return ((this.index.run(run) || {}).regions || []).find((r) => r.id === id) || { id };
+  }
+
+  regionFunction(run, id) {
+    return this.regionInfo(run, id).function || "?";
+  }
+
+  onPaneChanged() {
+    this.renderLegend();
+  }
+
+  renderLegend() {
+    clear(this.legend);
+    const kinds = [["input", "nsv-lg-input"], ["call", "nsv-lg-call"], ["constant", "nsv-lg-attr"], ["output", "nsv-lg-output"], ["non-strict call (opaque)", "nsv-lg-nonstrict"], ["module group (click to expand)", "nsv-lg-group"]];
+    this.legend.appendChild(h("div", { class: "nsv-legend-row" }, kinds.map(([t, c]) => h("span", { class: "nsv-lg" }, h("span", { class: `nsv-sw ${c}` }), t))));
+    const regionRows = [];
+    const merged = [];
+    for (const p of this.panes) {
+      if (!p.entry) continue;
+      const gm = p.entry.gm;
+      if (this.mode === "merged") {
+        gm.baselineIds.forEach((id, b) => merged.push([id, graphColor(b)]));
+        continue;
+      }
+      const counts = new Map();
+      for (let i = 0; i < gm.n; i++) if (gm.region[i] >= 0) counts.set(gm.region[i], (counts.get(gm.region[i]) || 0) + 1);
+      const byFn = new Map();
+      for (const [r, c] of counts) {
+        const fn = this.regionFunction(p.run, gm.regionIds[r]);
+        const cur = byFn.get(fn) || { regions: [], nodes: 0, color: regionColor(r) };
+        cur.regions.push(gm.regionIds[r]);
+        cur.nodes += c;
+        byFn.set(fn, cur);
+      }
+      for (const [fn, v] of byFn) regionRows.push(h("span", { class: "nsv-lg nsv-lg-region-item", title: v.regions.join(", ") },
+        h("span", { class: "nsv-sw nsv-sw-region" }), `${fn}: ${v.regions.length} call${v.regions.length === 1 ? "" : "s"}, ${v.nodes} inlined node${v.nodes === 1 ? "" : "s"}${this.panes.length > 1 ? ` (${p.run})` : ""}`));
+    }
+    if (regionRows.length) this.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Inlined from non-strict regions"), regionRows));
+    if (merged.length) {
+      this.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Baseline graph each node would have belonged to"),
+        merged.map(([id, col]) => { const sw = h("span", { class: "nsv-sw" }); sw.style.background = col; return h("span", { class: "nsv-lg" }, sw, id); })));
+    } else if (this.mode === "merged") {
+      this.legend.appendChild(h("div", { class: "nsv-legend-row nsv-muted" }, "This graph's nodes carry no baseline_graph information."));
+    }
+  }
+
+  // -- selection -----------------------------------------------------------------------
+
+  selectNode(run, graphId, i, pane, focus = false) {
+    const entry = this.cache.get(`${run}\u0000${graphId}`);
+    if (!entry) return;
+    this.store.set({ selectedNode: { run, graph: graphId, node: entry.gm.nodes[i].name } });
+    if (pane) pane.highlightNode(i, focus);
+  }
+
+  clearSelection() {
+    this.store.set({ selectedNode: {} });
+  }
+
+  async onStore(changed, origin) {
+    if (!this.report) return;
+    if (changed.has("tab")) {
+      const t = this.store.get("tab");
+      for (const [id, b] of Object.entries(this.tabs)) {
+        b.setAttribute("aria-selected", id === t ? "true" : "false");
+        this.tabBodies[id].hidden = id !== t;
+      }
+    }
+    if (changed.has("selectedNode")) await this.applySelectedNode(origin);
+    if (changed.has("selectedBreak")) this.applySelectedBreak(origin);
+    if (changed.has("view") && origin === "model") {
+      const v = this.store.get("view") || {};
+      if (v.run && v.graph && this.index.graph(v.run, v.graph)) await this.showGraphs(this.panesFor(v.run, v.graph, v.mode || "single"), v.mode || "single");
+    }
+  }
+
+  async applySelectedNode(origin) {
+    const sn = this.store.get("selectedNode") || {};
+    clear(this.tabBodies.node);
+    if (!sn.node) {
+      this.panes.forEach((p) => p.entry && p.highlightNode(-1));
+      this.tabBodies.node.appendChild(h("div", { class: "nsv-muted nsv-pad" }, "Click a node in the graph to see its data here."));
+      this.source.setNodeLines([]);
+      return;
+    }
+    let pane = this.panes.find((p) => p.run === sn.run && p.graphId === sn.graph);
+    if (!pane && origin === "model") {
+      if (!this.index.graph(sn.run, sn.graph)) return;
+      await this.showGraphs([{ run: sn.run, graph: sn.graph }], "single");
+      pane = this.panes[0];
+    }
+    const entry = this.cache.get(`${sn.run}\u0000${sn.graph}`);
+    if (!entry) return;
+    const i = entry.gm.byName.get(sn.node);
+    if (i === undefined) return;
+    if (pane && (origin === "model" || pane.selected !== i)) pane.highlightNode(i, true);
+    for (const p of this.panes) if (p !== pane && p.entry) p.highlightNode(-1);
+    this.tabBodies.node.appendChild(renderDetails({
+      gm: entry.gm, i, run: sn.run, graphId: sn.graph, index: this.index,
+      onNode: (j) => this.selectNode(sn.run, sn.graph, j, pane, true),
+      onFrame: (f) => this.revealSource(f),
+      regionInfo: (id) => this.regionInfo(sn.run, id),
+    }));
+    const stack = this.index.stack(entry.gm.nodes[i].stack);
+    this.source.setNodeLines(stack);
+    const inner = stack[stack.length - 1];
+    if (inner) this.source.reveal(inner.file, inner.line);
+    if (this.store.get("tab") !== "node") this.store.set({ tab: "node" });
+  }
+
+  applySelectedBreak(origin) {
+    const sb = this.store.get("selectedBreak") || {};
+    markSelectedBreak(this.breaksHost, sb.run != null ? sb : null);
+    if (sb.run == null) return;
+    const b = ((this.index.run(sb.run) || {}).breaks || [])[sb.index];
+    if (!b) return;
+    if (origin === "model" && this.store.get("tab") !== "breaks") this.store.set({ tab: "breaks" });
+    const loc = b.location || {};
+    this.source.reveal(loc.file, loc.line);
+    const specs = [b.graph_before, b.graph_after].filter((g) => g && this.index.graph(sb.run, g)).map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));
+    if (specs.length) this.showGraphs(specs, specs.length === 2 ? "side_by_side" : "single");
+  }
+
+  /** Breaks name Dynamo graphs; show the same graph at the level the user is looking at. */
+  preferAten(run, graphId) {
+    const cur = this.panes[0] && this.index.graph(this.panes[0].run, this.panes[0].graphId);
+    const g = this.index.graph(run, graphId);
+    if (!cur || !g || cur.level === g.level) return graphId;
+    const alt = this.index.graphs(run).find((x) => x.frame_id === g.frame_id && x.compile_id === g.compile_id && x.level === cur.level);
+    return alt ? alt.id : graphId;
+  }
+
+  revealSource(loc) {
+    if (!loc) return;
+    this.store.set({ tab: "source" });
+    if (!this.source.reveal(loc.file, loc.line)) this.showToast(`No source text for ${loc.file}`);
+  }
+
+  // -- search --------------------------------------------------------------------------
+
+  runSearch() {
+    const q = this.searchInput.value;
+    const t0 = performance.now();
+    let total = 0;
+    for (const p of this.panes) total += q ? p.search(q) : (p.setHits([]), 0);
+    this.lastSearchMs = performance.now() - t0;
+    this.searchCount.textContent = q ? `${total} match${total === 1 ? "" : "es"}` : "";
+    this.panes.forEach((p) => p.gc.invalidate());
+  }
+
+  stepHit(dir) {
+    const p = this.panes.find((x) => x.hits.length);
+    if (p) {
+      const i = p.nextHit(dir);
+      if (i >= 0) this.searchCount.textContent = `${p.hitPos + 1} / ${p.hits.length}`;
+    }
+  }
+
+  // -- exports -------------------------------------------------------------------------
+
+  exportSvg() {
+    const p = this.panes[0];
+    if (!p || !p.entry) return;
+    const text = sceneToSvg(p.gc.scene, p.gc.theme);
+    download(new Blob([text], { type: "image/svg+xml" }), `${fileStem(p)}.svg`);
+  }
+
+  async exportPng() {
+    const p = this.panes[0];
+    if (!p || !p.entry) return;
+    download(await canvasToPng(p.gc.canvas), `${fileStem(p)}.png`);
+  }
+
+  exportHtml() {
+    if (this.model.get("standalone")) {
+      const page = this.host.pristineHtml ? this.host.pristineHtml() : "<!DOCTYPE html>\n" + document.documentElement.outerHTML;
+      download(new Blob([page], { type: "text/html" }), "nstviz-report.html");
+      return;
+    }
+    this.exportBtn.disabled = true;
+    this.showToast("Writing the HTML file…");
+    this.model.send({ type: "export_html" });
+    setTimeout(() => { this.exportBtn.disabled = false; }, 3000);
+  }
+
+  onCustom(msg) {
+    if (!msg || typeof msg !== "object") return;
+    if (msg.type === "export_done") { this.exportBtn.disabled = false; this.showToast(`Saved ${msg.path}`); }
+    if (msg.type === "export_failed") { this.exportBtn.disabled = false; this.showToast(`Export failed: ${msg.message}`, true); }
+  }
+
+  showToast(text, bad = false) {
+    if (!this.toast) return;
+    this.toast.textContent = text;
+    this.toast.classList.toggle("nsv-toast-bad", bad);
+    this.toast.hidden = false;
+    clearTimeout(this._toastT);
+    this._toastT = setTimeout(() => { this.toast.hidden = true; }, 4000);
+  }
+
+  // -- debug hook (read-only) ----------------------------------------------------------
+
+  debugHook() {
+    const app = this;
+    return Object.freeze({
+      version: 1,
+      ready: () => app.el.dataset.nstvizReady === "1",
+      error: () => (app.el.dataset.nstvizError ? app.root.textContent : null),
+      state: () => JSON.parse(JSON.stringify(app.store.state)),
+      mode: () => app.mode,
+      panes: () => app.panes.map((p) => p.debug()),
+      /** Client (page) coordinates of a drawn node or group key in pane k, or null. */
+      screenPoint(k, nameOrKey) {
+        const p = app.panes[k];
+        if (!p || !p.view) return null;
+        const { gm, tree } = p.entry;
+        let item = gm.byName.has(nameOrKey) ? p.view.itemOf[gm.byName.get(nameOrKey)] : -1;
+        if (item < 0) { const g = tree.groups.find((x) => !x.dead && x.key === nameOrKey); if (g) item = gm.n + g.id; }
+        const bi = p.view.boxOf.get(item);
+        if (bi === undefined) return null;
+        const b = p.view.boxes[bi];
+        const r = p.gc.canvas.getBoundingClientRect();
+        const [sx, sy] = p.gc.worldToScreen(b.x + b.w / 2, b.y + Math.min(b.h / 2, 12));
+        return { x: r.left + sx, y: r.top + sy, inside: sx >= 0 && sy >= 0 && sx <= r.width && sy <= r.height };
+      },
+      timings: () => ({ decodeMs: app.decodeMs, firstPaintMs: app.firstPaintMs, lastSearchMs: app.lastSearchMs, panes: app.panes.map((p) => ({ ...p.stats })) }),
+      levelNames: LEVEL_NAMES,
+    });
+  }
+}
+
+function fileStem(p) {
+  return `nstviz-${p.run}-${String(p.graphId).replace(/[^\w.-]+/g, "_")}`;
+}

@@ -1,0 +1,68 @@
+// ui/breaks.js — the list of distinct graph breaks of every run, with status from the diff.
+// Owns: rendering breaks (status, GB id link, count, reason, hints, explanation, user stack,
+//   graphs either side) and reporting a selection through the callbacks it is given.
+// Must not: change the graph panes or the source pane itself.
+
+import { clear, h, safeUrl } from "./dom.js";
+import { shortPath } from "./graphpane.js";
+
+/**
+ * @param {HTMLElement} host
+ * @param {any} report
+ * @param {import("../contract/decode.js").ReportIndex} index
+ * @param {{onSelect(run:string, i:number):void, onGraph(run:string, id:string):void, onFrame(loc:any):void}} cb
+ */
+export function renderBreaks(host, report, index, cb) {
+  clear(host);
+  let total = 0;
+  for (const run of index.runNames) {
+    const breaks = index.run(run).breaks || [];
+    total += breaks.length;
+    const head = h("div", { class: "nsv-section-title" }, `${run} · ${breaks.length} distinct break${breaks.length === 1 ? "" : "s"}`);
+    host.appendChild(head);
+    if (!breaks.length) {
+      host.appendChild(h("div", { class: "nsv-muted nsv-pad" }, run === "baseline" ? "No graph breaks." : "No graph breaks: one graph per compiled frame."));
+      continue;
+    }
+    breaks.forEach((b, i) => {
+      const status = index.breakStatus(run, b);
+      const loc = b.location || {};
+      const link = safeUrl(b.link || "");
+      const item = h("div", { class: "nsv-break", "data-run": run, "data-index": String(i), "data-status": status || "none" },
+        h("button", { class: "nsv-break-head", type: "button", "aria-expanded": "false", onclick: () => cb.onSelect(run, i) },
+          h("span", { class: `nsv-chip nsv-chip-${status || "none"}` }, status || (b.fatal ? "fatal" : "break")),
+          b.fatal ? h("span", { class: "nsv-chip nsv-chip-fatal" }, "fullgraph") : null,
+          h("span", { class: "nsv-break-reason" }, b.gb_type || b.reason),
+          h("span", { class: "nsv-count", title: "times this break was hit" }, `×${b.count ?? 1}`)),
+        h("div", { class: "nsv-break-meta" },
+          b.gb_id ? (link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer", class: "nsv-gb" }, b.gb_id) : h("span", { class: "nsv-gb" }, b.gb_id)) : null,
+          h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(loc) }, `${shortPath(loc.file)}:${loc.line ?? "?"}`),
+          h("span", { class: "nsv-muted" }, ` in ${loc.function ?? "?"}`)),
+        h("div", { class: "nsv-break-body" },
+          b.gb_type && b.reason !== b.gb_type ? h("div", { class: "nsv-break-text" }, b.reason) : null,
+          b.root_cause ? h("div", { class: "nsv-break-text" }, `root cause: ${b.root_cause}`) : null,
+          b.explanation ? h("div", { class: "nsv-break-text nsv-muted" }, b.explanation) : null,
+          (b.hints || []).length ? h("ul", { class: "nsv-hints" }, b.hints.map((t) => h("li", null, t))) : null,
+          (b.stack || []).length ? h("ol", { class: "nsv-stack" }, b.stack.map((f) => h("li", null,
+            h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(f) }, `${shortPath(f.file)}:${f.line}`),
+            h("span", { class: "nsv-muted" }, ` ${f.function}`), f.code ? h("div", { class: "nsv-code-line" }, f.code) : null))) : null,
+          b.graph_before || b.graph_after ? h("div", { class: "nsv-either-side" },
+            h("span", { class: "nsv-muted" }, "graphs: "),
+            b.graph_before ? h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, b.graph_before) }, `before · ${b.graph_before}`) : null,
+            b.graph_after ? h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, b.graph_after) }, `after · ${b.graph_after}`) : null) : null,
+          b.detail && b.detail !== b.reason ? h("details", null, h("summary", null, "full message"), h("pre", { class: "nsv-pre" }, b.detail)) : null));
+      host.appendChild(item);
+    });
+  }
+  return total;
+}
+
+/** Mark break (run, i) as selected in the list. */
+export function markSelectedBreak(host, sel) {
+  for (const el of host.querySelectorAll(".nsv-break")) {
+    const on = sel && el.dataset.run === sel.run && el.dataset.index === String(sel.index);
+    el.classList.toggle("nsv-selected", !!on);
+    el.querySelector(".nsv-break-head").setAttribute("aria-expanded", on ? "true" : "false");
+    if (on) el.scrollIntoView({ block: "nearest" });
+  }
+}

@@ -1,0 +1,328 @@
+// ui/graphpane.js — one graph panel: run/level/graph pickers, the canvas, tooltip, and the
+//   per-graph interaction state (expanded groups, search hits, highlighted selection).
+// Owns: building (and caching through the app) the graph model and group tree, computing
+//   the view after expand/collapse, mapping clicks to node selection or group toggling,
+//   revealing and focusing nodes, and the read-only debug description of what is drawn.
+// Must not: change other panes, the source or details panes directly (it asks the app).
+
+import { LEVEL_NAMES } from "../contract/decode.js";
+import { KIND_NAMES, tensorText } from "../contract/graphmodel.js";
+import { initialExpansion, revealNode, ROOT } from "../layout/groups.js";
+import { computeView, groupLabel } from "../layout/view.js";
+import { GraphCanvas } from "../render/canvas.js";
+import { attachPanZoom } from "../interaction/panzoom.js";
+import { searchNodes } from "../interaction/search.js";
+import { clear, h } from "./dom.js";
+
+const nextTask = () => new Promise((r) => setTimeout(r, 0));
+
+export class GraphPane {
+  constructor(app, side) {
+    this.app = app;
+    this.side = side;
+    this.run = null;
+    this.graphId = null;
+    this.entry = null; // {gm, tree}
+    this.expanded = null;
+    this.view = null;
+    this.hits = [];
+    this.hitSet = new Set();
+    this.hitGroups = new Set();
+    this.hitPos = -1;
+    this.selected = -1; // node index
+    this.selectedGroup = -1;
+    this.stats = {};
+    this.runSel = h("select", { class: "nsv-select", "aria-label": "run", onchange: () => this.pick(this.runSel.value, null) });
+    this.levelSel = h("select", { class: "nsv-select", "aria-label": "level", onchange: () => this.pickLevel(this.levelSel.value) });
+    this.graphSel = h("select", { class: "nsv-select nsv-graph-select", "aria-label": "graph", onchange: () => this.pick(this.run, this.graphSel.value) });
+    this.info = h("span", { class: "nsv-pane-info" });
+    this.canvasHost = h("div", { class: "nsv-canvas-host" });
+    this.tip = h("div", { class: "nsv-tip", role: "tooltip", hidden: true });
+    this.empty = h("div", { class: "nsv-empty", hidden: true });
+    this.el = h("div", { class: "nsv-pane", "data-side": side },
+      h("div", { class: "nsv-pane-bar" }, this.runSel, this.levelSel, this.graphSel, this.info),
+      h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty));
+    this.gc = new GraphCanvas(this.canvasHost);
+    this._detach = attachPanZoom(this.gc, {
+      onClick: (idx) => this.onClick(idx),
+      onDblClick: (idx) => this.onDblClick(idx),
+      onHover: (idx, ev) => this.onHover(idx, ev),
+      onKey: (ev) => this.onKey(ev),
+    });
+  }
+
+  destroy() {
+    this._detach();
+    this.gc.destroy();
+  }
+
+  fillPickers() {
+    const idx = this.app.index;
+    clear(this.runSel);
+    for (const r of idx.runNames) this.runSel.appendChild(h("option", { value: r }, r));
+    this.runSel.value = this.run;
+    clear(this.levelSel);
+    for (const l of idx.levels(this.run)) this.levelSel.appendChild(h("option", { value: l }, LEVEL_NAMES[l] || l));
+    const g = idx.graph(this.run, this.graphId);
+    if (g) this.levelSel.value = g.level;
+    clear(this.graphSel);
+    for (const x of idx.graphs(this.run)) {
+      if (g && x.level !== g.level) continue;
+      this.graphSel.appendChild(h("option", { value: x.id }, `${x.id} · ${x.nodes.length} nodes${x.function ? " · " + x.function : ""}`));
+    }
+    if (g) this.graphSel.value = g.id;
+  }
+
+  pickLevel(level) {
+    const g = this.app.index.graphs(this.run).find((x) => x.level === level);
+    if (g) this.pick(this.run, g.id);
+  }
+
+  /** User picked a run/graph in this pane's selectors. */
+  pick(run, graphId) {
+    if (!graphId) {
+      const cur = this.app.index.graph(this.run, this.graphId);
+      const gs = this.app.index.graphs(run);
+      const same = cur && gs.find((x) => x.level === cur.level);
+      graphId = same ? same.id : gs.length ? gs[0].id : null;
+    }
+    this.app.setPaneGraph(this.side, run, graphId);
+  }
+
+  /** Show a graph; resolves once the first paint is done. */
+  async show(run, graphId) {
+    const t0 = performance.now();
+    this.run = run;
+    this.graphId = graphId;
+    this.fillPickers();
+    const graph = this.app.index.graph(run, graphId);
+    if (!graph || !graph.nodes.length) {
+      this.entry = null;
+      this.view = null;
+      this.empty.hidden = false;
+      this.empty.textContent = graph ? "This graph has no nodes." : "This run captured no graphs.";
+      this.gc.canvas.hidden = true;
+      this.info.textContent = "";
+      this.stats = { firstPaintMs: performance.now() - t0, nodes: 0 };
+      return;
+    }
+    this.empty.hidden = true;
+    this.gc.canvas.hidden = false;
+    const entry = await this.app.graphEntry(run, graphId, nextTask);
+    if (this.run !== run || this.graphId !== graphId) return; // superseded
+    this.entry = entry;
+    this.expanded = initialExpansion(entry.tree);
+    this.selected = -1;
+    this.selectedGroup = -1;
+    this.setHits([]);
+    await nextTask();
+    this.relayout();
+    this.gc.home();
+    this.gc.drawNow();
+    const g = entry.gm.graph;
+    this.info.textContent = `${entry.gm.n} nodes · ${g.op_count || 0} ops${g.truncated ? " · truncated" : ""}`;
+    this.stats = { firstPaintMs: performance.now() - t0, nodes: entry.gm.n, boxes: this.view.boxes.length };
+  }
+
+  relayout(anchorGroup) {
+    const { gm, tree } = this.entry;
+    let before = null;
+    if (anchorGroup != null && this.view) {
+      const bi = this.view.boxOf.get(gm.n + anchorGroup);
+      if (bi !== undefined) before = this.gc.worldToScreen(this.view.boxes[bi].x, this.view.boxes[bi].y);
+    }
+    const t0 = performance.now();
+    this.view = computeView(gm, tree, this.expanded);
+    this.stats.lastLayoutMs = performance.now() - t0;
+    this.pushScene();
+    if (before) {
+      const bi = this.view.boxOf.get(gm.n + anchorGroup);
+      if (bi !== undefined) {
+        const b = this.view.boxes[bi];
+        const k = this.gc.cam.k;
+        this.gc.setCamera(k, before[0] - b.x * k, before[1] - b.y * k);
+      }
+    }
+  }
+
+  pushScene() {
+    const { gm, tree } = this.entry;
+    const v = this.view;
+    let selectedBox = -1, selectedItem = -1;
+    if (this.selected >= 0) {
+      selectedItem = v.itemOf[this.selected];
+      selectedBox = v.boxOf.get(selectedItem) ?? -1;
+    } else if (this.selectedGroup >= 0) {
+      selectedItem = gm.n + this.selectedGroup;
+      selectedBox = v.boxOf.get(selectedItem) ?? -1;
+    }
+    // groups that hide search hits get the hit outline
+    this.hitGroups = new Set();
+    for (const i of this.hitSet) {
+      const it = v.itemOf[i];
+      if (it >= gm.n) this.hitGroups.add(it - gm.n);
+    }
+    this.gc.setScene({
+      gm, tree, view: v, expanded: this.expanded, colorMode: this.app.colorMode(this),
+      hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem,
+    });
+  }
+
+  toggleGroup(gid) {
+    const t0 = performance.now();
+    if (gid === ROOT) return;
+    if (this.expanded.has(gid)) {
+      // collapsing also collapses everything inside
+      const stack = [gid];
+      while (stack.length) {
+        const g = stack.pop();
+        this.expanded.delete(g);
+        for (const it of this.entry.tree.groups[g].items) if (it < 0) stack.push(-it - 1);
+      }
+    } else this.expanded.add(gid);
+    this.relayout(gid);
+    this.gc.drawNow();
+    this.stats.lastToggleMs = performance.now() - t0;
+    this.app.onPaneChanged(this);
+  }
+
+  setExpansion(mode) {
+    const tree = this.entry && this.entry.tree;
+    if (!tree) return;
+    if (mode === "collapse") this.expanded = new Set([ROOT]);
+    else if (mode === "initial") this.expanded = initialExpansion(tree);
+    else if (mode === "regions") {
+      for (const g of tree.groups) if (!g.dead && g.kind === "region") {
+        let p = g.id;
+        while (p >= 0) { this.expanded.add(p); p = tree.groups[p].parent; }
+      }
+    } else this.expanded = new Set(tree.groups.filter((g) => !g.dead).map((g) => g.id));
+    this.relayout();
+    this.gc.fit();
+    this.app.onPaneChanged(this);
+  }
+
+  onClick(idx) {
+    if (idx < 0 || !this.view) return;
+    const b = this.view.boxes[idx];
+    const n = this.view.n;
+    if (b.item < n) this.app.selectNode(this.run, this.graphId, b.item, this);
+    else this.toggleGroup(b.item - n);
+  }
+
+  onDblClick(idx) {
+    if (idx < 0 || !this.view) return;
+    const b = this.view.boxes[idx];
+    this.gc.focus(b, Math.max(1, this.gc.cam.k * 1.5));
+  }
+
+  onKey(ev) {
+    if (ev.key === "Escape") { this.app.clearSelection(); return true; }
+    if (ev.key === "Enter" && this.hits.length) { this.nextHit(ev.shiftKey ? -1 : 1); return true; }
+    return false;
+  }
+
+  onHover(idx, ev) {
+    if (idx < 0 || !ev || !this.view) { this.tip.hidden = true; return; }
+    const b = this.view.boxes[idx];
+    const { gm, tree } = this.entry;
+    clear(this.tip);
+    if (b.item < gm.n) {
+      const i = b.item, nd = gm.nodes[i];
+      const lines = [
+        [nd.name, "nsv-tip-title"],
+        [`${KIND_NAMES[gm.kind[i]]} · ${nd.op}${nd.target && nd.op !== "placeholder" ? " · " + nd.target : ""}`],
+      ];
+      if (nd.tensors && nd.tensors.length) lines.push([nd.tensors.map(tensorText).join(", "), "nsv-mono"]);
+      if (nd.value) lines.push([`value: ${nd.value}`, "nsv-mono"]);
+      if (nd.module) lines.push([`module: ${nd.module}${nd.module_type ? " (" + nd.module_type + ")" : ""}`]);
+      if (gm.region[i] >= 0) lines.push([`inlined from non-strict region ${gm.regionIds[gm.region[i]]} (${this.app.regionFunction(this.run, gm.regionIds[gm.region[i]])})`, "nsv-tip-region"]);
+      if (nd.baseline_graph) lines.push([`baseline graph: ${nd.baseline_graph}`]);
+      const f = this.app.index.frame(nd.stack);
+      if (f) lines.push([`${shortPath(f.file)}:${f.line} in ${f.function}${f.code ? "  —  " + f.code : ""}`, "nsv-mono"]);
+      for (const [t, cls] of lines) this.tip.appendChild(h("div", { class: cls || null }, t));
+    } else {
+      const g = tree.groups[b.item - gm.n];
+      this.tip.appendChild(h("div", { class: "nsv-tip-title" }, groupLabel(tree, g.id)));
+      this.tip.appendChild(h("div", null, `${g.kind === "region" ? "non-strict region" : g.kind === "chunk" ? "consecutive nodes" : "module"}${g.moduleType ? " · " + g.moduleType : ""}`));
+      this.tip.appendChild(h("div", null, `${g.leafCount} nodes${g.regionCount ? ` · ${g.regionCount} inlined from non-strict regions` : ""}`));
+      this.tip.appendChild(h("div", { class: "nsv-muted" }, this.expanded.has(g.id) ? "click the header to collapse" : "click to expand"));
+    }
+    const r = this.canvasHost.getBoundingClientRect();
+    let x = ev.clientX - r.left + 14, y = ev.clientY - r.top + 14;
+    this.tip.hidden = false;
+    const tw = this.tip.offsetWidth, thh = this.tip.offsetHeight;
+    if (x + tw > r.width) x = Math.max(4, ev.clientX - r.left - tw - 10);
+    if (y + thh > r.height) y = Math.max(4, ev.clientY - r.top - thh - 10);
+    this.tip.style.left = x + "px";
+    this.tip.style.top = y + "px";
+  }
+
+  /** Highlight node i as selected (reveal it, optionally centre on it). */
+  highlightNode(i, focus) {
+    if (!this.entry) return;
+    this.selected = i;
+    this.selectedGroup = -1;
+    if (i >= 0 && revealNode(this.entry.tree, this.expanded, i)) this.relayout();
+    this.pushScene();
+    if (i >= 0 && focus) {
+      const bi = this.view.boxOf.get(this.view.itemOf[i]);
+      if (bi !== undefined) this.gc.focus(this.view.boxes[bi]);
+    }
+  }
+
+  setHits(list) {
+    this.hits = list;
+    this.hitSet = new Set(list);
+    this.hitPos = -1;
+    if (this.entry && this.view) this.pushScene();
+  }
+
+  /** Run a search; returns the number of hits. */
+  search(q) {
+    if (!this.entry) return 0;
+    const t0 = performance.now();
+    const hits = searchNodes(this.entry.gm, q);
+    this.setHits(hits);
+    this.stats.lastSearchMs = performance.now() - t0;
+    return hits.length;
+  }
+
+  nextHit(dir = 1) {
+    if (!this.hits.length) return -1;
+    this.hitPos = (this.hitPos + dir + this.hits.length) % this.hits.length;
+    const i = this.hits[this.hitPos];
+    this.app.selectNode(this.run, this.graphId, i, this, true);
+    return i;
+  }
+
+  /** Read-only description of what is drawn (for tests and benchmarks). */
+  debug() {
+    if (!this.entry || !this.view) return { run: this.run, graph: this.graphId, nodes: [], groups: [] };
+    const { gm, tree } = this.entry;
+    const v = this.view;
+    const nodes = [], groups = [];
+    for (const b of v.boxes) {
+      if (b.item < gm.n) {
+        const i = b.item;
+        nodes.push({ name: gm.nodes[i].name, kind: KIND_NAMES[gm.kind[i]], region: gm.region[i] >= 0 ? gm.regionIds[gm.region[i]] : null,
+          highlighted: gm.region[i] >= 0, hit: this.hitSet.has(i), x: b.x, y: b.y, w: b.w, h: b.h });
+      } else {
+        const g = tree.groups[b.item - gm.n];
+        groups.push({ id: g.id, key: g.key, label: groupLabel(tree, g.id), kind: g.kind, expanded: this.expanded.has(g.id),
+          nodes: g.leafCount, inlined: g.regionCount, x: b.x, y: b.y, w: b.w, h: b.h });
+      }
+    }
+    return {
+      run: this.run, graph: this.graphId, totalNodes: gm.n, nodes, groups, camera: { ...this.gc.cam },
+      canvas: { w: this.gc.W, h: this.gc.H }, selected: this.selected >= 0 ? gm.nodes[this.selected].name : null,
+      hits: this.hits.map((i) => gm.nodes[i].name), stats: { ...this.stats }, frameTimes: this.gc.frameTimes.slice(),
+    };
+  }
+}
+
+export function shortPath(p) {
+  const s = String(p || "");
+  const parts = s.split(/[\\/]/);
+  return parts.length > 2 ? parts.slice(-2).join("/") : s;
+}

@@ -1,0 +1,83 @@
+// ui/summary.js — the headline and per-run numbers, the output check and the notes.
+// Owns: reading report.counts / report.outputs / report.runs into text.
+// Must not: keep state or listen to anything; it renders once per Report.
+
+import { h } from "./dom.js";
+
+function fmtNum(x) {
+  if (x == null || Number.isNaN(x)) return "—";
+  if (typeof x === "string") return x;
+  if (x === 0) return "0";
+  const a = Math.abs(x);
+  return a < 1e-3 || a >= 1e5 ? x.toExponential(1) : String(+x.toPrecision(3));
+}
+
+/** Counts of a run: from report.counts, else derived from the run itself. */
+export function runCounts(report, name) {
+  const c = report.counts && report.counts[name];
+  if (c) return c;
+  const run = report.runs[name] || {};
+  const graphs = run.graphs || [];
+  const dyn = graphs.filter((g) => g.level === "dynamo");
+  return {
+    graphs: dyn.length || graphs.length, breaks: (run.breaks || []).length,
+    break_hits: (run.breaks || []).reduce((s, b) => s + (b.count || 1), 0),
+    ops: graphs.reduce((s, g) => s + (g.op_count || 0), 0), aten_ops: null,
+    regions: (run.regions || []).length, inlined_nodes: null, full_graph: dyn.length === 1 && !(run.breaks || []).length,
+  };
+}
+
+export function outputsText(o) {
+  if (!o || o.match == null) return o && o.skipped_reason ? `outputs not checked (${o.skipped_reason})` : "outputs not checked";
+  if (o.match) return `outputs match${o.max_abs_diff ? ` (max |Δ| ${fmtNum(o.max_abs_diff)})` : ""}`;
+  return `outputs DIFFER (max |Δ| ${fmtNum(o.max_abs_diff)})`;
+}
+
+/** "3 breaks → 0 · 4 graphs → 1 · outputs match" as a list of [text, tone] parts. */
+export function headlineParts(report) {
+  const parts = [];
+  const b = runCounts(report, "baseline");
+  if (report.runs.nonstrict) {
+    const n = runCounts(report, "nonstrict");
+    parts.push([`${b.breaks} break${b.breaks === 1 ? "" : "s"} → ${n.breaks}`, n.breaks < b.breaks ? "good" : n.breaks > b.breaks ? "bad" : "neutral"]);
+    parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"} → ${n.graphs}`, n.graphs < b.graphs ? "good" : n.graphs > b.graphs ? "bad" : "neutral"]);
+  } else {
+    parts.push([`${b.breaks} break${b.breaks === 1 ? "" : "s"}`, "neutral"]);
+    parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"}`, "neutral"]);
+  }
+  const o = report.outputs;
+  parts.push([outputsText(o), !o || o.match == null ? "neutral" : o.match ? "good" : "bad"]);
+  return parts;
+}
+
+export function renderSummary(report, index) {
+  const cards = [];
+  for (const name of index.runNames) {
+    const run = report.runs[name];
+    const c = runCounts(report, name);
+    const rows = [
+      ["graphs", c.graphs], ["distinct breaks", c.breaks], ["break hits", c.break_hits], ["ops", c.ops],
+      ["ATen ops", c.aten_ops], ["non-strict regions", c.regions], ["inlined nodes", c.inlined_nodes],
+      ["one full graph", c.full_graph ? "yes" : "no"],
+    ];
+    if (run.wall_time_s) rows.push(["wall time", `${fmtNum(run.wall_time_s)} s`]);
+    cards.push(h("div", { class: `nsv-card nsv-card-${name === "baseline" ? "baseline" : name === "nonstrict" ? "nonstrict" : "attempt"}` },
+      h("div", { class: "nsv-card-title" }, name),
+      h("dl", { class: "nsv-kv" }, rows.filter((r) => r[1] != null).map(([k, v]) => [h("dt", null, k), h("dd", null, String(v))])),
+      run.error ? h("div", { class: "nsv-error-line" }, `raised ${run.error_type ? run.error_type + ": " : ""}${run.error}`) : null,
+      (run.marked || []).length ? h("div", { class: "nsv-muted nsv-small" }, "non-strict: " + run.marked.map((m) => m.qualname + (m.applied === false ? " (never applied)" : "")).join(", ")) : null,
+    ));
+  }
+  const o = report.outputs || {};
+  const details = (o.details || []).map((d) =>
+    h("tr", null, h("td", { class: "nsv-mono" }, d.path), h("td", { class: d.match === false ? "nsv-bad" : d.match ? "nsv-good" : "" }, d.match == null ? "—" : d.match ? "match" : "differ"),
+      h("td", null, fmtNum(d.max_abs_diff)), h("td", null, fmtNum(d.max_rel_diff)), h("td", { class: "nsv-mono" }, [d.shape, d.dtype].filter(Boolean).join(" ")), h("td", null, d.note || "")));
+  return h("div", { class: "nsv-summary" },
+    h("div", { class: "nsv-cards" }, cards),
+    h("div", { class: "nsv-outputs" },
+      h("div", { class: "nsv-section-title" }, "Output check"),
+      h("div", { class: o.match === false ? "nsv-bad" : o.match ? "nsv-good" : "nsv-muted" }, outputsText(o) + (o.nondeterministic ? " · the baseline is non-deterministic" : "")),
+      details.length ? h("table", { class: "nsv-table" }, h("thead", null, h("tr", null, ["value", "result", "max |Δ|", "max rel", "shape", "note"].map((t) => h("th", null, t)))), h("tbody", null, details)) : null),
+    (report.notes || []).length ? h("ul", { class: "nsv-notes" }, report.notes.map((t) => h("li", null, t))) : null,
+  );
+}

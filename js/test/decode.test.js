@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { breakKey, decodeReport, SUPPORTED_SCHEMA } from "../src/contract/decode.js";
+import { chain, report } from "./fixtures.js";
+
+test("valid report decodes with an index", () => {
+  const r = decodeReport(JSON.stringify(report([chain(3)])));
+  assert.equal(r.ok, true);
+  assert.deepEqual(r.index.runNames, ["baseline"]);
+  assert.equal(r.index.graph("baseline", "0/0:aten_forward").nodes.length, 5);
+});
+
+test("corrupt JSON gives a clear error, not a report", () => {
+  const r = decodeReport('{"schema_version": 1, "runs": {');
+  assert.equal(r.ok, false);
+  assert.match(r.error, /not valid JSON/);
+});
+
+test("newer schema version is refused with the upgrade hint", () => {
+  const r = decodeReport(JSON.stringify({ ...report([]), schema_version: SUPPORTED_SCHEMA + 1 }));
+  assert.equal(r.ok, false);
+  assert.match(r.error, /newer than this viewer/);
+  assert.match(r.error, /pip install -U nstviz/);
+});
+
+test("missing schema_version and wrong shapes are refused", () => {
+  assert.match(decodeReport("[]").error, /not an object/);
+  assert.match(decodeReport('{"runs": {}}').error, /schema_version/);
+  assert.match(decodeReport('{"schema_version": 1, "runs": {"baseline": {"graphs": [{"id": "g", "nodes": [{"name": 1}]}]}}}').error, /not a node/);
+  assert.match(decodeReport('{"schema_version": 1}').error, /runs/);
+});
+
+test("break status comes from the diff, per run", () => {
+  const loc = { file: "a.py", line: 3, function: "f" };
+  const b1 = { gb_id: "GB0025", reason: "x", count: 2, fatal: false, location: loc };
+  const b2 = { gb_id: "GB0007", reason: "y", count: 1, fatal: false, location: { ...loc, line: 9 } };
+  const b3 = { gb_id: "GB0124", reason: "z", count: 1, fatal: false, location: { ...loc, line: 12 } };
+  const r = report([], { diff: { resolved: [b1], remaining: [b2], introduced: [b3] } });
+  r.runs.baseline.breaks = [b1, b2];
+  r.runs.nonstrict = { graphs: [], breaks: [b2, b3], regions: [] };
+  const d = decodeReport(JSON.stringify(r));
+  assert.equal(d.index.breakStatus("baseline", b1), "resolved");
+  assert.equal(d.index.breakStatus("baseline", b2), "remaining");
+  assert.equal(d.index.breakStatus("nonstrict", b2), "remaining");
+  assert.equal(d.index.breakStatus("nonstrict", b3), "introduced");
+  assert.notEqual(breakKey(b1), breakKey(b2));
+  assert.deepEqual(d.index.runNames, ["baseline", "nonstrict"]);
+});

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { buildGraphModel } from "../src/contract/graphmodel.js";
+import { buildGroupTree, initialExpansion, revealNode, ROOT } from "../src/layout/groups.js";
+import { searchNodes } from "../src/interaction/search.js";
+import { chain, graph } from "./fixtures.js";
+
+function model() {
+  return buildGraphModel(graph([
+    ["x", "placeholder"],
+    ["w0", "placeholder"],
+    ["t0", "call_function", ["w0"], { module: "blocks.0.attn", module_type: "Attention", target: "aten.t.default" }],
+    ["mm0", "call_function", ["x", "t0"], { module: "blocks.0.attn", target: "aten.mm.default" }],
+    ["s0", "call_function", ["mm0"], { module: "blocks.0", module_type: "Block", region: "r0", target: "aten.sin.default" }],
+    ["c0", "call_function", ["s0"], { module: "blocks.0", region: "r0", target: "aten.cos.default" }],
+    ["mm1", "call_function", ["c0"], { module: "blocks.1.attn", target: "aten.mm.default" }],
+    ["output", "output", ["mm1"]],
+  ]));
+}
+
+test("groups follow module paths; regions are groups inside their module", () => {
+  const gm = model();
+  const tree = buildGroupTree(gm);
+  const byKey = (k) => tree.groups.find((g) => !g.dead && g.key === k);
+  const b0 = byKey("blocks.0");
+  assert.ok(b0, "blocks.0 group");
+  assert.equal(b0.moduleType, "Block");
+  const region = tree.groups.find((g) => g.kind === "region");
+  assert.equal(region.parent, b0.id);
+  assert.deepEqual(region.children.map((i) => gm.nodes[i].name), ["s0", "c0"]);
+  assert.equal(b0.regionCount, 2);
+  assert.equal(tree.groups[ROOT].leafCount, gm.n);
+});
+
+test("a parameter used only inside a module joins that module's group", () => {
+  const gm = model();
+  const tree = buildGroupTree(gm);
+  const w0 = gm.byName.get("w0");
+  assert.equal(tree.groups[tree.leafGroup[w0]].key, "blocks.0.attn");
+  assert.equal(tree.leafGroup[gm.byName.get("x")], tree.groups.find((g) => g.key === "blocks.0.attn").id);
+});
+
+test("single-child module chains are merged into one group", () => {
+  const gm = buildGraphModel(graph([["x", "placeholder"], ["a", "call_function", ["x"], { module: "model.encoder.layer" }], ["output", "output", ["a"]]]));
+  const tree = buildGroupTree(gm);
+  const alive = tree.groups.filter((g) => !g.dead && g.kind === "module");
+  assert.equal(alive.length, 1);
+  assert.equal(alive[0].label, "model.encoder.layer");
+});
+
+test("very wide levels are split into chunks of consecutive nodes", () => {
+  const gm = buildGraphModel(chain(5000));
+  const tree = buildGroupTree(gm, { chunkLimit: 1000, chunkSize: 400 });
+  const root = tree.groups[ROOT];
+  assert.ok(root.items.length <= 1000);
+  const chunks = tree.groups.filter((g) => g.kind === "chunk");
+  assert.equal(chunks.length, Math.ceil(5002 / 400));
+  assert.equal(chunks.reduce((s, g) => s + g.leafCount, 0), gm.n);
+});
+
+test("initial expansion stays within the budget; reveal expands ancestors", () => {
+  const gm = buildGraphModel(chain(400, 40));
+  const tree = buildGroupTree(gm);
+  const ex = initialExpansion(tree, 60);
+  let visible = 0;
+  const count = (gid) => { for (const it of tree.groups[gid].items) { if (it >= 0) visible++; else if (ex.has(-it - 1)) count(-it - 1); else visible++; } };
+  count(ROOT);
+  assert.ok(visible <= 60, `visible ${visible}`);
+  const i = gm.byName.get("a399");
+  const changed = revealNode(tree, ex, i);
+  assert.equal(changed, true);
+  let g = tree.leafGroup[i];
+  while (g >= 0) { assert.ok(ex.has(g)); g = tree.groups[g].parent; }
+});
+
+test("search by name, op, target and module, with field prefixes", () => {
+  const gm = model();
+  const names = (q) => searchNodes(gm, q).map((i) => gm.nodes[i].name);
+  assert.deepEqual(names("mm0"), ["mm0"]);
+  assert.deepEqual(names("aten.mm"), ["mm0", "mm1"]);
+  assert.deepEqual(names("blocks.1"), ["mm1"]);
+  assert.deepEqual(names("op:placeholder"), ["x", "w0"]);
+  assert.deepEqual(names("module:blocks.0 target:cos"), ["c0"]);
+  assert.deepEqual(names("region:r0"), ["s0", "c0"]);
+  assert.deepEqual(names("  "), []);
+  assert.deepEqual(names("nothing-like-this"), []);
+});
+
+test("search over 50,000 nodes takes well under 100 ms", () => {
+  const gm = buildGraphModel(chain(50000, 50));
+  searchNodes(gm, "a1");
+  const t0 = performance.now();
+  const hits = searchNodes(gm, "a4999");
+  const dt = performance.now() - t0;
+  assert.ok(hits.length >= 1);
+  assert.ok(dt < 100, `took ${dt} ms`);
+});

@@ -1,0 +1,142 @@
+"""Drive the nstviz viewer in headless Chromium and report what happened, as JSON.
+
+Runs in its own process (``python driver.py SPEC.json``) so its Playwright instance never
+meets another test's (two sync Playwright instances cannot share a process). Used by the
+viewer tests and by ``benchmarks/bench_viewer.py``.
+
+SPEC: ``{"page": str (file path), "viewport": [w, h], "color_scheme": "light"|"dark",
+"steps": [{"do": ..., ...}]}``. Steps (each result is appended to the output list):
+
+- ``{"do": "ready", "timeout_ms": int}``: wait for ``data-nstviz-ready="1"``; returns ms.
+- ``{"do": "eval", "js": str}``: evaluate ``js`` (an expression or arrow fn) and return it.
+- ``{"do": "click_node", "pane": int, "name": str}``: click the drawn node/group (by name or
+  group key) through the real mouse at its screen point; returns the point.
+- ``{"do": "click", "selector": str}`` / ``{"do": "fill", "selector": str, "text": str}`` /
+  ``{"do": "press", "key": str}``: ordinary Playwright actions.
+- ``{"do": "hover_node", "pane": int, "name": str}``: move the mouse over a node.
+- ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}``.
+Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "requests": [...],
+"dialogs": int}``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import sync_playwright
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+# Installed before the page's scripts: long-task observer for the benchmarks.
+INIT_SCRIPT = """
+window.__bench = {longTasks: [], start: performance.now()};
+try {
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__bench.longTasks.push({start: e.startTime, duration: e.duration});
+  }).observe({type: "longtask", buffered: true});
+} catch (e) {}
+"""
+
+ROOT = "#nstviz-root"
+
+
+def run(spec: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"results": [], "errors": [], "console": [], "requests": [], "dialogs": 0}
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+        w, h = spec.get("viewport", [1400, 900])
+        ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme=spec.get("color_scheme", "light"),
+                                  accept_downloads=True, device_scale_factor=spec.get("dpr", 1))
+        page = ctx.new_page()
+        page.add_init_script(INIT_SCRIPT)
+        page.on("pageerror", lambda e: out["errors"].append(str(e)))
+        page.on("console", lambda m: out["console"].append(f"{m.type}: {m.text}"))
+
+        def on_dialog(d):
+            out["dialogs"] += 1
+            d.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.on("request", lambda r: None if r.url.split(":", 1)[0] in ("file", "data", "blob", "about") else out["requests"].append(r.url))
+        page.goto(Path(spec["page"]).resolve().as_uri())
+        for step in spec["steps"]:
+            out["results"].append(_step(page, step))
+        browser.close()
+    return out
+
+
+def _step(page, step: dict[str, Any]) -> Any:
+    do = step["do"]
+    if do == "ready":
+        page.wait_for_selector(f'{ROOT}[data-nstviz-ready="1"]', timeout=step.get("timeout_ms", 30000), state="attached")
+        return page.evaluate("performance.now()")
+    if do == "eval":
+        return page.evaluate(step["js"])
+    if do in ("click_node", "hover_node", "dblclick_node"):
+        pt = page.evaluate(
+            "([k, n]) => document.querySelector('#nstviz-root').__nstviz.screenPoint(k, n)",
+            [step.get("pane", 0), step["name"]],
+        )
+        if pt is None:
+            return None
+        if do == "click_node":
+            page.mouse.click(pt["x"], pt["y"])
+        elif do == "dblclick_node":
+            page.mouse.dblclick(pt["x"], pt["y"])
+        else:
+            page.mouse.move(pt["x"], pt["y"])
+        page.wait_for_timeout(step.get("settle_ms", 80))
+        return pt
+    if do == "click":
+        page.click(step["selector"])
+        page.wait_for_timeout(step.get("settle_ms", 80))
+        return True
+    if do == "fill":
+        page.fill(step["selector"], step["text"])
+        page.wait_for_timeout(step.get("settle_ms", 80))
+        return True
+    if do == "press":
+        page.keyboard.press(step["key"])
+        page.wait_for_timeout(step.get("settle_ms", 80))
+        return True
+    if do == "mouse":
+        for m in step["moves"]:
+            getattr(page.mouse, m[0])(*m[1:])
+        return True
+    if do == "screenshot":
+        Path(step["path"]).parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=step["path"], full_page=step.get("full_page", False))
+        return step["path"]
+    if do == "wait":
+        page.wait_for_timeout(step["ms"])
+        return True
+    if do == "download":
+        with page.expect_download(timeout=10000) as info:
+            page.click(step["selector"])
+        target = Path(step["path"])
+        info.value.save_as(target)
+        return str(target)
+    raise ValueError(f"unknown step {do!r}")
+
+
+def main() -> None:
+    spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
+    json.dump(run(spec), sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
