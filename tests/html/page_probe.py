@@ -8,7 +8,8 @@ console messages, page errors, CSP violations, whether the viewer became ready
 no page of ours should contain, and, when asked, the downloaded JSON and a screenshot.
 
 SPEC: ``{"pages": [{"path": str, "wait_ready": bool, "download": bool, "screenshot": str|null,
-"javascript": bool, "timeout_ms": int}]}``.
+"javascript": bool, "timeout_ms": int, "clicks": [selector], "text_of": [selector]}]}``
+(``texts`` in the result maps each ``text_of`` selector to the textContent of its matches).
 """
 
 from __future__ import annotations
@@ -112,7 +113,13 @@ def _probe_one(browser: Any, spec: dict[str, Any]) -> dict[str, Any]:
         except Exception as exc:  # recorded, asserted on by the test
             obs["errors"].append(f"not ready after {timeout} ms: {type(exc).__name__}")
     obs["wall_ms"] = (time.perf_counter() - t0) * 1000
+    for selector in spec.get("clicks", []):
+        page.click(selector, timeout=5000)
     page.wait_for_timeout(spec.get("settle_ms", 300))  # let late handlers (onerror...) fire
+    obs["texts"] = {
+        sel: page.eval_on_selector_all(sel, "els => els.map(e => e.textContent)")
+        for sel in spec.get("text_of", [])
+    }
     if spec.get("javascript", True):
         obs.update(page.evaluate(COLLECT))
     else:

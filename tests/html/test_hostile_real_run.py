@@ -1,0 +1,115 @@
+"""Hostile strings through a REAL capture run (``nstviz run``) and the real viewer bundle.
+
+The script lives in a folder named like an HTML tag, breaks with a message full of markup,
+has ``</script>`` in a code line and in its printed output, and ends by raising an exception
+whose message holds a lone surrogate. The page must stay inert, and show the text as written.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from page_probe import assert_inert
+
+from nstviz.cli import EXIT_SCRIPT_RAISED, main
+from nstviz.html import extract_report_json
+
+MSG = "</script><img src=x onerror=window.__nstviz_pwned=1> <a href='javascript:window.__nstviz_pwned=2'>link</a>"
+FOLDER = "<img src=x onerror=window.__nstviz_pwned=4>"
+CODE_LINE = 's = "</script><script>window.__nstviz_pwned=3</script>"'
+SCRIPT = f"""
+import torch
+
+MSG = {MSG!r} + " \\u2028\\u2029 <!-- ]]>"
+
+
+def helper(x):
+    torch._dynamo.graph_break(msg=MSG)
+    return x + 1
+
+
+@torch.compile
+def f(x):
+    {CODE_LINE}
+    return helper(x) * len(s)
+
+
+print("</script><script>window.__nstviz_pwned=5</script>")
+out = f(torch.rand(3))
+raise RuntimeError("finished \\ud800 </script><img src=x onerror=window.__nstviz_pwned=6>")
+"""
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory) -> dict:
+    root = tmp_path_factory.mktemp("hostile")
+    folder = root / FOLDER
+    folder.mkdir()
+    script = folder / "hostile.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    html_path, json_path = root / "report.html", root / "report.json"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(
+        ["run", str(script), "--nonstrict", "helper", "-o", str(html_path), "--json", str(json_path), "-q"],
+        stdout=out,
+        stderr=err,
+    )
+    return {
+        "code": code,
+        "out": out.getvalue(),
+        "err": err.getvalue(),
+        "html": html_path,
+        "json": json_path,
+        "script": script,
+        "root": root,
+    }
+
+
+def test_the_capture_carries_the_hostile_strings(hostile_run):
+    assert hostile_run["code"] == EXIT_SCRIPT_RAISED, hostile_run["err"]
+    assert "RuntimeError: finished" in hostile_run["err"]
+    data = json.loads(hostile_run["json"].read_text(encoding="utf-8"))
+    baseline = data["runs"]["baseline"]
+    (brk,) = baseline["breaks"]
+    assert MSG in brk["detail"]
+    assert FOLDER in brk["location"]["file"]
+    assert "</script><script>window.__nstviz_pwned=5</script>" in baseline["stdout"]
+    assert baseline["error"].startswith("RuntimeError: finished \ud800 </script>")
+    # The page embeds the very same Report.
+    page = hostile_run["html"].read_text(encoding="utf-8")
+    assert json.loads(extract_report_json(page)) == data
+
+
+@pytest.mark.browser
+def test_the_page_is_inert_and_shows_the_text_as_written(hostile_run, probe):
+    (obs,) = probe(
+        [
+            {
+                "path": str(hostile_run["html"]),
+                "clicks": [".nsv-break .nsv-break-head"],
+                "text_of": [".nsv-break", "#nstviz-text-summary pre", ".nsv-tab-body"],
+            }
+        ]
+    )
+    assert obs["ready"], obs["errors"]
+    assert_inert(obs)
+    (break_text,) = obs["texts"][".nsv-break"]
+    assert MSG in break_text
+    assert "hostile.py:8" in break_text
+    assert CODE_LINE in "".join(obs["texts"][".nsv-tab-body"])
+    (summary,) = obs["texts"]["#nstviz-text-summary pre"]
+    assert summary  # the static summary is there, as text
+
+
+def test_the_saved_json_renders_again_with_view(hostile_run, tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    target = tmp_path / "again.html"
+    assert main(["view", str(hostile_run["json"]), "-o", str(target), "-q"], stdout=out, stderr=err) == 0, (
+        err.getvalue()
+    )
+    assert out.getvalue().strip().splitlines()[-1] == str(target.resolve())
+    assert extract_report_json(target.read_text("utf-8")) == extract_report_json(
+        hostile_run["html"].read_text("utf-8")
+    )
