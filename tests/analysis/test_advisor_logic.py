@@ -1,0 +1,330 @@
+"""The advisor's proposal, pre-check and selection logic on hand-built runs.
+
+``try_marks`` here is a table: which marked set gives which breaks and outputs. Real
+compiles are in test_advisor_compile.py.
+"""
+
+import os
+
+import torch
+
+from nstviz.analysis.advisor import plan_candidates, qualname_at, run_advisor
+from nstviz.report import Break, Compile, Location, OutputCheck, OutputDetail, Run
+
+HERE = os.path.abspath(__file__)
+
+
+def loc(fn, offset=1):
+    code = getattr(fn, "__func__", fn).__code__
+    return Location(file=code.co_filename, line=code.co_firstlineno + offset, function=code.co_name)
+
+
+# user code the hand-built stacks point into ----------------------------------------------------
+
+
+def leaf(x):
+    print("breaks here")
+    return x
+
+
+def middle(x):
+    return leaf(x) + 1
+
+
+def compiled_entry(x):
+    return middle(x) * 2
+
+
+def other_leaf(x):
+    return x.numpy()
+
+
+class Block(torch.nn.Module):
+    def stats(self, x):
+        print("stats")
+        return x.mean()
+
+
+def gen(x):
+    yield x
+
+
+def entry_with_closure(x):
+    def local_helper(y):
+        print(y)
+        return y
+
+    return local_helper(x)
+
+
+NAMESPACE = {
+    "leaf": leaf,
+    "middle": middle,
+    "compiled_entry": compiled_entry,
+    "other_leaf": other_leaf,
+    "Block": Block,
+    "Block.stats": Block.stats,
+    "gen": gen,
+    "entry_with_closure": entry_with_closure,
+}
+
+
+def resolve(name):
+    return NAMESPACE.get(name)
+
+
+def brk(stack, gb="GB0059", reason="Failed to trace builtin operator", count=1, fatal=False, compile_ids=()):
+    return Break(
+        gb_id=gb, gb_type=reason, reason=reason, count=count, fatal=fatal, location=stack[-1], stack=tuple(stack),
+        compile_ids=compile_ids,
+    )
+
+
+B_LEAF = brk([loc(compiled_entry), loc(middle), loc(leaf)])
+B_OTHER = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0026", reason="Attempted to call function marked as skipped")
+B_STATS = brk([loc(compiled_entry), loc(Block.stats)], count=12)
+COMPILES = (Compile(frame_id=0, compile_id=0, function="compiled_entry", location=loc(compiled_entry, 0)),)
+
+
+def run(name, *breaks, compiles=COMPILES, error=None):
+    return Run(name=name, breaks=tuple(breaks), compiles=compiles, error=error, wall_time_s=0.01)
+
+
+MATCH = OutputCheck(match=True, max_abs_diff=0.0)
+DIFFER = OutputCheck(
+    match=False, max_abs_diff=3.0, details=(OutputDetail(path="return", match=False, max_abs_diff=3.0, note="1 of 3 elements"),)
+)
+
+
+class Table:
+    """try_marks from a table: frozenset of marked names -> (breaks, check)."""
+
+    def __init__(self, table, default):
+        self.table = table
+        self.default = default
+        self.calls = []
+
+    def __call__(self, marks, run_name):
+        names = frozenset(getattr(m, "__qualname__", "?") for m in marks)
+        self.calls.append((run_name, names))
+        breaks, check = self.table.get(names, self.default)
+        return run(run_name, *breaks), check
+
+
+def by_fn(cands):
+    return {c.function: c for c in cands}
+
+
+# -- proposal ------------------------------------------------------------------------------------
+
+
+def test_qualname_from_source():
+    assert qualname_at(loc(Block.stats)) == "Block.stats"
+    assert qualname_at(loc(leaf)) == "leaf"
+    inner = entry_with_closure.__code__.co_consts
+    code = next(c for c in inner if hasattr(c, "co_name") and c.co_name == "local_helper")
+    assert qualname_at(Location(file=HERE, line=code.co_firstlineno + 1, function="local_helper")) == (
+        "entry_with_closure.<locals>.local_helper"
+    )
+
+
+def test_candidates_innermost_first_then_callers_never_the_compiled_frame():
+    plan = plan_candidates(run("baseline", B_LEAF))
+    assert [p.name for p in plan] == ["leaf", "middle"]
+    assert plan[0].reasons == [f"contains the break at {os.path.basename(HERE)}:{loc(leaf).line} (GB0059 Failed to trace builtin operator)"]
+    assert plan[1].reasons[0].startswith("calls leaf (")
+
+
+def test_most_frequent_break_first_and_shared_callers_merged():
+    plan = plan_candidates(run("baseline", B_LEAF, B_STATS, B_OTHER))
+    names = [p.name for p in plan]
+    assert names[0] == "Block.stats"  # seen 12 times
+    assert set(names) == {"Block.stats", "leaf", "middle", "other_leaf"}
+
+
+def test_torch_frames_and_comprehensions_are_passed_over():
+    torch_file = os.path.join(os.path.dirname(torch.__file__), "nn", "modules", "module.py")
+    stack = [
+        loc(compiled_entry),
+        Location(file=torch_file, line=1775, function="_call_impl"),
+        Location(file=HERE, line=loc(middle).line, function="<listcomp>"),
+        loc(leaf),
+    ]
+    plan = plan_candidates(run("baseline", brk(stack)))
+    assert [p.name for p in plan] == ["leaf"]
+
+
+def test_break_in_the_compiled_function_itself_is_rejected_with_advice():
+    b = brk([loc(compiled_entry)])
+    cands, rec = run_advisor(run("baseline", b), resolve, Table({}, ((b,), MATCH)), budget_s=10, max_attempts=5)
+    (c,) = cands
+    assert c.function == "compiled_entry" and c.status == "rejected"
+    assert "move the code that breaks into a helper" in c.precheck[0]
+    assert rec is None
+
+
+def test_a_frame_compiled_on_its_own_after_a_break_at_its_call_is_a_candidate():
+    # Dynamo broke at the call of other_leaf in compiled_entry, then compiled other_leaf alone.
+    compiles = (*COMPILES, Compile(frame_id=1, compile_id=0, function="other_leaf", location=loc(other_leaf, 0)))
+    b = brk([loc(compiled_entry), loc(other_leaf)], compile_ids=("1/0",))
+    plan = plan_candidates(run("baseline", b, compiles=compiles))
+    assert [p.name for p in plan] == ["other_leaf"]
+    assert "compiled it on its own" in plan[0].reasons[0]
+
+
+# -- pre-checks ----------------------------------------------------------------------------------
+
+
+def test_prechecks_reject_what_cannot_be_marked():
+    closure_loc = Location(
+        file=HERE, line=entry_with_closure.__code__.co_firstlineno + 2, function="local_helper"
+    )
+    lam = brk([loc(compiled_entry), Location(file=HERE, line=loc(leaf).line, function="<lambda>")])
+    b_closure = brk([loc(entry_with_closure), closure_loc])
+    b_gen = brk([loc(compiled_entry), loc(gen)])
+    compiles = (*COMPILES, Compile(frame_id=2, compile_id=0, function="entry_with_closure"))
+    names = {"gen": gen, "leaf": len}  # `leaf` resolves to a builtin: a different object
+    b_leaf = brk([loc(compiled_entry), loc(leaf)])
+    table = Table({}, ((), MATCH))
+    cands, _ = run_advisor(
+        run("baseline", lam, b_closure, b_gen, b_leaf, compiles=compiles), names.get, table, budget_s=10, max_attempts=5
+    )
+    got = by_fn(cands)
+    assert got["<lambda>"].status == "rejected" and "lambda" in got["<lambda>"].precheck[0]
+    local = got["entry_with_closure.<locals>.local_helper"]
+    assert local.status == "rejected" and "defined inside `entry_with_closure`" in local.precheck[0]
+    assert got["gen"].status == "rejected" and "generator" in got["gen"].precheck[0]
+    assert got["leaf"].status == "rejected" and "not a Python function" in got["leaf"].precheck[0]
+    assert table.calls == []  # nothing was run
+
+
+def test_unresolvable_name_is_rejected():
+    cands, _ = run_advisor(run("baseline", B_OTHER), {}.get, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
+    assert by_fn(cands)["other_leaf"].status == "rejected"
+    assert "cannot find it by name" in by_fn(cands)["other_leaf"].precheck[0]
+
+
+# -- trying and selecting ------------------------------------------------------------------------
+
+
+def test_keeps_improving_marks_and_recommends_the_combination():
+    table = Table(
+        {
+            frozenset({"leaf"}): ((B_STATS, B_OTHER), MATCH),
+            frozenset({"leaf", "other_leaf"}): ((B_STATS, B_OTHER), MATCH),
+        },
+        ((B_LEAF, B_STATS, B_OTHER), MATCH),
+    )
+    base = run("baseline", B_LEAF, B_STATS, B_OTHER)
+    msgs = []
+    cands, rec = run_advisor(base, resolve, table, budget_s=60, max_attempts=10, progress=msgs.append)
+    got = by_fn(cands)
+    assert got["Block.stats"].status == "no_change"  # tried first (12 hits), alone it does nothing here
+    assert got["leaf"].status == "improved"
+    assert got["leaf"].breaks_before == 3 and got["leaf"].breaks_after == 2
+    assert got["middle"].status == "skipped" and "not needed" in got["middle"].error
+    assert got["other_leaf"].status == "no_change"
+    assert [c[0] for c in table.calls] == [f"attempt-{i}" for i in range(1, len(table.calls) + 1)]
+    assert msgs and msgs[0].startswith("attempt-1: trying Block.stats")
+    assert rec is not None and rec.functions == ("leaf",)
+    assert rec.breaks_before == 3 and rec.breaks_after == 2 and rec.outputs_match is True
+    assert "leaf = torch._dynamo.nonstrict_trace(leaf)" in rec.code
+
+
+def test_method_code_form_and_cumulative_marks():
+    table = Table(
+        {
+            frozenset({"Block.stats"}): ((B_LEAF,), MATCH),
+            frozenset({"Block.stats", "leaf"}): ((), MATCH),
+        },
+        ((B_LEAF, B_STATS), MATCH),
+    )
+    _cands, rec = run_advisor(run("baseline", B_LEAF, B_STATS), resolve, table, budget_s=60, max_attempts=10)
+    assert rec is not None and rec.functions == ("Block.stats", "leaf") and rec.breaks_after == 0
+    assert "Block.stats = torch._dynamo.nonstrict_trace(Block.stats)" in rec.code
+    assert table.calls[-1] == ("attempt-2", frozenset({"Block.stats", "leaf"}))  # the combination ran
+
+
+def test_outputs_that_differ_make_a_candidate_worse_not_kept():
+    table = Table({frozenset({"leaf"}): ((), DIFFER)}, ((B_LEAF,), MATCH))
+    cands, rec = run_advisor(run("baseline", B_LEAF), resolve, table, budget_s=60, max_attempts=10)
+    got = by_fn(cands)
+    assert got["leaf"].status == "worse" and got["leaf"].outputs_match is False
+    assert "outputs differ from the baseline at return" in got["leaf"].error
+    assert got["middle"].status in ("worse", "no_change")  # tried next, same table default
+    assert rec is None
+
+
+def test_nonstrict_failures_report_their_gb_id_and_cause():
+    fail = Break(
+        gb_id="GB0251", reason="Unsupported output type for nonstrict_trace-ed function", count=1, fatal=False,
+        location=loc(middle), root_cause="DataDependentOutputException(aten._local_scalar_dense.default)",
+    )
+    bad_input = Break(
+        gb_id="GB0236", reason="Invalid input type for nonstrict_trace-ed function", count=1, fatal=False,
+        location=loc(compiled_entry),
+    )
+    table = Table(
+        {frozenset({"leaf"}): ((B_LEAF, fail), MATCH), frozenset({"middle"}): ((bad_input,), MATCH)},
+        ((B_LEAF,), MATCH),
+    )
+    cands, rec = run_advisor(run("baseline", B_LEAF), resolve, table, budget_s=60, max_attempts=10)
+    got = by_fn(cands)
+    assert got["leaf"].status == "failed" and got["leaf"].gb_id == "GB0251"
+    assert "DataDependentOutputException" in got["leaf"].error
+    assert got["middle"].status == "failed" and got["middle"].gb_id == "GB0236"
+    assert rec is None
+
+
+def test_errors_in_the_attempt_run_and_in_try_marks_are_failures():
+    def boom(marks, name):
+        raise RuntimeError("backend exploded (GB0000 for testing)")
+
+    cands, _rec = run_advisor(run("baseline", B_LEAF), resolve, boom, budget_s=60, max_attempts=10)
+    assert all(c.status == "failed" for c in cands) and by_fn(cands)["leaf"].gb_id == "GB0000"
+
+    def user_error(marks, name):
+        return run(name, error="Unsupported: Attempted to call function marked as skipped (GB0007)"), MATCH
+
+    cands, _ = run_advisor(run("baseline", B_LEAF), resolve, user_error, budget_s=60, max_attempts=10)
+    assert by_fn(cands)["leaf"].status == "failed" and by_fn(cands)["leaf"].gb_id == "GB0007"
+
+
+def test_attempt_budget_marks_the_rest_skipped():
+    table = Table({}, ((B_LEAF, B_STATS, B_OTHER), MATCH))
+    cands, _ = run_advisor(run("baseline", B_LEAF, B_STATS, B_OTHER), resolve, table, budget_s=60, max_attempts=2)
+    assert len(table.calls) == 2
+    skipped = [c for c in cands if c.status == "skipped"]
+    assert len(skipped) == 2 and all("attempt limit (2)" in c.error for c in skipped)
+
+
+def test_time_budget_marks_the_rest_skipped():
+    import time
+
+    def slow(marks, name):
+        time.sleep(0.2)
+        return run(name, B_LEAF, B_STATS), MATCH
+
+    cands, _ = run_advisor(run("baseline", B_LEAF, B_STATS), resolve, slow, budget_s=0.3, max_attempts=10)
+    tried = [c for c in cands if c.run]
+    assert 1 <= len(tried) <= 2
+    assert any(c.status == "skipped" and "time budget" in c.error for c in cands)
+
+
+def test_fullgraph_fatal_break_moving_on_is_progress_and_revealed_breaks_get_candidates():
+    f1 = brk([loc(compiled_entry), loc(other_leaf)], fatal=True, gb="GB0026")
+    f2 = brk([loc(compiled_entry), loc(Block.stats)], fatal=True)
+    table = Table(
+        {frozenset({"other_leaf"}): ((f2,), MATCH), frozenset({"other_leaf", "Block.stats"}): ((), MATCH)},
+        ((f1,), MATCH),
+    )
+    cands, rec = run_advisor(run("baseline", f1), resolve, table, budget_s=60, max_attempts=10)
+    got = by_fn(cands)
+    assert got["other_leaf"].status == "improved" and got["other_leaf"].breaks_after == 1
+    assert got["Block.stats"].status == "improved"  # proposed from attempt-1's new fatal break
+    assert rec is not None and rec.functions == ("other_leaf", "Block.stats") and rec.breaks_after == 0
+
+
+def test_no_breaks_no_candidates():
+    cands, rec = run_advisor(run("baseline"), resolve, Table({}, ((), MATCH)), budget_s=5, max_attempts=5)
+    assert cands == () and rec is None
