@@ -2,7 +2,8 @@
 
 It mirrors what the capture core does (reset, mark by id, run, unmark) with public-ish
 pieces only: ``torch._dynamo.explain`` for the breaks and a plain ``torch.compile`` with the
-``eager`` backend for the outputs. It exists so the advisor is tested against real compiles
+``aot_eager`` backend for the outputs (it inlines non-strict
+functions like nstviz's record backend and inductor do). It exists so the advisor is tested against real compiles
 before (and independently of) the capture core.
 """
 
@@ -25,18 +26,27 @@ _GB = re.compile(r"gb(\d{4})\.html", re.IGNORECASE)
 @contextlib.contextmanager
 def marked(fns: tuple[Callable, ...]) -> Iterator[None]:
     ids = [id(getattr(f, "__func__", f)) for f in fns]
-    added = [i for i in ids if i not in trace_rules._nonstrict_trace_callable_ids]
-    for i in added:
-        trace_rules._allowed_callable_ids.add(i)
-        trace_rules._nonstrict_trace_callable_ids.add(i)
+    sets = (trace_rules._allowed_callable_ids, trace_rules._nonstrict_trace_callable_ids)
+    added = [(s, i) for s in sets for i in ids if i not in s]
+    for s, i in added:
+        s.add(i)
     torch._dynamo.reset()
     try:
         yield
     finally:
-        for i in added:
-            trace_rules._allowed_callable_ids.remove(i)
-            trace_rules._nonstrict_trace_callable_ids.remove(i)
+        for s, i in added:
+            s.remove(i)
         torch._dynamo.reset()
+
+
+def seed_all(seed: int) -> None:
+    import random
+
+    import numpy as np
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
 
 
 def record(name: str, fn: Callable, args: tuple, marks: tuple[Callable, ...] = ()) -> tuple[Run, Any]:
@@ -47,8 +57,8 @@ def record(name: str, fn: Callable, args: tuple, marks: tuple[Callable, ...] = (
         except Exception as exc:
             return Run(name=name, error=f"{type(exc).__name__}: {exc}", error_type=type(exc).__name__), None
         torch._dynamo.reset()
-        torch.manual_seed(0)
-        out = torch.compile(fn, backend="eager")(*args)
+        seed_all(0)
+        out = torch.compile(fn, backend="aot_eager")(*args)
     distinct: dict[tuple, Break] = {}
     for br in explained.break_reasons:
         stack = tuple(Location(file=fs.filename, line=fs.lineno or 0, function=fs.name) for fs in br.user_stack)
