@@ -23,6 +23,7 @@ import argparse
 import builtins
 import dataclasses
 import os
+import re
 import sys
 import threading
 import time
@@ -433,7 +434,9 @@ def _outputs_line(report: Report) -> str:
         line += " [non-deterministic: the baseline disagreed with itself]"
     bad = [d for d in out.details if d.match is False]
     for detail in bad[:5]:
-        why = detail.note or (f"max abs diff {detail.max_abs_diff:.3g}" if detail.max_abs_diff is not None else "")
+        why = detail.note or (
+            f"max abs diff {detail.max_abs_diff:.3g}" if detail.max_abs_diff is not None else ""
+        )
         line += f"\n  {_short(detail.path, 40)}: {_short(why, 100)}"
     if len(bad) > 5:
         line += f"\n  ... and {len(bad) - 5} more"
@@ -785,8 +788,8 @@ def main(
     argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     """Run the ``nstviz`` command; return its exit code (see the module docstring)."""
-    out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    out: TextIO = _SafeText(stdout or sys.stdout)  # type: ignore[assignment]
+    err: TextIO = _SafeText(stderr or sys.stderr)  # type: ignore[assignment]
     argv = list(sys.argv[1:] if argv is None else argv)
     parsers = build_parsers()
     try:
@@ -841,6 +844,34 @@ def main(
         err.write("nstviz: internal error (this is a bug in nstviz; please report it with this traceback)\n")
         traceback.print_exc(file=err)
         return EXIT_INTERNAL
+
+
+class _SafeText:
+    """Wraps a text stream so that no string the Report holds can make a write fail.
+
+    Lone surrogates (from exception messages) become U+FFFD; characters the stream's
+    encoding lacks (an ASCII terminal) become backslash escapes.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        try:
+            return self._stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _fail(err: TextIO, message: str, hint: str, code: int) -> int:

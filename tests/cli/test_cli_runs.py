@@ -1,0 +1,214 @@
+"""The nstviz command on real scripts: real torch.compile runs, real files, real exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from nstviz.cli import (
+    EXIT_CHECK_FAILED,
+    EXIT_NOTHING_COMPILED,
+    EXIT_OK,
+    EXIT_SCRIPT_RAISED,
+    EXIT_USAGE,
+    main,
+)
+from nstviz.report import Report
+
+REPO = Path(__file__).resolve().parents[2]
+
+HELPER_SCRIPT = """
+import sys
+import torch
+
+SEEN_ARGV = list(sys.argv)
+
+
+def helper(x):
+    torch._dynamo.graph_break()
+    return x.sin() * 2
+
+
+def other(x):
+    torch._dynamo.graph_break()
+    return x + 1
+
+
+@torch.compile(backend="eager")
+def f(x):
+    return other(helper(x) + 1)
+
+
+print("argv", sys.argv[1:])
+y = f(torch.ones(4))
+"""
+
+
+def run_main(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def write(tmp_path: Path, text: str, name: str = "script.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_run_writes_report_and_passes_argv(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT)
+    argv_before = sys.argv[:]
+    code, out, err = run_main(
+        "run",
+        script,
+        "a1",
+        "--nonstrict",
+        "helper",
+        "-o",
+        tmp_path / "r.html",
+        "--json",
+        tmp_path / "r.json",
+        "--",
+        "--lr",
+        "0.1",
+    )
+    assert code == EXIT_OK, err
+    assert sys.argv == argv_before
+    report = Report.load_json(tmp_path / "r.json")
+    assert "argv ['a1', '--lr', '0.1']" in report.runs["baseline"].stdout
+    assert report.entry == "cli" and report.title == "script.py"
+    assert len(report.runs["baseline"].breaks) == 2
+    assert len(report.runs["nonstrict"].breaks) == 1  # `other` still breaks
+    assert len(report.diff.resolved) == 1 and len(report.diff.remaining) == 1
+    lines = out.splitlines()
+    assert lines[-1] == str((tmp_path / "r.html").resolve())
+    table = out.split("\n\n")[0]
+    assert table.splitlines()[0].split() == ["baseline", "nonstrict"]
+    assert "distinct breaks" in table and "breaks: 1 resolved, 1 remaining, 0 introduced" in out
+    assert (tmp_path / "r.html").stat().st_size > 10_000
+
+
+def test_check_fails_on_remaining_breaks_only_when_asked(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT)
+    code, out, _ = run_main("check", script, "-n", "helper", "-q")
+    assert code == EXIT_OK, out
+    assert out.rstrip().endswith("check passed")
+    code, out, _ = run_main("check", script, "-n", "helper", "--fail-on-break", "-q")
+    assert code == EXIT_CHECK_FAILED
+    assert "1 distinct break(s) remain in the nonstrict run (--fail-on-break)" in out
+    code, out, _ = run_main("check", script, "-n", "helper,other", "--fail-on-break", "-q")
+    assert code == EXIT_OK, out
+
+
+def test_check_fails_when_outputs_differ(tmp_path):
+    # nonstrict_trace bakes the global SCALE in as a constant: the second call is stale.
+    script = write(
+        tmp_path,
+        """
+        import torch
+
+        SCALE = torch.tensor(2.0)
+
+
+        def scaled(x):
+            torch._dynamo.graph_break()
+            return x * SCALE
+
+
+        @torch.compile(backend="eager")
+        def f(x):
+            return scaled(x) + 1
+
+
+        a = f(torch.ones(3))
+        SCALE = torch.tensor(3.0)
+        b = f(torch.ones(3))
+        """,
+    )
+    code, out, err = run_main("check", script, "-n", "scaled", "-q")
+    assert code == EXIT_CHECK_FAILED, out + err
+    assert "outputs differ" in out
+
+
+def test_script_error_after_compiling_is_exit_3_with_report(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT + "\nraise ValueError('boom')\n")
+    code, _, err = run_main("run", script, "-n", "helper", "--json", tmp_path / "r.json", "-q")
+    assert code == EXIT_SCRIPT_RAISED
+    assert "ValueError: boom" in err
+    assert Report.load_json(tmp_path / "r.json").runs["baseline"].error == "ValueError: boom"
+
+
+def test_script_error_before_compiling_shows_the_users_traceback(tmp_path):
+    script = write(tmp_path, "import torch\n\ndef helper(x):\n    return x\n\nraise KeyError('early')\n")
+    code, _, err = run_main("run", script, "-n", "helper", "-q")
+    assert code == EXIT_SCRIPT_RAISED
+    assert f'File "{script.resolve()}", line 6' in err
+    assert "nstviz/api.py" not in err  # only the user's frames
+    assert "nstviz: error: the script raised before compiling anything: KeyError" in err
+
+
+def test_clean_sys_exit_is_success(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT + "\nsys.exit(0)\n")
+    code, _, err = run_main("run", script, "-n", "helper", "--json", tmp_path / "r.json", "-q")
+    assert code == EXIT_OK, err
+
+
+def test_nothing_compiled_is_exit_4(tmp_path):
+    script = write(tmp_path, "import torch\n\ndef helper(x):\n    return x\n\nhelper(torch.ones(2))\n")
+    code, _, err = run_main("run", script, "-n", "helper", "-q")
+    assert code == EXIT_NOTHING_COMPILED
+    assert err.startswith("nstviz: error: ") and "Traceback" not in err
+
+
+def test_unknown_nonstrict_name_is_a_usage_error(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT)
+    code, _, err = run_main("run", script, "-n", "no_such_helper", "-q")
+    assert code == EXIT_USAGE
+    assert "no_such_helper" in err and "Traceback" not in err
+
+
+def test_progress_goes_to_stderr_and_quiet_silences_it(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT)
+    code, out, err = run_main("run", script, "-n", "helper", "--json", tmp_path / "r.json")
+    assert code == EXIT_OK
+    assert "nstviz: baseline run" in err and "nstviz: nonstrict run" in err
+    assert "nstviz: baseline" not in out
+    code, _, err = run_main("run", script, "-n", "helper", "--json", tmp_path / "r.json", "--quiet")
+    assert code == EXIT_OK and err == ""
+
+
+@pytest.mark.slow
+def test_demo_console_script_from_a_clean_folder(tmp_path):
+    """`nstviz demo` as the README runs it: nothing to prepare, ends with the report's path."""
+    exe = Path(sys.executable).with_name("nstviz")
+    cmd = [str(exe), "demo"] if exe.exists() else [sys.executable, "-m", "nstviz", "demo"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run(
+        [*cmd, "--json", "demo.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == EXIT_OK, proc.stderr[-3000:]
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last == str(tmp_path / "nstviz-demo.html")
+    report = Report.load_json(tmp_path / "demo.json")
+    assert report.entry == "demo"
+    counts = {name: report.runs[name] for name in ("baseline", "nonstrict")}
+    assert counts["baseline"].breaks and not counts["nonstrict"].breaks
+    assert {m.spec for m in counts["nonstrict"].marked} == {"rms_scale", "get_magic_num"}
+    assert all(m.applied for m in counts["nonstrict"].marked)
+    assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
+    page = (tmp_path / "nstviz-demo.html").read_text(encoding="utf-8")
+    assert json.loads(page.split('id="nstviz-report">', 1)[1].split("</script>", 1)[0])["entry"] == "demo"
