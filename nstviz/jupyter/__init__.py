@@ -28,6 +28,20 @@ def unload_ipython_extension(ipython: Any) -> None:
     manager.registry.pop("NstraceMagics", None)
 
 
+def last_viewer() -> Any:
+    """The ``Viewer`` the most recent ``%nstrace`` / ``%%nstrace`` displayed, or None.
+
+    Use it to read or drive the view from Python::
+
+        w = nstviz.jupyter.last_viewer()
+        w.selected_node          # what was clicked
+        w.select(node="sin")     # select from Python
+    """
+    from nstviz.jupyter import magics
+
+    return magics.last_viewer()
+
+
 def __getattr__(name: str) -> Any:
     if name == "Viewer":
         from nstviz.jupyter.widget import Viewer
@@ -36,4 +50,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'nstviz.jupyter' has no attribute {name!r}")
 
 
-__all__ = ["Viewer", "load_ipython_extension", "unload_ipython_extension"]
+__all__ = ["Viewer", "last_viewer", "load_ipython_extension", "unload_ipython_extension"]

@@ -9,13 +9,13 @@ then fills the widget with the Report. Errors are shown the way users expect: mi
 
 from __future__ import annotations
 
-import inspect
 import keyword
 import pathlib
 import re
 import time
 import traceback
 import types
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -123,31 +123,28 @@ def _bind_trace_code() -> Callable[..., Any]:
     return trace_code
 
 
-def _trace_kwargs(trace_code: Callable[..., Any], args: Any) -> dict[str, Any]:
-    """Map the magic's options onto trace_code's keyword arguments (names checked, not assumed)."""
-    params = inspect.signature(trace_code).parameters
-    wanted: dict[str, Any] = {
+def _trace_kwargs(args: Any) -> dict[str, Any]:
+    """Map the magic's options onto :func:`nstviz.api.trace_code`'s keyword arguments."""
+    kwargs: dict[str, Any] = {
         "nonstrict": _names(args.nonstrict),
         "auto": args.auto,
         "backend": args.backend,
         "baseline": args.baseline,
         "check": not args.no_check,
     }
-    optional = {
-        ("budget_s", "budget", "time_budget"): args.budget,
-        ("max_attempts",): args.max_attempts,
-    }
-    kwargs = {k: v for k, v in wanted.items() if k in params}
-    for names, value in optional.items():
-        if value is None:
-            continue
-        for name in names:
-            if name in params:
-                kwargs[name] = value
-                break
-        else:  # pragma: no cover - depends on the capture core's signature
-            raise _usage(f"%nstrace: this version of nstviz does not support the option for {names[0]}")
+    if args.budget is not None:
+        kwargs["budget_s"] = args.budget
+    if args.max_attempts is not None:
+        kwargs["max_attempts"] = args.max_attempts
     return kwargs
+
+
+_LAST_VIEWER: weakref.ref[Any] | None = None
+
+
+def last_viewer() -> Any:
+    """The Viewer the most recent magic displayed (held weakly: closing it releases it)."""
+    return _LAST_VIEWER() if _LAST_VIEWER is not None else None
 
 
 class _Progress:
@@ -188,6 +185,14 @@ def _event_dict(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, A
     for key, value in zip(("phase", "message", "runs_done", "runs_total"), args, strict=False):
         event.setdefault(key, value)
     return event
+
+
+def _withdraw(viewer: Any, handle: Any) -> None:
+    """Remove a widget that has nothing to show (the message below the cell says why)."""
+    if handle is not None:
+        handle.update({"text/plain": ""}, raw=True)
+    if viewer is not None:
+        viewer.close()
 
 
 def _user_traceback(exc: BaseException, filename: str) -> types.TracebackType | None:
@@ -310,14 +315,17 @@ class NstraceMagics(Magics):
         __tracebackhide__ = True
         shell = self.shell
         assert shell is not None
+        number = shell.execution_count
         code = shell.transform_cell(source)
         if magic_line is not None:
             # Keep line numbers equal to the ones the user sees in the cell (line 1 is the magic).
             code = f"# %%nstrace {magic_line}\n{code}"
-        filename = shell.compile.cache(code, shell.execution_count, raw_code=source)
-        _check_syntax(code, filename, f"Cell In[{shell.execution_count}]")
+        filename = shell.compile.cache(code, number, raw_code=source)
+        _check_syntax(code, filename, f"Cell In[{number}]")
         trace_code = _bind_trace_code()
-        kwargs = _trace_kwargs(trace_code, args)
+        kwargs = _trace_kwargs(args)
+        what = f"%%nstrace {magic_line}" if magic_line is not None else f"%nstrace {source}"
+        title = f"In [{number}]: {' '.join(what.split())}"[:120]
 
         viewer = None
         handle = None
@@ -330,22 +338,19 @@ class NstraceMagics(Magics):
 
             from nstviz.jupyter.widget import Viewer
 
+            global _LAST_VIEWER
             viewer = Viewer(html_path=args.html)
-            viewer.start_progress(runs_total=2, message="starting the baseline run")
+            _LAST_VIEWER = weakref.ref(viewer)
+            viewer.start_progress(runs_total=3 if args.auto else 2, message="starting the baseline run")
             handle = display(viewer, display_id=True)
             return viewer
 
-        progress = _Progress(show, runs_total=2)
-        params = inspect.signature(trace_code).parameters
-        if "progress" in params:
-            kwargs["progress"] = progress
-        if "filename" in params:
-            kwargs["filename"] = filename
+        progress = _Progress(show, runs_total=3 if args.auto else 2)
         started = time.monotonic()
         try:
-            if "progress" not in params:
-                progress({"phase": "baseline", "message": "running"})
-            report = trace_code(code, shell.user_ns, **kwargs)
+            report = trace_code(
+                code, shell.user_ns, filename=filename, progress=progress, title=title, **kwargs
+            )
         except KeyboardInterrupt:
             if progress.viewer is not None:
                 progress.viewer.set_progress(
@@ -355,9 +360,12 @@ class NstraceMagics(Magics):
                 )
             raise
         except NstvizError as exc:
-            if progress.viewer is not None:
-                progress.viewer.set_progress("error", str(exc))
+            _withdraw(viewer, handle)
             raise _usage(f"%nstrace: {exc}") from None
+        except Exception as exc:
+            # The user's code raised before anything was compiled: show it as a normal run would.
+            _withdraw(viewer, handle)
+            raise exc.with_traceback(_user_traceback(exc, filename))  # noqa: B904 - the user's own exception
 
         if progress.viewer is None:
             show()
@@ -365,13 +373,13 @@ class NstraceMagics(Magics):
             viewer.report = report
             if handle is not None:
                 handle.update(viewer)  # the saved notebook keeps the final static summary
-        self._write_outputs(args, report, viewer)
+        self._write_outputs(args, report)
         if args.name:
             shell.user_ns[args.name] = report
         self._reraise_user_error(report, filename)
 
     @staticmethod
-    def _write_outputs(args: Any, report: Any, viewer: Any) -> None:
+    def _write_outputs(args: Any, report: Any) -> None:
         if args.json:
             report.save_json(pathlib.Path(args.json).expanduser())
         if args.html:
@@ -382,21 +390,9 @@ class NstraceMagics(Magics):
     @staticmethod
     def _reraise_user_error(report: Any, filename: str) -> None:
         __tracebackhide__ = True
-        exc = _user_exception(report)
+        exc = getattr(report, "user_exception", None)
         if exc is not None:
             raise exc.with_traceback(_user_traceback(exc, filename))
-
-
-def _user_exception(report: Any) -> BaseException | None:
-    """The exception the user's code raised in the last run, as the capture core kept it."""
-    try:
-        from nstviz import api
-    except ImportError:  # pragma: no cover
-        return None
-    getter = getattr(api, "user_exception", None)
-    if callable(getter):
-        return getter(report)
-    return None
 
 
 __all__ = ["NstraceMagics", "split_line"]
