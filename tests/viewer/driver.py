@@ -63,7 +63,7 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
                                   accept_downloads=True, device_scale_factor=spec.get("dpr", 1))
         page = ctx.new_page()
         page.add_init_script(INIT_SCRIPT)
-        page.on("pageerror", lambda e: out["errors"].append(str(e)))
+        page.on("pageerror", lambda e: out["errors"].append(f"{e}\n{e.stack or ''}"))
         page.on("console", lambda m: out["console"].append(f"{m.type}: {m.text}"))
 
         def on_dialog(d):

@@ -111,11 +111,14 @@ export class GraphPane {
     const entry = await this.app.graphEntry(run, graphId, nextTask);
     if (this.run !== run || this.graphId !== graphId) return; // superseded
     this.entry = entry;
+    this.view = null; // until relayout: input handlers ignore events meanwhile
+    this.tip.hidden = true;
     this.expanded = initialExpansion(entry.tree);
     this.selected = -1;
     this.selectedGroup = -1;
     this.setHits([]);
     await nextTask();
+    if (this.entry !== entry) return;
     this.relayout();
     this.gc.home();
     this.gc.drawNow();
@@ -260,7 +263,7 @@ export class GraphPane {
 
   /** Highlight node i as selected (reveal it, optionally centre on it). */
   highlightNode(i, focus) {
-    if (!this.entry) return;
+    if (!this.entry || !this.view) return;
     this.selected = i;
     this.selectedGroup = -1;
     if (i >= 0 && revealNode(this.entry.tree, this.expanded, i)) this.relayout();

@@ -1,0 +1,87 @@
+"""Fixtures for the viewer's browser tests: Report pages and a Chromium driver process.
+
+Pages are written by the real ``nstviz.html.render_html`` (the standalone file users get).
+Chromium is driven by ``driver.py`` in a subprocess, so its Playwright instance never meets
+another test module's. Screenshots go to ``test-artifacts/viewer/`` for reviewers.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts" / "viewer"
+DRIVER = Path(__file__).with_name("driver.py")
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from make_synthetic_report import make_report  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _need_bundle() -> None:
+    static = REPO / "nstviz" / "static"
+    missing = [f for f in ("viewer.js", "standalone.js", "viewer.css") if not (static / f).is_file()]
+    if missing:
+        pytest.fail(f"viewer bundle missing ({', '.join(missing)}): run `pip install -e .` or `node js/build.mjs`")
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not exe:
+        pytest.fail("Debian chromium is not installed (apt-get install chromium)")
+    return exe
+
+
+@pytest.fixture
+def drive(tmp_path: Path, chromium: str):
+    """Run a driver spec (see driver.py) and return its output."""
+
+    def run(spec: dict[str, Any], timeout: float = 180) -> dict[str, Any]:
+        path = tmp_path / f"spec-{len(list(tmp_path.glob('spec-*')))}.json"
+        path.write_text(json.dumps(spec), encoding="utf-8")
+        proc = subprocess.run([sys.executable, str(DRIVER), str(path)], capture_output=True, text=True,
+                              timeout=timeout, check=False)
+        assert proc.returncode == 0, f"driver failed:\n{proc.stderr[-4000:]}"
+        return json.loads(proc.stdout)
+
+    return run
+
+
+@pytest.fixture
+def write_page(tmp_path: Path):
+    """Write a Report (or raw JSON text) as a standalone page; return its path."""
+    _need_bundle()
+    from nstviz.html import render_html
+
+    def write(report, name: str = "report.html", json_text: str | None = None) -> Path:
+        page = render_html(report)
+        if json_text is not None:
+            start = page.index('<script type="application/json" id="nstviz-report">')
+            start = page.index(">", start) + 1
+            end = page.index("</script>", start)
+            page = page[:start] + json_text + page[end:]
+        target = tmp_path / name
+        target.write_bytes(page.encode("utf-8"))
+        return target
+
+    return write
+
+
+@pytest.fixture(scope="session")
+def synthetic_2k():
+    return make_report(2000)

@@ -1,0 +1,193 @@
+"""The viewer in real Chromium: a real captured Report, a synthetic big one, bad input, safety."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import nstviz
+from nstviz.report import Report
+
+pytestmark = pytest.mark.browser
+
+HOOK = "document.querySelector('#nstviz-root').__nstviz"
+
+
+class Block(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+
+    def stats(self, x):
+        torch._dynamo.graph_break()
+        return x.sin() * 2 + x.cos()
+
+    def forward(self, x):
+        return self.lin(self.stats(self.lin(x))).relu()
+
+
+@pytest.fixture(scope="module")
+def real_report() -> Report:
+    model = torch.nn.Sequential(Block(), Block())
+    return nstviz.compare(model, torch.randn(2, 8), nonstrict=[Block.stats])
+
+
+def _inlined(report: Report, run: str, graph: str) -> set[str]:
+    names: set[str] = set()
+    for region in report.runs[run].regions:
+        names.update(region.nodes.get(graph, ()))
+    return names
+
+
+def test_real_report_highlights_clicks_search_and_break(real_report, write_page, drive, artifacts):
+    r = real_report
+    page = write_page(r)
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": f"{HOOK}.panes()"},
+        {"do": "eval", "js": "document.querySelector('[data-testid=headline]').textContent"},
+        {"do": "screenshot", "path": str(artifacts / "real-initial.png")},
+        {"do": "click", "selector": "button[title='expand all groups']"},
+        {"do": "eval", "js": f"{HOOK}.panes()[0]"},
+    ]})
+    assert out["errors"] == [] and out["requests"] == [] and out["dialogs"] == 0
+    panes, headline, _, expanded = out["results"][1], out["results"][2], out["results"][3], out["results"][5]
+    pane = panes[0]
+    assert pane["run"] == "nonstrict"
+    assert "1 break → 0" in headline and "4 graphs → 1" in headline and "outputs match" in headline
+    graph = r.runs[pane["run"]]
+    gnodes = next(g for g in graph.graphs if g.id == pane["graph"]).nodes
+    # fully expanded: every node drawn, highlighted exactly the Report's inlined nodes
+    assert len(expanded["nodes"]) == len(gnodes)
+    highlighted = {n["name"] for n in expanded["nodes"] if n["highlighted"]}
+    expected = _inlined(r, pane["run"], pane["graph"])
+    assert expected, "the capture found inlined nodes"
+    assert highlighted == expected
+    region_of = {n.name: n.region for n in gnodes}
+    assert all(n["region"] == region_of[n["name"]] for n in expanded["nodes"])
+
+    target = sorted(expected)[0]
+    bad = r.runs["baseline"].breaks[0]
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "click", "selector": "button[title='expand all groups']"},
+        {"do": "click_node", "pane": 0, "name": target},
+        {"do": "eval", "js": f"{HOOK}.state().selectedNode"},
+        {"do": "eval", "js": "document.querySelector('.nsv-details') && document.querySelector('.nsv-details').textContent"},
+        {"do": "screenshot", "path": str(artifacts / "real-node-selected.png")},
+        {"do": "fill", "selector": ".nsv-search", "text": "op:placeholder"},
+        {"do": "eval", "js": f"{HOOK}.panes()[0].hits"},
+        {"do": "press", "key": "Enter"},
+        {"do": "eval", "js": f"{HOOK}.state().selectedNode"},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=breaks]"},
+        {"do": "click", "selector": ".nsv-break[data-run=baseline][data-index='0'] .nsv-break-head"},
+        {"do": "ready"},
+        {"do": "eval", "js": f"[{HOOK}.state().selectedBreak, {HOOK}.mode(), {HOOK}.panes().map(p => [p.run, p.graph])]"},
+        {"do": "eval", "js": "[...document.querySelectorAll('.nsv-src-row.nsv-l-focus')].map(e => e.dataset.line)"},
+        {"do": "screenshot", "path": str(artifacts / "real-break-selected.png")},
+    ]})
+    assert out["errors"] == []
+    res = out["results"]
+    assert res[3] == {"run": pane["run"], "graph": pane["graph"], "node": target}
+    assert target in res[4] and "non-strict region" in res[4]
+    placeholders = [n.name for n in gnodes if n.op == "placeholder"]
+    assert res[7] == placeholders
+    assert res[9]["node"] == placeholders[0]
+    sel_break, mode, shown = res[13]
+    assert sel_break == {"run": "baseline", "index": 0}
+    expected_graphs = [g for g in (bad.graph_before, bad.graph_after) if g]
+    if expected_graphs:
+        assert [s[0] for s in shown] == ["baseline"] * len(shown)
+        assert mode == ("side_by_side" if len(expected_graphs) == 2 else "single")
+    if bad.location.file in r.sources:
+        assert res[14] == [str(bad.location.line)]
+
+
+def test_big_synthetic_collapsed_expand_search(synthetic_2k, write_page, drive, artifacts):
+    r = synthetic_2k
+    page = write_page(r)
+    graph = r.runs["nonstrict"].graphs[-1]
+    first = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": f"{HOOK}.panes()[0]"},
+        {"do": "screenshot", "path": str(artifacts / "synthetic-2k-initial.png")},
+    ]})["results"][1]
+    assert first["graph"] == graph.id and first["totalNodes"] == len(graph.nodes)
+    # collapsed by module: far fewer boxes than nodes at first
+    assert len(first["nodes"]) + len(first["groups"]) < 500
+    cam, size = first["camera"], first["canvas"]
+
+    def on_screen(g):
+        x, y = (g["x"] + g["w"] / 2) * cam["k"] + cam["tx"], (g["y"] + 10) * cam["k"] + cam["ty"]
+        return 0 < x < size["w"] and 0 < y < size["h"]
+
+    collapsed = [g for g in first["groups"] if not g["expanded"] and g["kind"] == "module" and on_screen(g)]
+    assert collapsed
+    key = collapsed[len(collapsed) // 2]["key"]
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "click_node", "pane": 0, "name": key},
+        {"do": "eval", "js": f"{HOOK}.panes()[0]"},
+        {"do": "fill", "selector": ".nsv-search", "text": "module:transformer.h.7.mlp gelu"},
+        {"do": "press", "key": "Enter"},
+        {"do": "eval", "js": f"[{HOOK}.panes()[0].hits, {HOOK}.state().selectedNode, {HOOK}.timings()]"},
+        {"do": "screenshot", "path": str(artifacts / "synthetic-2k-search.png")},
+        {"do": "click", "selector": "button[title='expand all groups']"},
+        {"do": "eval", "js": f"{HOOK}.panes()[0]"},
+        {"do": "click", "selector": "button.nsv-seg-btn[data-mode=merged]"},
+        {"do": "ready"},
+        {"do": "screenshot", "path": str(artifacts / "synthetic-2k-merged.png")},
+        {"do": "eval", "js": "document.querySelector('.nsv-legend').textContent"},
+    ]})
+    assert out["errors"] == []
+    res = out["results"]
+    after = next(g for g in res[2]["groups"] if g["key"] == key)
+    assert after["expanded"]
+    hits, selected, _timings = res[5]
+    expected = [n.name for n in graph.nodes if n.module == "transformer.h.7.mlp" and "gelu" in n.target]
+    assert hits == expected and selected["node"] == expected[0]
+    full = res[8]
+    assert len(full["nodes"]) == len(graph.nodes)
+    assert {n["name"] for n in full["nodes"] if n["highlighted"]} == _inlined(r, "nonstrict", graph.id)
+    assert "Baseline graph" in res[12] and "0/0:aten_inference" in res[12]
+
+
+@pytest.mark.parametrize(("label", "text", "message"), [
+    ("corrupt", '{"schema_version": 1, "runs": {"baseline": ', "not valid JSON"),
+    ("newer", json.dumps({"schema_version": 99, "runs": {}}), "newer than this viewer"),
+    ("not-a-report", '["x"]', "not an nstviz Report"),
+])
+def test_bad_report_shows_clear_message(label, text, message, synthetic_2k, write_page, drive, artifacts):
+    page = write_page(synthetic_2k, name=f"{label}.html", json_text=text)
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": f"[{HOOK}.error(), document.querySelectorAll('canvas').length, document.querySelectorAll('.nsv-break').length]"},
+        {"do": "screenshot", "path": str(artifacts / f"bad-{label}.png")},
+    ]})
+    err, canvases, breaks = out["results"][1]
+    assert message in err
+    assert canvases == 0 and breaks == 0
+    assert out["errors"] == []
+
+
+def test_hostile_strings_stay_text(write_page, drive, artifacts):
+    from make_synthetic_report import HOSTILE, make_report
+
+    r = make_report(300, hostile=True)
+    page = write_page(r, name="hostile.html")
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "click", "selector": ".nsv-break[data-run=baseline][data-index='0'] .nsv-break-head"},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=source]"},
+        {"do": "eval", "js": "[window.__pwned || null, document.querySelectorAll('#nstviz-root img, #nstviz-root b, #nstviz-root script').length,"
+                             " [...document.querySelectorAll('#nstviz-root a[href]')].map(a => a.getAttribute('href')),"
+                             " document.querySelector('#nstviz-root').textContent]"},
+        {"do": "screenshot", "path": str(artifacts / "hostile.png")},
+    ]})
+    pwned, injected, hrefs, text = out["results"][3]
+    assert pwned is None and injected == 0 and out["dialogs"] == 0
+    assert all(h.startswith("https://") for h in hrefs)
+    assert "javascript:alert(1)" in text  # shown as text (the hint), not as a link
+    assert HOSTILE.split("\u2028")[0] in text
