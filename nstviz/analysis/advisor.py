@@ -77,6 +77,10 @@ class _Proposal:
     obj: Callable | None = None
     problems: list[str] = field(default_factory=list)
     order: int = 0
+    callers: list[Location] = field(default_factory=list)
+    """Frames that call it on the break stacks (their line is the call site)."""
+    notes: list[str] = field(default_factory=list)
+    """Warnings that do not stop it from being tried (e.g. values it reads that get baked in)."""
 
 
 def _break_key(b: Break) -> tuple[str, int | None, str | None]:
@@ -126,14 +130,15 @@ def _matches(frame: Location, compiled: set[tuple[str | None, str]]) -> bool:
     return any(f == fn and (path is None or path == frame.file) for path, f in compiled)
 
 
-def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, bool | None]:
+def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, bool | None, Location | None]:
     """Split a break's stack at the frame Dynamo compiled.
 
     Returns:
-        The frames inside the compiled region (innermost first), the compiled frame, and
-        whether that frame can be marked: True when its caller is compiled code too (Dynamo
-        compiled it on its own after breaking at the call), False when it is an entry point
-        (the function the user compiled), None when the run has no compile records to tell.
+        The frames inside the compiled region (innermost first), the compiled frame,
+        whether that frame can be marked (True when its caller is compiled code too: Dynamo
+        compiled it on its own after breaking at the call; False when it is an entry point, the
+        function the user compiled; None when the run has no compile records to tell), and the
+        compiled frame's caller, where the stack shows it.
     """
     stack = list(b.stack) or [b.location]
     if (stack[-1].file, stack[-1].line) != (b.location.file, b.location.line):
@@ -141,13 +146,13 @@ def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, 
     all_compiled = _compiled_frames(run, None)
     if not all_compiled:
         # No compile records: Dynamo's break stacks start at the frame being compiled.
-        return list(reversed(stack[1:])), stack[0], None
+        return list(reversed(stack[1:])), stack[0], None, None
     mine = _compiled_frames(run, b) or all_compiled
     start = next((i for i, f in enumerate(stack) if _matches(f, mine)), None)
     if start is None:
         start = next((i for i, f in enumerate(stack) if _matches(f, all_compiled)), 0)
     markable = start > 0 and _matches(stack[start - 1], all_compiled)
-    return list(reversed(stack[start + 1 :])), stack[start], markable
+    return list(reversed(stack[start + 1 :])), stack[start], markable, stack[start - 1] if start > 0 else None
 
 
 def qualname_at(frame: Location) -> str:
@@ -211,10 +216,10 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     proposals: dict[str, _Proposal] = {}
     order = 0
     for b in chosen:
-        inner, top, top_markable = _inner_frames(run, b)
+        inner, top, top_markable, top_caller = _inner_frames(run, b)
         usable = 0
         previous: Location | None = None
-        for frame in inner:
+        for k, frame in enumerate(inner):
             fname = _plain_function_name(frame.function)
             if _is_torch_file(frame.file) or (fname.startswith("<") and fname != "<lambda>"):
                 continue
@@ -222,7 +227,8 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
                 why = f"contains the break at {_short_break(b)}"
             else:
                 why = f"calls {_describe_frame(previous)}, which leads to the break at {_short_break(b)}"
-            order = _add_proposal(proposals, qualname_at(frame), frame, why, b, usable, order)
+            caller = inner[k + 1] if k + 1 < len(inner) else top
+            order = _add_proposal(proposals, qualname_at(frame), frame, why, b, usable, order, caller)
             previous = frame
             usable += 1
         if top is None or _is_torch_file(top.file) or _plain_function_name(top.function).startswith("<"):
@@ -235,7 +241,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             )
             if top_markable:
                 why += " (Dynamo compiled it on its own after a break at its call site)"
-            order = _add_proposal(proposals, qualname_at(top), top, why, b, usable, order)
+            order = _add_proposal(proposals, qualname_at(top), top, why, b, usable, order, top_caller)
         elif usable == 0:
             qual = qualname_at(top)
             p = proposals.get(f"{qual} (compiled)")
@@ -252,7 +258,14 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
 
 
 def _add_proposal(
-    proposals: dict[str, _Proposal], qual: str, frame: Location, why: str, b: Break, depth: int, order: int
+    proposals: dict[str, _Proposal],
+    qual: str,
+    frame: Location,
+    why: str,
+    b: Break,
+    depth: int,
+    order: int,
+    caller: Location | None,
 ) -> int:
     p = proposals.get(qual)
     if p is None:
@@ -260,6 +273,8 @@ def _add_proposal(
         order += 1
     p.reasons.append(why)
     p.breaks.append(_break_key(b))
+    if caller is not None and caller not in p.callers:
+        p.callers.append(caller)
     return order
 
 
@@ -297,6 +312,10 @@ def _precheck(p: _Proposal, resolve: Callable[[str], Callable | None], compiled_
         return
     p.obj = obj
     p.problems.extend(_object_problems(obj, p.frame))
+    if not p.problems:
+        p.problems.extend(_call_site_problems(p))
+    if not p.problems:
+        p.notes.extend(_read_notes(obj))
 
 
 def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[Callable | None, list[str]]:
@@ -388,8 +407,95 @@ def _object_problems(obj: Any, frame: Location) -> list[str]:
     module = getattr(raw, "__module__", "") or ""
     if module == "torch" or module.startswith("torch."):
         problems.append("it is part of torch itself; nstviz proposes only your code")
+    if raw.__name__ == "forward" and _is_module_method(raw):
+        problems.append(
+            "it is an nn.Module's forward: torch (2.13) ignores nonstrict marks on forward when the "
+            "module is called as module(...); mark a helper function or method that forward calls instead"
+        )
     problems.extend(_signature_problems(raw))
     return problems
+
+
+def _is_module_method(func: types.FunctionType) -> bool:
+    parts = func.__qualname__.split(".")
+    if len(parts) < 2 or "<locals>" in parts:
+        return False
+    owner: Any = func.__globals__.get(parts[0])
+    for part in parts[1:-1]:
+        owner = getattr(owner, part, None)
+    try:
+        import torch
+
+        return isinstance(owner, type) and issubclass(owner, torch.nn.Module)
+    except Exception:  # pragma: no cover
+        return False
+
+
+def _call_site_problems(p: _Proposal) -> list[str]:
+    """Arguments visibly not accepted at the call sites the break stacks show (GB0236 on 2.13)."""
+    name = _plain_function_name(p.frame.function)
+    problems: list[str] = []
+    for caller in p.callers:
+        tree = _parse(caller.file)
+        if tree is None:
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call) or not (
+                node.lineno <= caller.line <= (node.end_lineno or node.lineno)
+            ):
+                continue
+            func = node.func
+            callee = (
+                func.id
+                if isinstance(func, ast.Name)
+                else func.attr
+                if isinstance(func, ast.Attribute)
+                else None
+            )
+            if callee != name:
+                continue
+            args = [(f"argument {i + 1}", a) for i, a in enumerate(node.args)]
+            args += [(f"argument `{k.arg}`", k.value) for k in node.keywords if k.arg]
+            for label, value in args:
+                kind = _bad_argument(value)
+                if kind:
+                    problems.append(
+                        f"it is called with {kind} as its {label} at {os.path.basename(caller.file)}:{caller.line}: "
+                        "nonstrict_trace refuses None, lambdas and generators as inputs (GB0236 on torch 2.13); "
+                        "leave such parameters at their default or pass tensors, numbers or containers of them"
+                    )
+    return list(dict.fromkeys(problems))
+
+
+def _bad_argument(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "an explicit None"
+    if isinstance(node, ast.Lambda):
+        return "a lambda"
+    if isinstance(node, ast.GeneratorExp):
+        return "a generator"
+    return None
+
+
+def _read_notes(obj: Any) -> list[str]:
+    try:
+        from nstviz.analysis.free_reads import find_non_input_reads
+
+        reads = find_non_input_reads(obj)
+    except Exception:
+        return []
+    if not reads:
+        return []
+    kinds = {
+        "global": "global",
+        "closure": "closure variable",
+        "self_attribute": "attribute",
+        "randomness": "randomness",
+        "nonlocal_mutation": "state it changes",
+    }
+    listed = ", ".join(f"{r.name} ({kinds.get(r.kind, r.kind)})" for r in reads[:4])
+    more = f" and {len(reads) - 4} more" if len(reads) > 4 else ""
+    return [f"it reads {listed}{more}: nonstrict_trace bakes these in at trace time, so check the outputs"]
 
 
 _NON_PYTREE_HINTS = ("Generator", "Iterator", "Callable", "IO")
@@ -426,11 +532,23 @@ class _Outcome:
     gb_id: str | None = None
 
 
+_DATA_DEPENDENT_GB = frozenset({"GB0033", "GB0036", "GB0124", "GB0170"})
+
+
+def _is_data_dependent(failure: Break, candidate_gb_ids: set[str | None]) -> bool:
+    text = f"{failure.root_cause or ''} {failure.detail or ''}"
+    if "DataDependent" in text or "DynamicOutputShape" in text or "data dependent" in text.lower():
+        return True
+    return failure.gb_id == "GB0251" and bool(candidate_gb_ids & _DATA_DEPENDENT_GB)
+
+
 def _fatal(run: Run) -> Break | None:
     return next((b for b in run.breaks if b.fatal), None)
 
 
-def _judge(before: Run, after: Run, check: OutputCheck) -> _Outcome:
+def _judge(
+    before: Run, after: Run, check: OutputCheck, candidate_gb_ids: set[str | None] | None = None
+) -> _Outcome:
     before_keys = {_break_key(b) for b in before.breaks}
     introduced = [b for b in after.breaks if _break_key(b) not in before_keys]
     failure = next(
@@ -439,7 +557,14 @@ def _judge(before: Run, after: Run, check: OutputCheck) -> _Outcome:
     )
     if failure is not None:
         cause = f" (cause: {failure.root_cause})" if failure.root_cause else ""
-        return _Outcome("failed", False, f"{_first_line(failure.reason, 200)}{cause}", failure.gb_id)
+        hint = ""
+        if _is_data_dependent(failure, candidate_gb_ids or set()):
+            hint = (
+                "; nonstrict_trace cannot trace data-dependent operations (.item(), nonzero, "
+                "data-dependent branches) either: keep the break, or try the break's own hint "
+                "(torch._dynamo.config.capture_scalar_outputs / capture_dynamic_output_shape_ops = True)"
+            )
+        return _Outcome("failed", False, f"{_first_line(failure.reason, 200)}{cause}{hint}", failure.gb_id)
     if after.error and not before.error:
         m = _GB_RE.search(after.error or "")
         return _Outcome("failed", False, _first_line(after.error, 300), m.group(0) if m else None)
@@ -583,7 +708,9 @@ def run_advisor(
         durations.append(time.monotonic() - t0)
         if p.obj is not None:
             seen_objs.add(id(_unwrap(p.obj)))
-        outcome = _judge(current, run, check)
+        outcome = _judge(current, run, check, {k[2] for k in p.breaks})
+        if outcome.status == "worse" and check.match is False and p.notes:
+            outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
         results[p.name] = replace(
             results[p.name],
             status=outcome.status,
@@ -636,6 +763,8 @@ def _gb(text: str) -> str | None:
 
 def _candidate(p: _Proposal, status: str) -> Candidate:
     why = "; ".join(dict.fromkeys(p.reasons))
+    if p.notes:
+        why += "; note: " + "; ".join(p.notes)
     return Candidate(
         function=p.name,
         why=why,

@@ -106,6 +106,7 @@ def test_advisor_rejects_a_mark_that_changes_results():
     # numpy randomness is drawn once, at trace time: both calls now add the same number
     assert got["jitter"].status == "worse" and got["jitter"].outputs_match is False
     assert "outputs differ from the baseline" in got["jitter"].error
+    assert "likely cause: it reads np.random.rand (randomness)" in got["jitter"].error
     assert rec is None
 
 

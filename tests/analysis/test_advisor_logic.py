@@ -44,6 +44,26 @@ class Block(torch.nn.Module):
         print("stats")
         return x.mean()
 
+    def forward(self, x):
+        return self.stats(x)
+
+
+def takes_optional(x, m=None):
+    print(m)
+    return x
+
+
+def calls_with_none(x):
+    return takes_optional(x, None)
+
+
+SCALE = 2.0
+
+
+def reads_global(x):
+    print("r")
+    return x * SCALE
+
 
 def gen(x):
     yield x
@@ -66,6 +86,10 @@ NAMESPACE = {
     "Block.stats": Block.stats,
     "gen": gen,
     "entry_with_closure": entry_with_closure,
+    "Block.forward": Block.forward,
+    "takes_optional": takes_optional,
+    "calls_with_none": calls_with_none,
+    "reads_global": reads_global,
 }
 
 
@@ -196,6 +220,43 @@ def test_prechecks_reject_what_cannot_be_marked():
     assert got["gen"].status == "rejected" and "generator" in got["gen"].precheck[0]
     assert got["leaf"].status == "rejected" and "not a Python function" in got["leaf"].precheck[0]
     assert table.calls == []  # nothing was run
+
+
+def test_module_forward_and_explicit_none_arguments_are_rejected():
+    b_fwd = brk([loc(compiled_entry), loc(Block.forward), loc(Block.stats)])
+    b_none = brk([loc(compiled_entry), loc(calls_with_none), loc(takes_optional)])
+    table = Table({}, ((b_fwd, b_none), MATCH))
+    cands, _ = run_advisor(run("baseline", b_fwd, b_none), resolve, table, budget_s=10, max_attempts=10)
+    got = by_fn(cands)
+    assert got["Block.forward"].status == "rejected"
+    assert "ignores nonstrict marks on forward" in got["Block.forward"].precheck[0]
+    opt = got["takes_optional"]
+    assert opt.status == "rejected" and "an explicit None as its argument 2" in opt.precheck[0]
+    assert "GB0236" in opt.precheck[0]
+    assert got["calls_with_none"].status != "rejected"  # its own caller passes a tensor
+    assert got["Block.stats"].status == "no_change"
+
+
+def test_reads_are_noted_in_why_and_named_as_the_likely_cause_of_different_outputs():
+    b = brk([loc(compiled_entry), loc(reads_global)])
+    cands, _ = run_advisor(run("baseline", b), resolve, Table({}, ((), DIFFER)), budget_s=10, max_attempts=3)
+    c = by_fn(cands)["reads_global"]
+    assert "note: it reads SCALE (global)" in c.why
+    assert c.status == "worse" and "likely cause: it reads SCALE" in c.error
+
+
+def test_data_dependent_failure_says_nonstrict_cannot_help():
+    dd = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0124", reason="Unsupported Tensor.item() call")
+    fail = Break(
+        gb_id="GB0251", reason="Unsupported output type for nonstrict_trace-ed function", count=1, fatal=False,
+        location=loc(compiled_entry),
+    )
+    table = Table({}, ((dd, fail), MATCH))
+    cands, rec = run_advisor(run("baseline", dd), resolve, table, budget_s=10, max_attempts=3)
+    c = by_fn(cands)["other_leaf"]
+    assert c.status == "failed" and c.gb_id == "GB0251"
+    assert "cannot trace data-dependent operations" in c.error and "capture_scalar_outputs" in c.error
+    assert rec is None
 
 
 def test_unresolvable_name_is_rejected():
