@@ -50,3 +50,13 @@ def make_report(title: str = "seed <example>") -> Report:
 @pytest.fixture
 def report() -> Report:
     return make_report()
+
+
+@pytest.fixture(scope="session")
+def ip():
+    """The in-process IPython shell (one per test session), with nstviz's magics loaded."""
+    from IPython.testing.globalipapp import get_ipython
+
+    shell = get_ipython()
+    shell.run_line_magic("load_ext", "nstviz")
+    return shell

@@ -8,16 +8,6 @@ from IPython.core.error import UsageError as IPythonUsageError
 from nstviz.jupyter.magics import split_line
 
 
-@pytest.fixture(scope="module")
-def ip():
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython()
-    shell.run_line_magic("load_ext", "nstviz")
-    yield shell
-    shell.run_line_magic("unload_ext", "nstviz")
-
-
 @pytest.mark.parametrize(
     ("line", "expected"),
     [

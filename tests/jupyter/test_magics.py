@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -34,13 +33,9 @@ out = func(torch.ones(4))
 
 
 @pytest.fixture(scope="module")
-def ip():
-    from IPython.testing.globalipapp import start_ipython
-
-    shell = start_ipython()
-    shell.run_line_magic("load_ext", "nstviz")
-    shell.run_cell(SEED_DEFS)
-    yield shell
+def seeded(ip):
+    ip.run_cell(SEED_DEFS)
+    return ip
 
 
 def _state():
@@ -75,19 +70,19 @@ def _on_screen(captured) -> list[dict]:
     return list(shown.values())
 
 
-def test_seed_cell_fixes_the_break_and_shows_the_widget(ip) -> None:
-    before_names = set(ip.user_ns)
+def test_seed_cell_fixes_the_break_and_shows_the_widget(seeded) -> None:
+    before_names = set(seeded.user_ns)
     before = _state()
     with capture_output() as captured:
-        result = ip.run_cell("%%nstrace --nonstrict get_magic_num --name report\n" + SEED_CELL.lstrip())
+        result = seeded.run_cell("%%nstrace --nonstrict get_magic_num --name report\n" + SEED_CELL.lstrip())
     assert result.success, result.error_in_exec
     assert _same_state(before, _state())
-    report = ip.user_ns["report"]
+    report = seeded.user_ns["report"]
     assert isinstance(report, Report)
     assert report.counts["baseline"].breaks == 1 and report.runs["baseline"].breaks[0].fatal
     assert report.counts["nonstrict"].breaks == 0 and report.counts["nonstrict"].full_graph
     assert report.outputs.match is None and "baseline" in report.outputs.skipped_reason  # it raised
-    assert torch.equal(ip.user_ns["out"], torch.full((4,), 43.0))
+    assert torch.equal(seeded.user_ns["out"], torch.full((4,), 43.0))
     # the widget was displayed, and its final bundle carries the static summary
     bundles = _widget_outputs(captured)
     assert bundles, captured.outputs
@@ -95,25 +90,25 @@ def test_seed_cell_fixes_the_break_and_shows_the_widget(ip) -> None:
     w = last_viewer()
     assert w is not None and w.report == report and w.progress["phase"] == "done"
     # nothing of nstviz's is left in the namespace; the cell's own names and --name are
-    new = {n for n in set(ip.user_ns) - before_names if not n.startswith("_")}
+    new = {n for n in set(seeded.user_ns) - before_names if not n.startswith("_")}
     assert new == {"func", "out", "report"}
     # the break's stack uses the cell's own line numbers (line 1 is the %%nstrace line)
     cell_lines = {loc.line for loc in report.runs["baseline"].breaks[0].stack if loc.function == "func"}
     assert cell_lines == {4}, report.runs["baseline"].breaks[0].stack
 
 
-def test_printed_output_goes_to_the_widget_not_the_cell(ip) -> None:
+def test_printed_output_goes_to_the_widget_not_the_cell(seeded) -> None:
     cell = "%%nstrace --nonstrict get_magic_num --name rep2\nprint('hello from the cell')\ny = torch.compile(lambda x: x + get_magic_num())(torch.ones(2))\n"
     with capture_output() as captured:
-        result = ip.run_cell(cell)
+        result = seeded.run_cell(cell)
     assert result.success
     assert "hello from the cell" not in captured.stdout
-    rep = ip.user_ns["rep2"]
+    rep = seeded.user_ns["rep2"]
     assert "hello from the cell" in rep.runs["baseline"].stdout
     assert "hello from the cell" in rep.runs["nonstrict"].stdout
 
 
-def test_user_exception_is_raised_after_the_widget(ip) -> None:
+def test_user_exception_is_raised_after_the_widget(seeded) -> None:
     cell = (
         "%%nstrace --nonstrict get_magic_num\n"
         "g = torch.compile(lambda x: x + get_magic_num())\n"
@@ -121,7 +116,7 @@ def test_user_exception_is_raised_after_the_widget(ip) -> None:
         "raise ValueError('boom in the cell')\n"
     )
     with capture_output() as captured:
-        result = ip.run_cell(cell)
+        result = seeded.run_cell(cell)
     assert isinstance(result.error_in_exec, ValueError)
     assert _widget_outputs(captured), "the widget is displayed before the traceback"
     shown = captured.stdout + captured.stderr
@@ -129,17 +124,17 @@ def test_user_exception_is_raised_after_the_widget(ip) -> None:
     assert "magics.py" not in shown and "nstviz" not in shown  # nstviz's frames are hidden
 
 
-def test_line_magic_and_files(ip, tmp_path) -> None:
-    ip.run_cell("h = torch.compile(lambda x: x * get_magic_num())")
+def test_line_magic_and_files(seeded, tmp_path) -> None:
+    seeded.run_cell("h = torch.compile(lambda x: x * get_magic_num())")
     js, page = tmp_path / "r.json", tmp_path / "r.html"
     with capture_output():
-        result = ip.run_cell(
+        result = seeded.run_cell(
             f"%nstrace --nonstrict get_magic_num --json {js} --html {page} --quiet v = h(torch.ones(3))"
         )
     assert result.success, result.error_in_exec
     assert Report.from_json(js.read_text()).counts["nonstrict"].breaks == 0
     assert "nstviz-report" in page.read_text()
-    assert torch.equal(ip.user_ns["v"], torch.full((3,), 42.0))
+    assert torch.equal(seeded.user_ns["v"], torch.full((3,), 42.0))
 
 
 @pytest.mark.parametrize(
@@ -152,10 +147,10 @@ def test_line_magic_and_files(ip, tmp_path) -> None:
         ("%%nstrace\nx = 1 + 1\n", "compiled nothing"),
     ],
 )
-def test_misuse_is_a_usage_error_and_the_widget_is_withdrawn(ip, cell: str, message: str) -> None:
+def test_misuse_is_a_usage_error_and_the_widget_is_withdrawn(seeded, cell: str, message: str) -> None:
     before = _state()
     with capture_output() as captured:
-        result = ip.run_cell(cell)
+        result = seeded.run_cell(cell)
     assert type(result.error_in_exec).__name__ == "UsageError"
     assert message in str(result.error_in_exec)
     assert "Traceback" not in captured.stderr
@@ -165,31 +160,35 @@ def test_misuse_is_a_usage_error_and_the_widget_is_withdrawn(ip, cell: str, mess
     assert _same_state(before, _state())
 
 
-def test_kernel_interrupt_leaves_everything_restored_and_says_interrupted(ip) -> None:
-    ip.run_cell("import time\ndef slow_helper(x):\n    time.sleep(30)\n    return x\n")
+def test_kernel_interrupt_leaves_everything_restored_and_says_interrupted(seeded) -> None:
+    seeded.run_cell("import time\ndef slow_helper(x):\n    time.sleep(30)\n    return x\n")
     cell = "%%nstrace --nonstrict get_magic_num\nslow = torch.compile(lambda x: slow_helper(x) + get_magic_num())\nr = slow(torch.ones(2))\n"
     before = _state()
     timer = threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with capture_output():
-            result = ip.run_cell(cell)
+            result = seeded.run_cell(cell)
     finally:
         timer.cancel()
     assert isinstance(result.error_in_exec, KeyboardInterrupt)
     assert last_viewer().progress["phase"] == "interrupted"
     assert _same_state(before, _state())
-    assert "r" not in ip.user_ns
+    assert "r" not in seeded.user_ns
 
 
 def test_extension_list_loads_the_magics(tmp_path) -> None:
-    """`nstviz` in IPython's extensions list works (a fresh kernel-less IPython process)."""
+    """`nstviz` in IPython's `extensions` list registers the magics at start-up."""
     import subprocess
 
-    code = (
-        "from traitlets.config import Config; from IPython.testing.globalipapp import start_ipython;"
-        "ip = start_ipython(); ip.extension_manager.load_extension('nstviz');"
-        "print(sorted(k for k in ip.magics_manager.magics['cell'] if k == 'nstrace'))"
+    (tmp_path / "profile_default").mkdir()
+    (tmp_path / "profile_default" / "ipython_config.py").write_text(
+        "c.InteractiveShellApp.extensions = ['nstviz']\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert json.loads(out.stdout.strip().replace("'", '"')) == ["nstrace"], out.stderr
+    code = "print(sorted(k for k in get_ipython().magics_manager.magics['cell'] if k == 'nstrace'))"
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-m", "IPython", "--no-banner", "-c", code],
+        capture_output=True, text=True, timeout=120, env=env,
+    )  # fmt: skip
+    assert "['nstrace']" in out.stdout, out.stdout + out.stderr
