@@ -521,6 +521,13 @@ class _Session:
             record = marking.marked_function(target, "requested" if name == "nonstrict" else "advisor")
             applied = key in applied_keys
             warning = target.warning
+            failed = _failed_nonstrict(run, target.function) if not applied else None
+            if failed is not None:
+                cause = f"; root cause: {failed.root_cause}" if failed.root_cause else ""
+                warning = (
+                    f"{target.qualname} was marked, but nonstrict_trace could not trace it: "
+                    f"{failed.reason} ({failed.gb_id}) at {failed.location.file}:{failed.location.line}{cause}"
+                )
             if not applied and warning is None:
                 warning = (
                     f"{target.qualname} was marked but no call went through nonstrict_trace: it was not "
@@ -611,6 +618,18 @@ class _Session:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+
+def _failed_nonstrict(run: Run, fn: Any) -> Any:
+    """The GB0251/GB0236-style break Dynamo reported for a marked function, if any."""
+    name = getattr(marking.underlying(fn), "__name__", None)
+    for brk in run.breaks:
+        if brk.gb_id in ("GB0251", "GB0236", "GB0237") and name and f"Function: {name}" in brk.detail:
+            return brk
+    for brk in run.breaks:
+        if brk.gb_id in ("GB0251", "GB0236", "GB0237") and brk.location.code and name and name in brk.location.code:
+            return brk
+    return None
 
 
 def _check_options(backend: Any, baseline: Any) -> None:

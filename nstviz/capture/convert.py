@@ -346,7 +346,7 @@ def break_from_artifact(event: TraceEvent) -> Break | None:
     if not text:
         return None
     head, _, rest = text.partition("\nUser code traceback:\n")
-    user_tb, _, _internal = rest.partition("\nTraceback (most recent call last):")
+    user_tb, _, internal = rest.partition("\nTraceback (most recent call last):")
     stack = parse_frames(user_tb.splitlines())
     first = head.splitlines()[0] if head else ""
     m = _AT_RE.match(first)
@@ -358,7 +358,26 @@ def break_from_artifact(event: TraceEvent) -> Break | None:
     else:
         return None
     body = head.split("\n", 1)[1] if m and "\n" in head else head
-    return _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
+    brk = _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
+    cause = _root_cause_from_text(internal)
+    return _replace(brk, root_cause=cause) if cause else brk
+
+
+_EXC_LINE_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Interrupt|Exit)\w*): ?(?P<msg>.*)$")
+
+
+def _root_cause_from_text(internal: str) -> str | None:
+    """The first exception of a chained traceback that Dynamo converted into a break."""
+    if not internal:
+        return None
+    found = [m for m in (_EXC_LINE_RE.match(line) for line in internal.splitlines()) if m]
+    if len(found) < 2:
+        return None
+    first = found[0]
+    text = f"{first['type'].rsplit('.', 1)[-1]}: {first['msg'].strip()}"
+    if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
+        text += f" ({found[1]['msg'].strip()})"
+    return text[:500]
 
 
 def _make_break(
@@ -367,7 +386,7 @@ def _make_break(
     reg = _registry_fields(info["gb_id"])
     return Break(
         gb_id=info["gb_id"],
-        reason=info["reason"] or reg.get("gb_type") or "graph break",
+        reason=reg.get("gb_type") or info["reason"] or "graph break",
         count=1,
         fatal=fatal,
         location=location,
@@ -413,8 +432,6 @@ def break_from_exception(exc: BaseException) -> Break | None:
     message = str(unsupported)
     head = message.split("\nfrom user code:\n", 1)[0]
     info = _parse_message(head)
-    if getattr(unsupported, "gb_type", None):
-        info["reason"] = str(unsupported.gb_type)
     real = getattr(unsupported, "real_stack", None)
     stack: list[Location] = []
     if real:
@@ -538,3 +555,35 @@ def read_source(path: str) -> SourceFile | None:
     text = "".join(lines)
     truncated = len(text) > MAX_SOURCE_BYTES
     return SourceFile(path=path, text=text[:MAX_SOURCE_BYTES], truncated=truncated)
+
+
+def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
+    """Fill ``graph_before``/``graph_after`` of each break where the compiles tell.
+
+    Before: the Dynamo graph compiled by the frame compile that hit the break (Dynamo compiles
+    the part before a break as its own graph). After: the Dynamo graph of the resume function
+    Dynamo generated for the frame that broke (``torch_dynamo_resume_in_<fn>_at_<line>``).
+    """
+    dynamo = {(g.frame_id, g.compile_id): g.id for g in graphs if g.level == "dynamo"}
+    resume: dict[str, str] = {}
+    for c in compiles:
+        gid = dynamo.get((c.frame_id, c.compile_id))
+        if gid is not None and c.function.startswith("torch_dynamo_resume_in_"):
+            resume.setdefault(c.function, gid)
+    out = []
+    for brk in breaks:
+        before = None
+        for cid in brk.compile_ids:
+            m = re.match(r"^(\d+)/(\d+)", cid)
+            if m and (int(m[1]), int(m[2])) in dynamo:
+                before = dynamo[(int(m[1]), int(m[2]))]
+                break
+        after = None
+        for loc in reversed(brk.stack or (brk.location,)):
+            after = resume.get(f"torch_dynamo_resume_in_{loc.function}_at_{loc.line}")
+            if after is not None:
+                break
+        if before is not None or after is not None:
+            brk = _replace(brk, graph_before=brk.graph_before or before, graph_after=brk.graph_after or after)
+        out.append(brk)
+    return tuple(out)

@@ -147,9 +147,18 @@ def _search(name: str, namespace: Mapping[str, Any]) -> Any:
             member = getattr(value, name, None)
             if isinstance(member, types.FunctionType):
                 found[id(member)] = (f"{key}.{name}", member)
-        code = getattr(inspect.unwrap(value) if callable(value) else value, "__code__", None)
+        inner = _plain(value)
+        code = getattr(inner, "__code__", None)
         if isinstance(code, types.CodeType) and _defines(code, name):
             nested_in.append(key)
+        # a helper the namespace's functions call, defined in their own module
+        module_globals = getattr(inner, "__globals__", None)
+        if module_globals is None and isinstance(value, type) and not _is_library(value):
+            module_globals = getattr(sys.modules.get(value.__module__), "__dict__", None)
+        if isinstance(module_globals, dict) and module_globals is not namespace:
+            member = module_globals.get(name)
+            if isinstance(member, types.FunctionType):
+                found[id(member)] = (f"{getattr(member, '__module__', '?')}.{name}", member)
     if len(found) == 1:
         return next(iter(found.values()))[1]
     if len(found) > 1:
@@ -165,6 +174,17 @@ def _search(name: str, namespace: Mapping[str, Any]) -> Any:
         f"{name!r} is not defined in the namespace; define or import it before the code runs, "
         "use a dotted path like 'module.func' or 'Class.method', or pass the function itself"
     )
+
+
+def _plain(value: Any) -> Any:
+    """The Python function behind a value: unwraps ``torch.compile`` and decorators."""
+    value = getattr(value, "_torchdynamo_orig_callable", value)
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        try:
+            return inspect.unwrap(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _defines(code: types.CodeType, name: str, depth: int = 0) -> bool:

@@ -24,6 +24,7 @@ from nstviz.capture.convert import (
     break_from_exception,
     compiles_from_events,
     dedupe_breaks,
+    link_breaks,
 )
 from nstviz.capture.recorder import Backend, NonstrictCall, Recorder
 from nstviz.capture.trace_log import collecting
@@ -159,11 +160,12 @@ def execute(
     for g in graphs:
         if g.truncated:
             notes.append(f"{name}: graph {g.id} has {g.op_count} ops; only the first {len(g.nodes)} nodes are kept")
+    compiles = compiles_from_events(collector.events, graphs)
     run = Run(
         name=name,
         graphs=graphs,
-        breaks=dedupe_breaks(hits),
-        compiles=compiles_from_events(collector.events, graphs),
+        breaks=link_breaks(dedupe_breaks(hits), compiles, graphs),
+        compiles=compiles,
         error=_error_text(error),
         error_type=type(error).__name__ if error is not None else None,
         error_traceback=_traceback_text(error),

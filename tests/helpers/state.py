@@ -1,0 +1,74 @@
+"""Snapshot everything nstviz may touch, to compare before and after a call.
+
+Usage::
+
+    before = take()
+    ...  # compare / trace_code / magic, successful or failing
+    assert_same(before, take())
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import threading
+from typing import Any
+
+import torch
+
+_PROCESS_THREADS = frozenset({"tqdm_monitor"})
+
+
+def take() -> dict[str, Any]:
+    """A comparable snapshot of the process state nstviz could change."""
+    import torch._dynamo.decorators as decorators
+    import torch._inductor.config as inductor_config
+    from torch._dynamo import trace_rules
+    from torch._dynamo.output_graph import OutputGraph
+    from torch._logging._internal import trace_log
+
+    np = sys.modules.get("numpy")
+    loggers = {}
+    for name in ("torch.__trace", "torch", "torch._dynamo", "torch._inductor", ""):
+        lg = logging.getLogger(name) if name else logging.getLogger()
+        loggers[name or "root"] = (tuple(lg.handlers), lg.level, lg.propagate, lg.disabled)
+    return {
+        "allowed_ids": frozenset(trace_rules._allowed_callable_ids()),
+        "nonstrict_ids": frozenset(trace_rules._nonstrict_trace_callable_ids()),
+        "dynamo_config": torch._dynamo.config.get_config_copy(),
+        "trace_log": (tuple(trace_log.handlers), trace_log.level, trace_log.propagate),
+        "loggers": loggers,
+        "torch_rng": torch.get_rng_state(),
+        "random_rng": random.getstate(),
+        "numpy_rng": repr(np.random.get_state()) if np is not None else None,
+        "stdout": sys.stdout,
+        "stderr": sys.stderr,
+        "call_user_compiler": OutputGraph.__dict__["call_user_compiler"],
+        "nonstrict_trace": (torch._dynamo.nonstrict_trace, decorators.nonstrict_trace),
+        "post_grad_custom_post_pass": inductor_config.post_grad_custom_post_pass,
+        # torch/tqdm start a process-wide monitor thread on first use: not nstviz's
+        "threads": sorted(t.name for t in threading.enumerate() if t.name not in _PROCESS_THREADS),
+    }
+
+
+def diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Names of the entries that changed."""
+    changed = []
+    for key, value in before.items():
+        other = after[key]
+        if key == "torch_rng":
+            same = torch.equal(value, other)
+        elif key == "dynamo_config":
+            same = {k: repr(v) for k, v in value.items()} == {k: repr(v) for k, v in other.items()}
+        else:
+            same = value == other
+        if not same:
+            changed.append(key)
+    return changed
+
+
+def assert_same(before: dict[str, Any], after: dict[str, Any]) -> None:
+    """Fail naming every part of the state that changed."""
+    changed = diff(before, after)
+    assert not changed, f"state changed: {changed}"
