@@ -552,6 +552,33 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return _status_code(report)
 
 
+def _check_capture_args(args: argparse.Namespace) -> None:
+    """Refuse bad option values before spending a run on them."""
+    prog = f"nstviz {args.command}"
+    if args.budget is not None and not args.budget > 0:
+        raise CliError(
+            f"--budget {args.budget}: the advisor's time budget must be a positive number of seconds"
+        )
+    if args.max_attempts is not None and args.max_attempts < 1:
+        raise CliError(f"--max-attempts {args.max_attempts}: must be at least 1")
+    if not args.auto and (args.budget is not None or args.max_attempts is not None):
+        raise CliError(
+            "--budget and --max-attempts bound the advisor; they only apply with --auto",
+            hint=f"add --auto, or see `{prog} --help`",
+        )
+    for option, value in (("-o", args.output), ("--json", args.json)):
+        if value is None:
+            continue
+        target = Path(value)
+        if target.is_dir():
+            raise CliError(f"{option} {value}: is a folder", hint="give a file path, e.g. report.html")
+        if not target.resolve().parent.is_dir():
+            raise CliError(
+                f"{option} {value}: the folder {target.resolve().parent} does not exist",
+                hint="create it first",
+            )
+
+
 def _capture(args: argparse.Namespace, err: TextIO) -> Report:
     nonstrict = _split_names(args.nonstrict)
     if not nonstrict and not args.auto:
@@ -559,6 +586,7 @@ def _capture(args: argparse.Namespace, err: TextIO) -> Report:
             "nothing to compare: give --nonstrict NAME (the functions to trace non-strictly) or --auto",
             hint="e.g. `nstviz run script.py --nonstrict my_helper`",
         )
+    _check_capture_args(args)
     options = {
         "budget_s": args.budget,
         "max_attempts": args.max_attempts,
@@ -809,6 +837,7 @@ def main(
             out.write(parser.format_help())
             return EXIT_OK
         args = _parse(parser, argv[1:])
+        args.command = command
         return _COMMANDS[command](args, out, err)
     except CliError as exc:
         return _fail(err, str(exc), exc.hint, exc.code)

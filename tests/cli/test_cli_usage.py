@@ -135,3 +135,21 @@ def test_usage_error_through_the_real_process(tmp_path):
     assert proc.returncode == EXIT_USAGE
     assert proc.stdout == ""
     assert_one_line_error(proc.stderr, "no such script")
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--budget", "0", "--auto"], "positive number of seconds"),
+        (["--max-attempts", "0", "--auto"], "at least 1"),
+        (["--budget", "5"], "only apply with --auto"),
+        (["-o", "/no/such/folder/r.html"], "does not exist"),
+        (["--json", "."], "is a folder"),
+    ],
+)
+def test_bad_option_values_are_refused_before_running(tmp_path, extra, fragment):
+    script = tmp_path / "s.py"
+    script.write_text("raise SystemExit('must not run')\n")
+    code, _, err = run_main("run", str(script), "-n", "f", *extra)
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, fragment)
