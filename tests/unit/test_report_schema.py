@@ -1,0 +1,89 @@
+"""The checked-in JSON Schema equals the one generated from the dataclasses, and real
+Reports validate against it."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+import torch
+
+import nstviz
+from nstviz.errors import ReportFormatError
+from nstviz.report import Graph, Node, Region, Report, Run
+from nstviz.schema import SCHEMA_PATH, generate_schema, load_schema, schema_text
+from tests.capture.cases import corpus as c
+
+
+def test_checked_in_schema_is_current():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), (
+        "nstviz/schema/report.schema.json is stale: run `python -m nstviz.schema`"
+    )
+    jsonschema.Draft202012Validator.check_schema(load_schema())
+
+
+@pytest.fixture(scope="module")
+def real_report() -> Report:
+    torch._dynamo.reset()
+    return nstviz.compare(c.loop_fn, torch.ones(3), nonstrict=["loop_helper"])
+
+
+def test_real_report_validates_against_schema(real_report):
+    data = json.loads(real_report.to_json())
+    jsonschema.validate(data, generate_schema())
+    assert data["schema_version"] == 1 and set(data["runs"]) == {"baseline", "nonstrict"}
+    for run in data["runs"].values():
+        assert {"graphs", "breaks", "regions", "error"} <= set(run)
+    assert set(data["diff"]) == {"resolved", "remaining", "introduced"}
+    assert {"match", "max_abs_diff", "details"} <= set(data["outputs"])
+
+
+def test_schema_rejects_unknown_fields_and_newer_versions(real_report):
+    data = json.loads(real_report.to_json())
+    data["runs"]["baseline"]["bogus"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, generate_schema())
+    newer = json.loads(real_report.to_json())
+    newer["schema_version"] = 99
+    with pytest.raises(ReportFormatError, match="newer"):
+        Report.from_dict(newer)
+
+
+def test_user_exception_is_not_serialised(real_report):
+    assert "user_exception" not in json.loads(real_report.to_json())
+
+
+def test_summary_headline_and_runs(real_report):
+    text = real_report.summary()
+    lines = text.splitlines()
+    assert lines[0] == "1 break -> 0, 1 graph -> 1, outputs match"
+    assert any(line.startswith("[baseline] 1 graph, 1 distinct break (3 hits)") for line in lines)
+    assert any(line.startswith("[nonstrict] 1 graph, 0 distinct breaks") and "6 regions" in line for line in lines)
+    assert "outputs baseline vs nonstrict: match" in text
+
+
+def test_validate_names_every_problem():
+    bad = Report(
+        torch_version="x",
+        runs={
+            "baseline": Run(
+                name="baseline",
+                graphs=(
+                    Graph(id="g", level="dynamo", frame_id=0, compile_id=0,
+                          nodes=(Node(name="a", op="call_function", target="t", inputs=("zz",), region="r9"),)),
+                    Graph(id="g", level="dynamo", frame_id=0, compile_id=1),
+                ),
+                regions=(Region(id="r0", function="f", nodes={"g": ("nope",), "h": ("a",)}),),
+            )
+        },
+    )
+    with pytest.raises(ReportFormatError) as info:
+        bad.validate()
+    msg = str(info.value)
+    for needle in ("duplicate graph id 'g'", "input 'zz'", "unknown region 'r9'", "unknown node g/nope", "unknown graph 'h'"):
+        assert needle in msg
+
+
+def test_validate_accepts_real_report(real_report):
+    real_report.validate()
