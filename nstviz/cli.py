@@ -369,7 +369,7 @@ def summary_table(report: Report) -> str:
         ("ops (Dynamo)", [str(counts[n].ops) for n in names]),
         ("ops (ATen)", [str(counts[n].aten_ops) for n in names]),
         ("non-strict regions", [str(counts[n].regions) for n in names]),
-        ("one full graph", [_yes(counts[n].full_graph) for n in names]),
+        ("single graph", [_yes(counts[n].full_graph) for n in names]),
         ("error", [_short(report.runs[n].error_type or report.runs[n].error or "-", 24) for n in names]),
     ]
     width0 = max(len(r[0]) for r in rows)

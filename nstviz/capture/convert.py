@@ -28,6 +28,7 @@ MAX_SOURCE_BYTES = 2_000_000
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _NSTVIZ_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep
+_EXAMPLES_DIR = _NSTVIZ_DIR + "examples" + os.sep  # the built-in example is user code (`nstviz demo`)
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
 _GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 _AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
@@ -52,7 +53,7 @@ def is_user_file(path: str | None) -> bool:
     """True for files of user code: not torch's, not nstviz's, not frozen/builtin modules."""
     if not path:
         return False
-    if path.startswith(_TORCH_DIR) or path.startswith(_NSTVIZ_DIR):
+    if path.startswith(_TORCH_DIR) or (path.startswith(_NSTVIZ_DIR) and not path.startswith(_EXAMPLES_DIR)):
         return False
     return not path.startswith("<frozen")
 

@@ -207,6 +207,9 @@ def test_demo_console_script_from_a_clean_folder(tmp_path):
     assert report.entry == "demo"
     counts = {name: report.runs[name] for name in ("baseline", "nonstrict")}
     assert counts["baseline"].breaks and not counts["nonstrict"].breaks
+    where = {(b.location.function, b.fatal) for b in counts["baseline"].breaks}
+    assert where == {("rms_scale", False), ("get_magic_num", True)}  # the example's frames are user code
+    assert all(b.location.file.endswith("demo.py") for b in counts["baseline"].breaks)
     assert {m.spec for m in counts["nonstrict"].marked} == {"rms_scale", "get_magic_num"}
     assert all(m.applied for m in counts["nonstrict"].marked)
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
