@@ -405,20 +405,22 @@ def summary_table(report: Report) -> str:
                 f"  break {b.gb_id or '-':<7} {_short_path(loc.file)}:{loc.line} {_short(b.reason, 70)}"
             )
     lines.append(_outputs_line(report))
+    shown: set[str] = set()
     for name in names:
         for mark in report.runs[name].marked:
-            if not mark.applied:
+            if mark.warning and mark.warning not in shown:
+                shown.add(mark.warning)
+                lines.append(f"warning: {mark.warning}")
+            elif not mark.applied and not mark.warning:
                 lines.append(
                     f"warning: --nonstrict {mark.spec} ({mark.qualname}) never applied in the {name} run"
                 )
-            if mark.warning:
-                lines.append(f"warning: {mark.spec}: {mark.warning}")
     if report.recommendation is not None:
         rec = report.recommendation
         lines.append(
             f"advisor recommends: {', '.join(rec.functions)} (breaks {rec.breaks_before} -> {rec.breaks_after})"
         )
-    lines.extend(f"note: {note}" for note in report.notes)
+    lines.extend(f"note: {note}" for note in report.notes if note not in shown)
     return "\n".join(lines)
 
 

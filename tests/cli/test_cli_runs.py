@@ -215,3 +215,50 @@ def test_demo_console_script_from_a_clean_folder(tmp_path):
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
     page = (tmp_path / "nstviz-demo.html").read_text(encoding="utf-8")
     assert json.loads(page.split('id="nstviz-report">', 1)[1].split("</script>", 1)[0])["entry"] == "demo"
+
+
+LIMITS_SCRIPT = """
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x):
+        torch._dynamo.graph_break()
+        return self.lin(x)
+
+
+def takes_none(x, mask):
+    torch._dynamo.graph_break()
+    return x if mask is None else x * mask
+
+
+def data_dep(x):
+    torch._dynamo.graph_break()
+    return x * x.sum().item()
+
+
+@torch.compile(backend="eager")
+def f(x, b):
+    return takes_none(b(x), None) + data_dep(x)
+
+
+y = f(torch.ones(2, 4), Block())
+"""
+
+
+def test_check_names_what_nonstrict_trace_cannot_do(tmp_path):
+    """Forward marks ignored, explicit None input (GB0236), data-dependent op (GB0251)."""
+    script = write(tmp_path, LIMITS_SCRIPT)
+    code, out, err = run_main("check", script, "-n", "Block.forward,takes_none,data_dep", "-q")
+    assert code == EXIT_CHECK_FAILED, out + err
+    assert "torch ignores nonstrict marks on forward for module(...) calls" in out
+    assert "(GB0236)" in out and "(GB0251)" in out and "DataDependentOutputException" in out
+    assert "2 break(s) introduced by the nonstrict run" in out
+    for name in ("Block.forward", "takes_none", "data_dep"):
+        assert f"--nonstrict {name} never applied" in out
+    assert out.count("torch ignores nonstrict marks") == 1  # each warning once
