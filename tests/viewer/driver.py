@@ -48,6 +48,13 @@ try {
     for (const e of list.getEntries()) window.__bench.longTasks.push({start: e.startTime, duration: e.duration});
   }).observe({type: "longtask", buffered: true});
 } catch (e) {}
+new MutationObserver((muts) => {
+  for (const m of muts) {
+    if (m.target.getAttribute && m.target.getAttribute("data-nstviz-ready") === "1" && window.__bench.readyAt == null) {
+      window.__bench.readyAt = performance.now();
+    }
+  }
+}).observe(document, {attributes: true, subtree: true, attributeFilter: ["data-nstviz-ready"]});
 """
 
 ROOT = "#nstviz-root"
@@ -83,7 +90,7 @@ def _step(page, step: dict[str, Any]) -> Any:
     do = step["do"]
     if do == "ready":
         page.wait_for_selector(f'{ROOT}[data-nstviz-ready="1"]', timeout=step.get("timeout_ms", 30000), state="attached")
-        return page.evaluate("performance.now()")
+        return page.evaluate("window.__bench.readyAt ?? performance.now()")
     if do == "eval":
         return page.evaluate(step["js"])
     if do in ("click_node", "hover_node", "dblclick_node"):

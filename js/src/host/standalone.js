@@ -31,8 +31,23 @@ export function makeModel(initial) {
   };
 }
 
+/**
+ * The page as it was written (for "Export HTML"): a copy of the document with the viewer's
+ * rendering removed from the root element. Built only when asked, so loading stays cheap.
+ */
+function pristineHtml() {
+  const doc = document.documentElement.cloneNode(true);
+  const root = doc.querySelector("#nstviz-root");
+  if (root) {
+    while (root.firstChild) root.removeChild(root.firstChild);
+    for (const a of [...root.attributes]) if (a.name !== "id") root.removeAttribute(a.name);
+  }
+  const summary = doc.querySelector("#nstviz-text-summary");
+  if (summary) summary.setAttribute("open", "");
+  return "<!DOCTYPE html>\n" + doc.outerHTML;
+}
+
 function start() {
-  const pristine = "<!DOCTYPE html>\n" + document.documentElement.outerHTML;
   const data = document.getElementById("nstviz-report");
   let el = document.getElementById("nstviz-root");
   if (!el) {
@@ -46,8 +61,9 @@ function start() {
     selected_node: {}, selected_break: {}, view: {}, standalone: true,
   });
   el.classList.add("nstviz-standalone");
-  viewer.render({ model, el }, { standalone: true, pristineHtml: () => pristine });
+  viewer.render({ model, el }, { standalone: true, pristineHtml });
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-else start();
+// Start in a task of its own, not inside the HTML parser's task (keeps long tasks short).
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => setTimeout(start, 0));
+else setTimeout(start, 0);

@@ -60,8 +60,9 @@ export class App {
 
   // -- loading -------------------------------------------------------------------------
 
-  load() {
+  async load() {
     const text = this.model.get("report_json") || "";
+    const token = (this._loadToken = (this._loadToken || 0) + 1);
     this.panes.forEach((p) => p.destroy());
     this.panes = [];
     this.cache.clear();
@@ -69,12 +70,22 @@ export class App {
     this.el.dataset.nstvizReady = "0";
     delete this.el.dataset.nstvizError;
     if (!text) { this.showProgress(); return; }
+    if (text.length > 2e6) {
+      // big Report: say so, and parse in a task of its own
+      clear(this.root);
+      this.root.appendChild(h("div", { class: "nsv-progress", role: "status" }, h("div", { class: "nsv-brand" }, "nstviz"),
+        h("div", { class: "nsv-progress-msg" }, `Reading the report (${(text.length / 1e6).toFixed(1)} MB)…`)));
+      await new Promise((r) => setTimeout(r, 0));
+      if (token !== this._loadToken) return;
+    }
     const t0 = performance.now();
     const res = decodeReport(text);
     this.decodeMs = performance.now() - t0;
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;
     this.index = res.index;
+    if (text.length > 2e6) await new Promise((r) => setTimeout(r, 0));
+    if (token !== this._loadToken) return;
     this.build();
   }
 
