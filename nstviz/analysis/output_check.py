@@ -37,6 +37,7 @@ MAX_DETAILS = 2000
 """At most this many leaves are reported per comparison (the rest are summarised in a note)."""
 
 _MAX_DEPTH = 32
+_CHUNK = 1 << 20
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _SHORT_DTYPE = {
     torch.float32: "f32",
@@ -400,7 +401,7 @@ def _compare_tensors(
             bad = int((d != 0).sum())
             max_abs = float(d.max())
             base = li.abs().to(torch.float64)
-            rel = _max_rel(d.to(torch.float64), base)
+            rel = _max_rel(d.to(torch.float64), base, max_abs)
             if bad:
                 notes.append(f"{bad} of {lt.numel()} elements differ (integers must be equal)")
             return OutputDetail(
@@ -421,34 +422,29 @@ def _compare_tensors(
             work = torch.float32
         if not (work.is_floating_point or work.is_complex):
             work = torch.float64
-        lw, rw = lt.to(work), rt.to(work)
-        close = torch.isclose(lw, rw, rtol=rtol, atol=atol, equal_nan=True)
-        n_bad = int((~close).sum())
-        lnan, rnan = torch.isnan(lw), torch.isnan(rw)
-        nan_mismatch = int((lnan != rnan).sum())
-        finite = torch.isfinite(lw) & torch.isfinite(rw)
-        d = torch.where(
-            finite, (lw - rw).abs(), torch.zeros((), dtype=lw.real.dtype if lw.is_complex() else lw.dtype)
-        )
-        if d.is_complex():
-            d = d.real
-        max_abs = float(d.max())
-        rel = _max_rel(d, lw.abs().real if lw.is_complex() else lw.abs(), finite)
-        inf_mismatch = int(
-            (torch.isinf(lw) | torch.isinf(rw))
-            .logical_and(~torch.eq(lw, rw))
-            .logical_and(~(lnan | rnan))
-            .sum()
-        )
+        lf = lt.reshape(-1)
+        rf = rt.reshape(-1)
+        n_bad = nan_mismatch = inf_mismatch = nan_same = 0
+        max_abs = rel = 0.0
+        # Chunks keep the temporaries in cache and avoid page-faulting fresh full-size buffers.
+        for start in range(0, lf.numel(), _CHUNK):
+            lw = lf[start : start + _CHUNK].to(work)
+            rw = rf[start : start + _CHUNK].to(work)
+            c = _float_chunk(lw, rw, rtol, atol)
+            n_bad += c[0]
+            max_abs = max(max_abs, c[1])
+            rel = max(rel, c[2])
+            nan_mismatch += c[3]
+            inf_mismatch += c[4]
+            nan_same += c[5]
         if nan_mismatch:
             notes.append(f"NaN on one side only at {nan_mismatch} element(s)")
         if inf_mismatch:
             notes.append(f"inf on one side only (or of opposite sign) at {inf_mismatch} element(s)")
-        if n_bad and not nan_mismatch and not inf_mismatch:
-            notes.append(f"{n_bad} of {lt.numel()} elements beyond rtol={rtol:g}, atol={atol:g}")
-        elif n_bad and n_bad > nan_mismatch + inf_mismatch:
-            notes.append(f"{n_bad} of {lt.numel()} elements differ in all")
-        if int(lnan.sum()) and not nan_mismatch:
+        finite_bad = n_bad - nan_mismatch - inf_mismatch
+        if finite_bad > 0:
+            notes.append(f"{finite_bad} of {lt.numel()} elements beyond rtol={rtol:g}, atol={atol:g}")
+        if nan_same and not nan_mismatch:
             notes.append("NaN at the same places on both sides (counted as equal)")
     return OutputDetail(
         path=path,
@@ -461,15 +457,36 @@ def _compare_tensors(
     )
 
 
-def _max_rel(d: torch.Tensor, base: torch.Tensor, mask: torch.Tensor | None = None) -> float:
-    nonzero = d > 0
-    if mask is not None:
-        nonzero &= mask
-    if not bool(nonzero.any()):
+def _max_rel(d: torch.Tensor, base: torch.Tensor, max_abs: float) -> float:
+    """Largest ``d / base`` over elements where ``d > 0`` (inf when ``base`` is 0 there)."""
+    if max_abs == 0:
         return 0.0
-    if bool((nonzero & (base == 0)).any()):
-        return math.inf
-    return float((d[nonzero] / base[nonzero]).max())
+    ratio = d.div_(base) if d.dtype == base.dtype else d / base  # 0/0 -> NaN, x/0 -> inf
+    ratio = torch.nan_to_num_(ratio, nan=0.0, posinf=math.inf) if ratio.is_floating_point() else ratio
+    return float(ratio.max())
+
+
+def _float_chunk(
+    lw: torch.Tensor, rw: torch.Tensor, rtol: float, atol: float
+) -> tuple[int, float, float, int, int, int]:
+    """(mismatches, max abs diff, max rel diff, one-sided NaN, inf mismatches, shared NaN) of a chunk."""
+    d = (lw - rw).abs()
+    if bool(torch.isfinite(d).all()):
+        # No NaN/inf on either side (inf - inf would be NaN): a few passes, no boolean indexing.
+        n_bad = int((d > rw.abs().mul_(rtol).add_(atol)).sum())
+        max_abs = float(d.max())
+        return n_bad, max_abs, _max_rel(d, lw.abs(), max_abs), 0, 0, 0
+    close = torch.isclose(lw, rw, rtol=rtol, atol=atol, equal_nan=True)
+    n_bad = int((~close).sum())
+    lnan, rnan = torch.isnan(lw), torch.isnan(rw)
+    nan_mismatch = int((lnan != rnan).sum())
+    nan_same = int((lnan & rnan).sum())
+    finite = torch.isfinite(lw) & torch.isfinite(rw)
+    d = torch.where(finite, d, torch.zeros((), dtype=d.dtype))
+    max_abs = float(d.max())
+    rel = _max_rel(d, lw.abs(), max_abs)
+    inf_mismatch = int(((torch.isinf(lw) | torch.isinf(rw)) & ~torch.eq(lw, rw) & ~(lnan | rnan)).sum())
+    return n_bad, max_abs, rel, nan_mismatch, inf_mismatch, nan_same
 
 
 def _kind(value: Any) -> str:
