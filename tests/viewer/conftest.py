@@ -85,3 +85,16 @@ def write_page(tmp_path: Path):
 @pytest.fixture(scope="session")
 def synthetic_2k():
     return make_report(2000)
+
+
+@pytest.fixture(scope="session")
+def real_report_json() -> str:
+    """A real captured Report (``nstviz.compare`` on a small module whose helper breaks)."""
+    import torch
+
+    import nstviz
+
+    from .test_viewer import Block
+
+    model = torch.nn.Sequential(Block(), Block())
+    return nstviz.compare(model, torch.randn(2, 8), nonstrict=[Block.stats]).to_json()

@@ -7,7 +7,6 @@ import json
 import pytest
 import torch
 
-import nstviz
 from nstviz.report import Report
 
 pytestmark = pytest.mark.browser
@@ -29,9 +28,8 @@ class Block(torch.nn.Module):
 
 
 @pytest.fixture(scope="module")
-def real_report() -> Report:
-    model = torch.nn.Sequential(Block(), Block())
-    return nstviz.compare(model, torch.randn(2, 8), nonstrict=[Block.stats])
+def real_report(real_report_json) -> Report:
+    return Report.from_json(real_report_json)
 
 
 def _inlined(report: Report, run: str, graph: str) -> set[str]:

@@ -60,6 +60,7 @@ export class GraphCanvas {
   /** Set what to draw. scene: {gm, tree, view, expanded, colorMode, hits:Set, current, selected} */
   setScene(scene) {
     this.scene = scene;
+    this.theme = readTheme(this.host); // the host is attached by now (not at construction)
     const v = scene.view;
     // edge bounding boxes and the hit grid
     const eb = new Float64Array(v.edges.length * 4);

@@ -43,9 +43,7 @@ export function renderBreaks(host, report, index, cb) {
           b.root_cause ? h("div", { class: "nsv-break-text" }, `root cause: ${b.root_cause}`) : null,
           b.explanation ? h("div", { class: "nsv-break-text nsv-muted" }, b.explanation) : null,
           (b.hints || []).length ? h("ul", { class: "nsv-hints" }, b.hints.map((t) => h("li", null, t))) : null,
-          (b.stack || []).length ? h("ol", { class: "nsv-stack" }, b.stack.map((f) => h("li", null,
-            h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(f) }, `${shortPath(f.file)}:${f.line}`),
-            h("span", { class: "nsv-muted" }, ` ${f.function}`), f.code ? h("div", { class: "nsv-code-line" }, f.code) : null))) : null,
+          (b.stack || []).length ? renderStack(b.stack, cb.onFrame) : null,
           b.graph_before || b.graph_after ? h("div", { class: "nsv-either-side" },
             h("span", { class: "nsv-muted" }, "graphs: "),
             b.graph_before ? h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, b.graph_before) }, `before · ${b.graph_before}`) : null,
@@ -65,4 +63,19 @@ export function markSelectedBreak(host, sel) {
     el.querySelector(".nsv-break-head").setAttribute("aria-expanded", on ? "true" : "false");
     if (on) el.scrollIntoView({ block: "nearest" });
   }
+}
+
+/** A user stack, innermost frames shown; outer frames behind a "show" toggle. */
+export function renderStack(stack, onFrame, keep = 4) {
+  const item = (f, k) => h("li", { value: String(k + 1) },
+    h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => onFrame(f) }, `${shortPath(f.file)}:${f.line}`),
+    h("span", { class: "nsv-muted" }, ` ${f.function}`), f.code ? h("div", { class: "nsv-code-line" }, f.code) : null);
+  const hidden = Math.max(0, stack.length - keep);
+  const list = h("ol", { class: "nsv-stack" }, stack.slice(hidden).map((f, k) => item(f, hidden + k)));
+  if (!hidden) return list;
+  const more = h("button", { class: "nsv-linkish nsv-small", type: "button", onclick: () => {
+    list.replaceChildren(...stack.map((f, k) => item(f, k)));
+    more.remove();
+  } }, `show ${hidden} outer frame${hidden === 1 ? "" : "s"}`);
+  return h("div", { class: "nsv-stack-wrap" }, h("div", { class: "nsv-section-title nsv-stack-title" }, "user stack (innermost last) ", more), list);
 }

@@ -6,6 +6,7 @@
 import { KIND_NAMES, tensorText } from "../contract/graphmodel.js";
 import { h } from "./dom.js";
 import { shortPath } from "./graphpane.js";
+import { renderStack } from "./breaks.js";
 
 export function renderDetails(ctx) {
   const { gm, i, run, graphId, index, onNode, onFrame, regionInfo } = ctx;
@@ -41,8 +42,6 @@ export function renderDetails(ctx) {
     h("div", { class: "nsv-section-title" }, `inputs (${ins.length})`), nodeList(ins),
     h("div", { class: "nsv-section-title" }, `users (${outs.length})`), nodeList(outs),
     h("div", { class: "nsv-section-title" }, "user stack"),
-    stack.length ? h("ol", { class: "nsv-stack" }, stack.map((f) => h("li", null,
-      h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => onFrame(f) }, `${shortPath(f.file)}:${f.line}`),
-      h("span", { class: "nsv-muted" }, ` ${f.function}`), f.code ? h("div", { class: "nsv-code-line" }, f.code) : null))) : h("div", { class: "nsv-muted" }, "no user stack recorded"),
+    stack.length ? renderStack(stack, onFrame) : h("div", { class: "nsv-muted" }, "no user stack recorded"),
   );
 }

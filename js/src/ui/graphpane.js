@@ -201,7 +201,13 @@ export class GraphPane {
       }
     } else this.expanded = new Set(tree.groups.filter((g) => !g.dead).map((g) => g.id));
     this.relayout();
-    this.gc.fit();
+    if (mode === "regions") {
+      const first = tree.groups.find((g) => !g.dead && g.kind === "region");
+      const bi = first ? this.view.boxOf.get(this.entry.gm.n + first.id) : undefined;
+      if (bi !== undefined) this.gc.focus(this.view.boxes[bi], 0.7);
+      else this.gc.home();
+    } else if (mode === "collapse" || mode === "initial") this.gc.home();
+    else this.gc.fit();
     this.app.onPaneChanged(this);
   }
 
