@@ -1,0 +1,159 @@
+"""Capture-engine cost on a GPT-2-like model (6 layers) with a breaking helper per block.
+
+Prints:
+- compare() wall time / (2 x plain torch.compile with the same backend)    target <= 1.10
+- compare() (record backend) / one plain inductor compile                  target <= 0.50
+- peak extra memory to capture >= 10,000 ATen nodes                        target <= 300 MB
+- Report JSON bytes per node
+
+Each measurement runs in a fresh subprocess so that no compile cache is warm.
+Run: python benchmarks/bench_capture.py [--layers 6] [--big-layers 24]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+
+MODEL = textwrap.dedent(
+    '''
+    import math, zlib, time
+    import torch
+    from torch import nn
+
+    def block_scale(x):
+        s = zlib.crc32(b"nstviz") % 3 + 1   # Dynamo cannot trace this C function: a graph break
+        return x * (1.0 / s)
+
+    class Block(nn.Module):
+        def __init__(self, d, h):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+            self.h = h
+        def forward(self, x):
+            b, t, d = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(d, -1)
+            q, k, v = (z.view(b, t, self.h, d // self.h).transpose(1, 2) for z in (q, k, v))
+            a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(a.transpose(1, 2).reshape(b, t, d))
+            x = block_scale(x)
+            return x + self.out(torch.nn.functional.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self, layers, d=64, h=4, vocab=256, ctx=32):
+            super().__init__()
+            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+            self.blocks = nn.ModuleList(Block(d, h) for _ in range(layers))
+            self.ln, self.head = nn.LayerNorm(d), nn.Linear(d, vocab)
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos(torch.arange(idx.shape[1]))
+            for blk in self.blocks:
+                x = blk(x)
+            return self.head(self.ln(x))
+
+    def make(layers):
+        torch.manual_seed(0)
+        return GPT(layers), torch.randint(0, 256, (2, 32))
+    '''
+)
+
+SCRIPTS = {
+    "plain": MODEL + textwrap.dedent(
+        '''
+        model, idx = make(LAYERS)
+        t = time.perf_counter()
+        torch.compile(model, backend=BACKEND)(idx)
+        print(time.perf_counter() - t)
+        '''
+    ),
+    "compare": MODEL + textwrap.dedent(
+        '''
+        import nstviz
+        model, idx = make(LAYERS)
+        t = time.perf_counter()
+        report = nstviz.compare(model, idx, nonstrict=[block_scale], check=CHECK)
+        print(time.perf_counter() - t)
+        print(report.summary().splitlines()[0])
+        '''
+    ),
+    "memory": MODEL + textwrap.dedent(
+        '''
+        import gc, tracemalloc, psutil, nstviz
+        def train_step(model, idx):
+            loss = model(idx).pow(2).mean()
+            loss.backward()
+            return loss
+
+        model, idx = make(LAYERS)
+        gc.collect()
+        rss0 = psutil.Process().memory_info().rss
+        tracemalloc.start()
+        report = nstviz.compare(train_step, model, idx, nonstrict=[block_scale], check=False)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        rss1 = psutil.Process().memory_info().rss
+        aten = sum(len(g.nodes) for run in report.runs.values() for g in run.graphs if g.level.startswith("aten"))
+        nodes = sum(len(g.nodes) for run in report.runs.values() for g in run.graphs)
+        text = report.to_json()
+        print(aten, nodes, peak, rss1 - rss0, len(text.encode()))
+        '''
+    ),
+}
+
+
+def _run(kind: str, **consts: object) -> list[str]:
+    head = "".join(f"{k} = {v!r}\n" for k, v in consts.items())
+    out = subprocess.run([sys.executable, "-c", head + SCRIPTS[kind]], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
+    return [line for line in out.stdout.splitlines() if line.strip()]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--layers", type=int, default=6)
+    parser.add_argument(
+        "--big-layers", type=int, default=48, help="layers of the model trained (forward + backward) for the memory figure"
+    )
+    parser.add_argument("--skip-inductor", action="store_true")
+    args = parser.parse_args()
+
+    plain_aot = float(_run("plain", LAYERS=args.layers, BACKEND="aot_eager")[0])
+    cmp_lines = _run("compare", LAYERS=args.layers, CHECK=False)
+    cmp_nocheck = float(cmp_lines[0])
+    cmp_check = float(_run("compare", LAYERS=args.layers, CHECK=True)[0])
+    figures: dict[str, object] = {
+        "layers": args.layers,
+        "headline": cmp_lines[1],
+        "plain_compile_aot_eager_s": round(plain_aot, 3),
+        "compare_record_s": round(cmp_nocheck, 3),
+        "compare_record_with_output_check_s": round(cmp_check, 3),
+        "compare_over_2x_plain": round(cmp_nocheck / (2 * plain_aot), 3),
+        "compare_with_check_over_2x_plain": round(cmp_check / (2 * plain_aot), 3),
+    }
+    if not args.skip_inductor:
+        plain_inductor = float(_run("plain", LAYERS=args.layers, BACKEND="inductor")[0])
+        figures["plain_compile_inductor_s"] = round(plain_inductor, 3)
+        figures["compare_over_1x_inductor"] = round(cmp_nocheck / plain_inductor, 3)
+    aten, nodes, peak, rss, size = (int(v) for v in _run("memory", LAYERS=args.big_layers)[0].split())
+    figures.update(
+        {
+            "memory_model_layers": args.big_layers,
+            "aten_nodes_captured": aten,
+            "nodes_captured": nodes,
+            "peak_traced_python_mb": round(peak / 2**20, 1),
+            "rss_growth_mb": round(rss / 2**20, 1),
+            "json_bytes": size,
+            "json_bytes_per_node": round(size / max(nodes, 1), 1),
+        }
+    )
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()
