@@ -8,7 +8,8 @@ console messages, page errors, CSP violations, whether the viewer became ready
 no page of ours should contain, and, when asked, the downloaded JSON and a screenshot.
 
 SPEC: ``{"pages": [{"path": str, "wait_ready": bool, "download": bool, "screenshot": str|null,
-"javascript": bool, "timeout_ms": int, "clicks": [selector], "text_of": [selector]}]}``
+"javascript": bool, "timeout_ms": int, "clicks": [selector], "text_of": [selector],
+"download_selector": selector}]}``
 (``texts`` in the result maps each ``text_of`` selector to the textContent of its matches).
 """
 
@@ -128,7 +129,7 @@ def _probe_one(browser: Any, spec: dict[str, Any]) -> dict[str, Any]:
         )
     if spec.get("download"):
         with page.expect_download(timeout=10000) as info:
-            page.click("#nstviz-download-json")
+            page.click(spec.get("download_selector", "#nstviz-download-json"))
         download = info.value
         obs["download_name"] = download.suggested_filename
         obs["download_text"] = Path(download.path()).read_text(encoding="utf-8")

@@ -113,3 +113,25 @@ def test_the_saved_json_renders_again_with_view(hostile_run, tmp_path):
     assert extract_report_json(target.read_text("utf-8")) == extract_report_json(
         hostile_run["html"].read_text("utf-8")
     )
+
+
+@pytest.mark.browser
+def test_the_viewers_export_button_writes_an_equivalent_inert_page(hostile_run, probe, tmp_path):
+    (obs,) = probe(
+        [
+            {
+                "path": str(hostile_run["html"]),
+                "download": True,
+                "download_selector": "button:has-text('Export HTML')",
+            }
+        ]
+    )
+    assert_inert(obs)
+    exported = tmp_path / obs["download_name"]
+    assert exported.suffix == ".html"
+    exported.write_text(obs["download_text"], encoding="utf-8")
+    original = hostile_run["html"].read_text(encoding="utf-8")
+    assert extract_report_json(obs["download_text"]) == extract_report_json(original)
+    (again,) = probe([{"path": str(exported), "text_of": ["#nstviz-text-summary pre"]}])
+    assert again["ready"], again["errors"]
+    assert_inert(again)
