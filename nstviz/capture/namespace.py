@@ -46,6 +46,7 @@ Limits (not rolled back):
 
 from __future__ import annotations
 
+import ctypes
 import re
 import types
 from collections.abc import Iterable
@@ -79,9 +80,7 @@ class _TensorMeta:
 @dataclass
 class _Saved:
     bindings: dict[str, Any]
-    storages: dict[int, tuple[torch.UntypedStorage, torch.UntypedStorage | None, int]] = field(
-        default_factory=dict
-    )
+    storages: dict[int, tuple[torch.UntypedStorage, Any, int]] = field(default_factory=dict)
     """key -> (the live storage, its copy, its size in bytes then)."""
     tensors: list[_TensorMeta] = field(default_factory=list)
     attr_dicts: list[tuple[dict, dict]] = field(default_factory=list)
@@ -131,7 +130,7 @@ class NamespaceCheckpoint:
         """Bytes of tensor data held by this checkpoint."""
         if self._saved is None:
             return 0
-        return sum(copy.nbytes() for _, copy, _ in self._saved.storages.values() if copy is not None)
+        return sum(_copy_nbytes(copy) for _, copy, _ in self._saved.storages.values() if copy is not None)
 
     def restore(self) -> None:
         """Bring the namespace and the objects reachable from it back to the checkpoint.
@@ -163,7 +162,7 @@ class NamespaceCheckpoint:
                     continue
                 if storage.nbytes() != nbytes:
                     storage.resize_(nbytes)
-                storage.copy_(copy)
+                _copy_into(storage, copy)
             for meta in saved.tensors:
                 _restore_tensor(meta)
 
@@ -248,7 +247,7 @@ class NamespaceCheckpoint:
         skey = _storage_key(storage)
         if skey not in self._saved.storages:
             nbytes = storage.nbytes()
-            copy = storage.clone() if nbytes else None
+            copy = _copy_of(storage) if nbytes else None
             self._saved.storages[skey] = (storage, copy, nbytes)
         else:
             storage = self._saved.storages[skey][0]
@@ -328,6 +327,39 @@ def _storage_key(storage: torch.UntypedStorage) -> int:
     # keyed by their C++ object so that each is tracked (resize_ could give them data).
     ptr = storage.data_ptr()
     return ptr if ptr else -storage._cdata
+
+
+# Copies of CPU storages are plain single-threaded memcpys (ctypes.memmove into/from a numpy
+# buffer). torch's own storage copy runs an OpenMP parallel region per call, which costs
+# milliseconds per storage on a busy machine (measured: 400 storages of 256 KiB, 4.4 s with
+# torch vs 0.15 s this way, load 10 on 2 cores), and a model has hundreds of small storages.
+# The raw pointer is used rather than Tensor.numpy(), which would make the user's storage
+# non-resizable for good.
+
+
+def _copy_of(storage: torch.UntypedStorage) -> Any:
+    if storage.device.type == "cpu" and _np is not None:
+        out = _np.empty(storage.nbytes(), dtype=_np.uint8)
+        ctypes.memmove(out.ctypes.data, storage.data_ptr(), out.nbytes)
+        return out
+    return storage.clone()
+
+
+def _copy_into(storage: torch.UntypedStorage, copy: Any) -> None:
+    if _np is not None and isinstance(copy, _np.ndarray):
+        ctypes.memmove(storage.data_ptr(), copy.ctypes.data, copy.nbytes)
+    else:
+        storage.copy_(copy)
+
+
+def _copy_nbytes(copy: Any) -> int:
+    return int(copy.nbytes) if _np is not None and isinstance(copy, _np.ndarray) else copy.nbytes()
+
+
+try:
+    import numpy as _np
+except ImportError:  # pragma: no cover - numpy comes with the test environment, not with torch
+    _np = None
 
 
 def _restore_dict(live: dict, copy: dict) -> None:

@@ -284,3 +284,21 @@ def test_property_any_pytree_matches_its_snapshot_and_is_symmetric(tree):
 
 def test_output_check_type():
     assert isinstance(build_output_check([cmp({"a": 1}, {"a": 1})]), OutputCheck)
+
+
+def test_big_tensors_are_compared_in_chunks_with_the_same_answer(monkeypatch):
+    import nstviz.analysis.output_check as oc
+
+    monkeypatch.setattr(oc, "_CHUNK", 7)
+    a = torch.arange(50, dtype=torch.float32)
+    b = a.clone()
+    b[3] = float("nan")
+    a[3] = float("nan")  # same place: equal
+    b[40] += 2.0  # a later chunk
+    b[20] = float("inf")  # one-sided inf in a middle chunk
+    c = cmp({"y": a}, {"y": b})
+    d = detail(c, "y")
+    assert d.match is False
+    assert d.max_abs_diff == 2.0
+    assert "inf on one side only" in d.note and "1 of 50 elements beyond" in d.note
+    assert "NaN on one side" not in d.note

@@ -238,7 +238,7 @@ def test_memory_is_about_one_copy_of_the_model_state():
     finally:
         tracemalloc.stop()
     assert cp.nbytes == state_bytes  # aliases and the params list are not copied twice
-    assert peak < 200_000  # Python-side bookkeeping is small (tensor data is not traced by tracemalloc)
+    assert peak - cp.nbytes < 200_000  # bookkeeping beyond the one copy is small
     cp.discard()
     assert cp.nbytes == 0
 
