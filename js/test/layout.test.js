@@ -112,3 +112,16 @@ test("graph model: kinds, labels, dedup of repeated inputs", () => {
   assert.equal(gm.inStart[3] - gm.inStart[2], 2);
   assert.equal(gm.edgeCount, 4);
 });
+
+test("box order that is not topological (hoisted inputs) is still laid out top-down", async () => {
+  const { topoPositions } = await import("../src/layout/layered.js");
+  // box 0 is a group fed by box 1 (an input that comes later in the box order)
+  const edges = [1, 0, 0, 2];
+  const pos = topoPositions(3, edges);
+  assert.ok(pos[1] < pos[0] && pos[0] < pos[2]);
+  const r = layeredLayout({ count: 3, w: [100, 40, 40], h: [200, 30, 30], edges });
+  assert.ok(r.y[1] < r.y[0] && r.y[0] < r.y[2]);
+  // a real cycle still terminates, every box placed once
+  const cyc = topoPositions(3, [0, 1, 1, 2, 2, 0]);
+  assert.deepEqual([...cyc].sort(), [0, 1, 2]);
+});

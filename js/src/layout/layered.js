@@ -25,12 +25,18 @@ export function layeredLayout(g, opts = {}) {
   const maxDummies = opts.maxDummies ?? 8 * n + 2000;
   const E = g.edges.length >> 1;
 
+  // topological order (Kahn, ties and cycles broken by box order: FX order is already
+  // topological for nodes, but groups and hoisted inputs can come out of order)
+  const pos = topoPositions(n, g.edges);
+  const fwd = (u, v) => pos[u] < pos[v];
+  const order = new Int32Array(n);
+  for (let v = 0; v < n; v++) order[pos[v]] = v;
   // adjacency (forward edges only)
   const predCount = new Int32Array(n);
   const succCount = new Int32Array(n);
   for (let k = 0; k < E; k++) {
     const u = g.edges[2 * k], v = g.edges[2 * k + 1];
-    if (u < v) { succCount[u]++; predCount[v]++; }
+    if (fwd(u, v)) { succCount[u]++; predCount[v]++; }
   }
   // longest path layering
   const layer = new Int32Array(n);
@@ -42,36 +48,52 @@ export function layeredLayout(g, opts = {}) {
     const pf = predStart.slice(0, n), sf = succStart.slice(0, n);
     for (let k = 0; k < E; k++) {
       const u = g.edges[2 * k], v = g.edges[2 * k + 1];
-      if (u < v) { preds[pf[v]++] = u; succs[sf[u]++] = v; }
+      if (fwd(u, v)) { preds[pf[v]++] = u; succs[sf[u]++] = v; }
     }
   }
-  for (let v = 0; v < n; v++) {
+  for (let oi = 0; oi < n; oi++) {
+    const v = order[oi];
     let l = 0;
     for (let k = predStart[v]; k < predStart[v + 1]; k++) l = Math.max(l, layer[preds[k]] + 1);
     layer[v] = l;
   }
   // as late as possible: inputs, parameters and their transposes/views sit just above their
   // first consumer instead of piling up in the top layers (the critical path is unchanged)
-  for (let v = n - 1; v >= 0; v--) {
-    if (succStart[v + 1] === succStart[v]) continue;
+  const pin = g.pin || null; // 1: top layer (a group's input port), 2: bottom layer (output port)
+  for (let oi = n - 1; oi >= 0; oi--) {
+    const v = order[oi];
+    if (succStart[v + 1] === succStart[v] || (pin && pin[v] === 1)) continue;
     let m = Infinity;
     for (let k = succStart[v]; k < succStart[v + 1]; k++) m = Math.min(m, layer[succs[k]]);
     if (m - 1 > layer[v]) layer[v] = m - 1;
   }
   let L = 0;
-  for (let v = 0; v < n; v++) L = Math.max(L, layer[v] + 1);
+  if (pin) {
+    let top = false, bottom = false;
+    for (let v = 0; v < n; v++) { if (pin[v] === 1) top = true; if (pin[v] === 2) bottom = true; }
+    for (let v = 0; v < n; v++) {
+      if (top && pin[v] !== 1) layer[v] += 1;
+      if (pin[v] !== 2) L = Math.max(L, layer[v] + 1);
+    }
+    if (bottom) {
+      for (let v = 0; v < n; v++) if (pin[v] === 2) layer[v] = L;
+      L += 1;
+    }
+  } else {
+    for (let v = 0; v < n; v++) L = Math.max(L, layer[v] + 1);
+  }
 
   // virtual nodes: real boxes 0..n-1, dummies after
   let dummyBudget = maxDummies;
   const vLayer = Array.from(layer);
   const vW = Array.from(g.w);
   const vKey = [];
-  for (let v = 0; v < n; v++) vKey.push(v);
+  for (let v = 0; v < n; v++) vKey.push(pos[v]);
   const chains = new Array(E).fill(null); // edge -> list of dummy ids
   const segU = [], segV = []; // adjacent-layer segments between virtual nodes
   for (let k = 0; k < E; k++) {
     const u = g.edges[2 * k], v = g.edges[2 * k + 1];
-    if (u >= v) continue;
+    if (!fwd(u, v)) continue;
     const span = layer[v] - layer[u];
     if (span > 1 && span - 1 <= dummyBudget) {
       dummyBudget -= span - 1;
@@ -79,7 +101,7 @@ export function layeredLayout(g, opts = {}) {
       let prev = u;
       for (let l = layer[u] + 1; l < layer[v]; l++) {
         const d = vLayer.length;
-        vLayer.push(l); vW.push(DUMMY_W); vKey.push(u + 0.5);
+        vLayer.push(l); vW.push(DUMMY_W); vKey.push(pos[u] + 0.5);
         chain.push(d);
         segU.push(prev); segV.push(d);
         prev = d;
@@ -152,13 +174,17 @@ export function layeredLayout(g, opts = {}) {
   const layerH = new Float64Array(L);
   for (let v = 0; v < n; v++) layerH[layer[v]] = Math.max(layerH[layer[v]], g.h[v]);
   const layerTop = new Float64Array(L);
+  let topPins = false, bottomPins = false;
+  if (pin) for (let v = 0; v < n; v++) { if (pin[v] === 1) topPins = true; if (pin[v] === 2) bottomPins = true; }
+  const portGap = opts.portGap ?? 10;
   let cy = 0;
   for (let l = 0; l < L; l++) {
     if (layerH[l] === 0) layerH[l] = 8; // a layer of dummies only
     layerTop[l] = cy;
-    cy += layerH[l] + vgap;
+    const gap = (l === 0 && topPins) || (l === L - 2 && bottomPins) ? portGap : vgap;
+    cy += layerH[l] + (l < L - 1 ? gap : 0);
   }
-  const height = L ? cy - vgap : 0;
+  const height = cy;
   let minX = Infinity, maxX = -Infinity;
   for (let v = 0; v < V; v++) {
     minX = Math.min(minX, x[v] - vW[v] / 2);
@@ -182,6 +208,62 @@ export function layeredLayout(g, opts = {}) {
     routes[k] = pts;
   }
   return { x: outX, y: outY, width: maxX - minX, height, layer, routes, layers: L };
+}
+
+/** Position of each box in a topological order; ties and cycles resolved by box index. */
+export function topoPositions(n, edges) {
+  const E = edges.length >> 1;
+  const indeg = new Int32Array(n);
+  const outCount = new Int32Array(n);
+  for (let k = 0; k < E; k++) { outCount[edges[2 * k]]++; indeg[edges[2 * k + 1]]++; }
+  const start = prefix(outCount);
+  const out = new Int32Array(E);
+  const fill = start.slice(0, n);
+  for (let k = 0; k < E; k++) out[fill[edges[2 * k]]++] = edges[2 * k + 1];
+  const pos = new Int32Array(n).fill(-1);
+  // a binary heap keyed by box index keeps the result close to the given order
+  const heap = [];
+  const push = (v) => {
+    heap.push(v);
+    let i = heap.length - 1;
+    while (i > 0) { const p = (i - 1) >> 1; if (heap[p] <= v) break; heap[i] = heap[p]; i = p; }
+    heap[i] = v;
+  };
+  const pop = () => {
+    const top = heap[0], last = heap.pop();
+    if (heap.length) {
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        let mv = last;
+        if (l < heap.length && heap[l] < mv) { m = l; mv = heap[l]; }
+        if (r < heap.length && heap[r] < mv) { m = r; }
+        if (m === i) break;
+        heap[i] = heap[m]; i = m;
+      }
+      heap[i] = last;
+    }
+    return top;
+  };
+  for (let v = 0; v < n; v++) if (indeg[v] === 0) push(v);
+  let next = 0, scan = 0;
+  while (next < n) {
+    if (!heap.length) {
+      // a cycle: take the first unplaced box in the given order and ignore its open in-edges
+      while (pos[scan] >= 0) scan++;
+      indeg[scan] = 0;
+      push(scan);
+    }
+    const v = pop();
+    if (pos[v] >= 0) continue;
+    pos[v] = next++;
+    for (let k = start[v]; k < start[v + 1]; k++) {
+      const w = out[k];
+      if (pos[w] < 0 && --indeg[w] === 0) push(w);
+    }
+  }
+  return pos;
 }
 
 function prefix(counts) {

@@ -63,11 +63,36 @@ export function computeView(gm, tree, expanded, opts = {}) {
     itemOf[i] = r >= 0 ? n + r : i;
   }
   const container = (it) => (it < n ? tree.leafGroup[it] : groups[it - n].parent);
-  // edges: local (per lowest common expanded group) and drawn (between visible boxes)
-  const local = new Map(); // gid -> Map(key -> local edge index); edges list in localEdges
-  const localEdges = new Map(); // gid -> [ca, cb, ...]
+  // Edges. Each drawn edge (between visible boxes a -> b) is routed through the layouts it
+  // crosses: out of every expanded group around a through an output port at that group's
+  // bottom, along the lowest common group's layout, and into every expanded group around b
+  // through an input port at its top; ports are shared by edges with the same far end, so
+  // edges bundle at group borders instead of crossing the nodes inside.
+  const locals = new Map(); // gid -> {keys: Map, list: number[]}
+  const localEdge = (gid, u, v) => {
+    let L = locals.get(gid);
+    if (!L) { L = { keys: new Map(), list: [] }; locals.set(gid, L); }
+    const key = `${u},${v}`;
+    let k = L.keys.get(key);
+    if (k === undefined) { k = L.list.length >> 1; L.list.push(u, v); L.keys.set(key, k); }
+    return k;
+  };
+  const ports = new Map(); // gid -> [{id, dir}]
+  const portIds = new Map(); // "gid|dir|far" -> port item id
+  let nextPort = n + G;
+  const portFor = (gid, dir, far) => {
+    const key = `${gid}|${dir}|${far}`;
+    let id = portIds.get(key);
+    if (id === undefined) {
+      id = nextPort++;
+      portIds.set(key, id);
+      if (!ports.has(gid)) ports.set(gid, []);
+      ports.get(gid).push({ id, dir });
+    }
+    return id;
+  };
   const drawnKey = new Map();
-  const drawn = []; // {a, b, lca, k, count}
+  const drawn = []; // {a, b, lca, k, outHops, inHops, count}
   const stride = n + G;
   for (let v = 0; v < n; v++) {
     for (let e = gm.inStart[v]; e < gm.inStart[v + 1]; e++) {
@@ -78,32 +103,41 @@ export function computeView(gm, tree, expanded, opts = {}) {
       const seen = drawnKey.get(dk);
       if (seen !== undefined) { drawn[seen].count++; continue; }
       let ca = a, pa = container(a), cb = b, pb = container(b);
-      while (groups[pa].depth > groups[pb].depth) { ca = n + pa; pa = groups[pa].parent; }
-      while (groups[pb].depth > groups[pa].depth) { cb = n + pb; pb = groups[pb].parent; }
-      while (pa !== pb) { ca = n + pa; pa = groups[pa].parent; cb = n + pb; pb = groups[pb].parent; }
-      let m = local.get(pa);
-      if (!m) { m = new Map(); local.set(pa, m); localEdges.set(pa, []); }
-      const lk = ca * stride + cb;
-      let k = m.get(lk);
-      if (k === undefined) {
-        const list = localEdges.get(pa);
-        k = list.length >> 1;
-        list.push(ca, cb);
-        m.set(lk, k);
+      const upA = [], upB = [];
+      while (groups[pa].depth > groups[pb].depth) { upA.push(pa, ca); ca = n + pa; pa = groups[pa].parent; }
+      while (groups[pb].depth > groups[pa].depth) { upB.push(pb, cb); cb = n + pb; pb = groups[pb].parent; }
+      while (pa !== pb) {
+        upA.push(pa, ca); ca = n + pa; pa = groups[pa].parent;
+        upB.push(pb, cb); cb = n + pb; pb = groups[pb].parent;
+      }
+      const outHops = [];
+      for (let j = 0; j < upA.length; j += 2) {
+        const gid = upA[j], child = upA[j + 1];
+        const port = portFor(gid, 2, cb);
+        outHops.push(gid, localEdge(gid, child, port), port);
+      }
+      const inHops = [];
+      for (let j = upB.length - 2; j >= 0; j -= 2) {
+        const gid = upB[j], child = upB[j + 1];
+        const port = portFor(gid, 1, ca);
+        inHops.push(gid, localEdge(gid, port, child), port);
       }
       drawnKey.set(dk, drawn.length);
-      drawn.push({ a, b, lca: pa, k, count: 1 });
+      drawn.push({ a, b, lca: pa, k: localEdge(pa, ca, cb), outHops, inHops, count: 1 });
     }
   }
   // nested layout, innermost first
   const sizeW = new Float64Array(n + G), sizeH = new Float64Array(n + G);
-  const layouts = new Map(); // gid -> {items, res}
+  const layouts = new Map(); // gid -> {items, pos, res}
   let layoutCount = 0;
   const layoutGroup = (gid) => {
     const g = groups[gid];
     const items = g.items.map((it) => (it >= 0 ? it : n + (-it - 1)));
+    const gp = ports.get(gid) || [];
+    const total = items.length + gp.length;
     const pos = new Map();
-    const w = new Float64Array(items.length), h = new Float64Array(items.length);
+    const w = new Float64Array(total), h = new Float64Array(total);
+    const pin = gp.length ? new Int8Array(total) : null;
     items.forEach((it, idx) => {
       pos.set(it, idx);
       if (it < n) { sizeW[it] = nodeWidth(gm, it); sizeH[it] = NODE_H; }
@@ -114,16 +148,22 @@ export function computeView(gm, tree, expanded, opts = {}) {
       }
       w[idx] = sizeW[it]; h[idx] = sizeH[it];
     });
-    const le = localEdges.get(gid) || [];
+    gp.forEach((p, j) => {
+      const idx = items.length + j;
+      pos.set(p.id, idx);
+      w[idx] = 6; h[idx] = 2;
+      pin[idx] = p.dir;
+    });
+    const le = (locals.get(gid) || { list: [] }).list;
     const edges = new Int32Array(le.length);
     for (let k = 0; k < le.length; k++) edges[k] = pos.get(le[k]);
-    const res = layeredLayout({ count: items.length, w, h, edges }, opts.layout);
-    layoutCount += items.length;
-    layouts.set(gid, { items, res });
+    const res = layeredLayout({ count: total, w, h, edges, pin }, { vgap: gp.length ? 24 : 30, ...opts.layout });
+    layoutCount += total;
+    layouts.set(gid, { items, pos, res });
     const pad = gid === 0 ? 0 : PAD;
-    const head = gid === 0 ? 0 : HEADER;
+    const head = gid === 0 ? 0 : HEADER - (gp.some((p) => p.dir === 1) ? 12 : 0);
     sizeW[n + gid] = Math.max(res.width + 2 * pad, gid === 0 ? 0 : groupWidth(tree, gid));
-    sizeH[n + gid] = res.height + head + pad;
+    sizeH[n + gid] = res.height + head + pad - (gp.some((p) => p.dir === 2) ? 8 : 0);
   };
   layoutGroup(0);
   // absolute positions
@@ -132,8 +172,9 @@ export function computeView(gm, tree, expanded, opts = {}) {
   const offsets = new Map(); // gid -> [ox, oy] of the content origin
   const place = (gid, ox, oy) => {
     const { items, res } = layouts.get(gid);
+    const gp = ports.get(gid) || [];
     const pad = gid === 0 ? 0 : PAD;
-    const head = gid === 0 ? 0 : HEADER;
+    const head = gid === 0 ? 0 : HEADER - (gp.some((p) => p.dir === 1) ? 12 : 0);
     const inner = sizeW[n + gid] - 2 * pad;
     const cx = ox + pad + (inner - res.width) / 2;
     const cy = oy + head;
@@ -147,15 +188,30 @@ export function computeView(gm, tree, expanded, opts = {}) {
     });
   };
   place(0, 0, 0);
-  // drawn edge routes
+  // drawn edge routes, hop by hop
+  const pushRoute = (pts, gid, k) => {
+    const route = layouts.get(gid).res.routes[k];
+    if (!route) return;
+    const [ox, oy] = offsets.get(gid);
+    for (let j = 0; j < route.length; j += 2) pts.push(route[j] + ox, route[j + 1] + oy);
+  };
+  const pushPort = (pts, gid, port) => {
+    const L = layouts.get(gid);
+    const idx = L.pos.get(port);
+    const [ox, oy] = offsets.get(gid);
+    pts.push(L.res.x[idx] + ox, L.res.y[idx] + oy);
+  };
   const edges = drawn.map((d) => {
     const A = boxes[boxOf.get(d.a)], B = boxes[boxOf.get(d.b)];
     const pts = [A.x + A.w / 2, A.y + A.h];
-    const lay = layouts.get(d.lca);
-    const route = lay.res.routes[d.k];
-    if (route) {
-      const [ox, oy] = offsets.get(d.lca);
-      for (let j = 0; j < route.length; j += 2) pts.push(route[j] + ox, route[j + 1] + oy);
+    for (let j = 0; j < d.outHops.length; j += 3) {
+      pushRoute(pts, d.outHops[j], d.outHops[j + 1]);
+      pushPort(pts, d.outHops[j], d.outHops[j + 2]);
+    }
+    pushRoute(pts, d.lca, d.k);
+    for (let j = 0; j < d.inHops.length; j += 3) {
+      pushPort(pts, d.inHops[j], d.inHops[j + 2]);
+      pushRoute(pts, d.inHops[j], d.inHops[j + 1]);
     }
     pts.push(B.x + B.w / 2, B.y);
     return { a: d.a, b: d.b, count: d.count, pts };

@@ -144,10 +144,9 @@ export class GraphCanvas {
     const v = this.scene.view;
     const m = 24;
     const fitAll = Math.min((this.W - 2 * m) / Math.max(v.width, 1), (this.H - 2 * m) / Math.max(v.height, 1));
-    let k = Math.min(1, (this.W - 2 * m) / Math.max(v.width, 1));
-    if (fitAll >= 0.45) k = Math.min(1.2, fitAll);
-    k = Math.max(k, Math.min(0.45, fitAll > 0 ? 0.45 : 0.45));
-    const tx = (this.W - v.width * k) / 2;
+    // the whole graph when it is readable that way, else a readable scale from the top
+    let k = fitAll >= 0.75 ? Math.min(1.2, fitAll) : Math.min(1, Math.max(0.75, (this.W - 2 * m) / Math.max(v.width, 1)));
+    const tx = v.width * k <= this.W - 2 * m ? (this.W - v.width * k) / 2 : m;
     const ty = v.height * k < this.H - 2 * m ? (this.H - v.height * k) / 2 : m;
     this.setCamera(k, tx, ty);
   }
