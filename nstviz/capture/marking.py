@@ -83,6 +83,7 @@ def resolve(specs: Iterable[Spec], namespace: Mapping[str, Any] | None = None) -
     seen: set[int] = set()
     for spec in specs:
         target = resolve_one(spec, ns)
+        check_not_local_to_compiled(target, ns)
         if id(target.function) not in seen:
             seen.add(id(target.function))
             out.append(target)
@@ -188,11 +189,19 @@ def _plain(value: Any) -> Any:
 
 
 def _defines(code: types.CodeType, name: str, depth: int = 0) -> bool:
+    if depth > 0 and name in code.co_varnames + code.co_cellvars:
+        return False  # a local of a nested function: reported by the caller's level
+    if depth == 0 and name in code.co_varnames + code.co_cellvars and _has_nested_code(code):
+        return True
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             if const.co_name == name or (depth < 3 and _defines(const, name, depth + 1)):
                 return True
     return False
+
+
+def _has_nested_code(code: types.CodeType) -> bool:
+    return any(isinstance(const, types.CodeType) for const in code.co_consts)
 
 
 def _is_library(obj: Any) -> bool:
@@ -253,6 +262,24 @@ def _to_target(spec: str, obj: Any) -> Target:
             "calls; mark a helper function the forward calls instead"
         )
     return Target(spec=spec, function=fn, warning=warning)
+
+
+def check_not_local_to_compiled(target: Target, namespace: Mapping[str, Any]) -> None:
+    """Refuse a closure or lambda created inside a compiled function (a new object per call).
+
+    Raises:
+        NotMarkableError: ``target`` was defined inside a function that is compiled.
+    """
+    qual = getattr(target.function, "__qualname__", "")
+    if ".<locals>." not in qual:
+        return
+    outer = qual.split(".<locals>.")[0].split(".")[-1]
+    value = namespace.get(outer)
+    if value is not None and _torch_compat.is_compiled_object(value):
+        raise NotMarkableError(
+            f"{target.spec!r} ({qual}) is defined inside the compiled function {outer!r}: every call creates "
+            "a new function object, so it cannot be marked; move it to module level"
+        )
 
 
 @contextlib.contextmanager
