@@ -415,13 +415,35 @@ def summary_table(report: Report) -> str:
                 lines.append(
                     f"warning: --nonstrict {mark.spec} ({mark.qualname}) never applied in the {name} run"
                 )
-    if report.recommendation is not None:
-        rec = report.recommendation
-        lines.append(
-            f"advisor recommends: {', '.join(rec.functions)} (breaks {rec.breaks_before} -> {rec.breaks_after})"
-        )
+    lines.extend(_advisor_lines(report))
     lines.extend(f"note: {note}" for note in report.notes if note not in shown)
     return "\n".join(lines)
+
+
+def _advisor_lines(report: Report) -> list[str]:
+    """The advisor's attempts, one line each, then its recommendation and the code to apply it."""
+    if not report.candidates and report.recommendation is None:
+        return []
+    lines = ["", "advisor:"]
+    for c in report.candidates:
+        breaks = f"breaks {c.breaks_before} -> {c.breaks_after}" if c.breaks_after is not None else ""
+        outputs = {True: "outputs match", False: "outputs DIFFER", None: ""}[c.outputs_match]
+        why_not = c.error or "; ".join(c.precheck)
+        facts = ", ".join(
+            x for x in (breaks, outputs, (c.gb_id or ""), _short(why_not, 90) if why_not else "") if x
+        )
+        lines.append(
+            f"  {c.status:<9} {c.function}" + (f": {facts}" if facts else "") + f"  ({_short(c.why, 70)})"
+        )
+    rec = report.recommendation
+    if rec is None:
+        lines.append("  no recommendation: no candidate reduced the breaks with matching outputs")
+    else:
+        lines.append(
+            f"  recommended: {', '.join(rec.functions)} (breaks {rec.breaks_before} -> {rec.breaks_after})"
+        )
+        lines.extend(("    " + line).rstrip() for line in rec.code.rstrip().splitlines())
+    return lines
 
 
 def _outputs_line(report: Report) -> str:

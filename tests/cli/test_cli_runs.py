@@ -262,3 +262,29 @@ def test_check_names_what_nonstrict_trace_cannot_do(tmp_path):
     for name in ("Block.forward", "takes_none", "data_dep"):
         assert f"--nonstrict {name} never applied" in out
     assert out.count("torch ignores nonstrict marks") == 1  # each warning once
+
+
+def test_auto_finds_the_helper_and_prints_the_code(tmp_path):
+    script = write(
+        tmp_path,
+        """
+        import torch
+
+
+        def helper(x):
+            torch._dynamo.graph_break()
+            return x.sin() * 2
+
+
+        @torch.compile(backend="eager")
+        def f(x):
+            return helper(x) + 1
+
+
+        y = f(torch.ones(4))
+        """,
+    )
+    code, out, err = run_main("check", script, "--auto", "--max-attempts", "2", "--fail-on-break", "-q")
+    assert code == EXIT_OK, out + err
+    assert "improved  helper: breaks 1 -> 0, outputs match" in out
+    assert "helper = torch._dynamo.nonstrict_trace(helper)" in out
