@@ -1,0 +1,133 @@
+"""The advisor, non-input reads and output check through the public API (real runs)."""
+
+import numpy as np
+import pytest
+import torch
+
+import nstviz
+from nstviz.report import Report
+
+BREAKS = '''
+import torch
+
+def noisy(x):
+    print("noisy called")
+    return x * 2
+
+def outer(x):
+    return noisy(x) + 1
+
+def data_dependent(x):
+    n = int(x.abs().sum().item())
+    return x + n
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def stats(self, x):
+        print("stats")
+        return x.mean(-1, keepdim=True)
+
+    def forward(self, x):
+        return self.lin(x) - self.stats(x)
+
+torch.manual_seed(0)
+blk = Block()
+
+@torch.compile
+def model(x):
+    y = outer(x.sin())
+    y = blk(y)
+    y = data_dependent(y)
+    return y.cos()
+
+out = model(torch.randn(2, 4))
+'''
+
+
+def test_trace_code_auto_recommends_marks_and_explains_the_data_dependent_break():
+    ns: dict = {}
+    report = nstviz.trace_code(BREAKS, ns, auto=True, budget_s=120, max_attempts=6)
+    got = {c.function: c for c in report.candidates}
+    assert got["noisy"].status == "improved" and got["noisy"].why.startswith("contains the break at")
+    assert got["Block.stats"].status == "improved"
+    assert got["outer"].status == "skipped" and got["Block.forward"].status in ("skipped", "rejected")
+    dd = got["data_dependent"]
+    assert dd.status == "failed" and dd.gb_id == "GB0251"
+    assert "DataDependentOutputException" in dd.error  # the root cause the capture recovered
+    assert "cannot trace data-dependent operations" in dd.error
+    rec = report.recommendation
+    assert rec is not None and set(rec.functions) == {"noisy", "Block.stats"}
+    assert rec.breaks_before == 3 and rec.breaks_after == 1 and rec.outputs_match is True
+    assert "Block.stats = torch._dynamo.nonstrict_trace(Block.stats)" in rec.code
+    # each attempt is a run of its own, and everything survives JSON
+    assert {c.run for c in report.candidates if c.run} <= set(report.runs)
+    assert Report.from_json(report.to_json()) == report
+    summary = report.summary()
+    assert "advisor" in summary
+
+    # the recommended code, applied in the user's namespace, does what the report says
+    ns2: dict = {}
+    exec(BREAKS.replace("out = model(torch.randn(2, 4))", ""), ns2)
+    exec(rec.code, ns2)
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(ns2["model"]._torchdynamo_orig_callable)(torch.randn(2, 4))
+    reasons = " ".join(b.reason for b in explained.break_reasons)
+    assert "print" not in reasons and "item()" in reasons
+    torch._dynamo.reset()
+
+
+GLOBAL_READ = '''
+import torch
+
+SCALE = torch.tensor(2.0)
+
+def helper(x):
+    print("helper")
+    return x * SCALE
+
+@torch.compile
+def f(x):
+    return helper(x) + 1
+
+a = f(torch.ones(3))
+SCALE = torch.tensor(5.0)
+b = f(torch.ones(3))
+'''
+
+
+def test_a_rebound_global_read_changes_results_and_the_report_says_why():
+    report = nstviz.trace_code(GLOBAL_READ, {}, nonstrict=("helper",))
+    assert report.diff.resolved  # the print break is gone...
+    assert report.outputs.match is False  # ...but b is stale under nonstrict_trace
+    bad = {d.path: d for d in report.outputs.details if d.match is False}
+    assert set(bad) == {"b"} and bad["b"].max_abs_diff == pytest.approx(3.0)
+    marked = report.runs["nonstrict"].marked[0]
+    reads = {(r.name, r.kind): r for r in marked.reads}
+    assert ("SCALE", "global") in reads
+    assert "if you rebind SCALE later, the compiled code keeps using the old tensor" in reads[("SCALE", "global")].detail
+    region_reads = {r.name for reg in report.runs["nonstrict"].regions for r in reg.reads}
+    assert "SCALE" in region_reads
+
+
+def jitter(x):
+    x = x * 1.5
+    print("jitter")
+    return x + float(np.random.rand())
+
+
+def noisy_model(x):
+    for _ in range(2):
+        x = jitter(x)
+    return x
+
+
+def test_compare_auto_refuses_a_mark_that_changes_results():
+    report = nstviz.compare(noisy_model, torch.zeros(3), auto=True, budget_s=60, max_attempts=3)
+    got = {c.function: c for c in report.candidates}
+    c = got["jitter"]
+    assert c.status == "worse" and c.outputs_match is False
+    assert "likely cause: it reads np.random.rand (randomness)" in c.error
+    assert report.recommendation is None
