@@ -256,7 +256,6 @@ def content_security_policy(scripts: list[str], styles: list[str], *, worker: bo
         "script-src " + " ".join(_sha256(s) for s in scripts),
         "style-src " + " ".join(_sha256(s) for s in styles),
         "img-src data: blob:",
-        "font-src data:",
         "connect-src 'none'",
         "base-uri 'none'",
         "form-action 'none'",
@@ -299,6 +298,7 @@ def render_html(report: Report, *, title: str | None = None, assets: ViewerAsset
 <meta http-equiv="Content-Security-Policy" content="{_text(csp)}">
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <meta name="generator" content="nstviz {_text(report.nstviz_version or '')}">
 <title>{_text(page_name)}</title>
 <style>{_PAGE_CSS}</style>
