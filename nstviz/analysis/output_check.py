@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -102,10 +103,39 @@ def _snap(value: Any, depth: int, memo: dict[int, Any]) -> Any:
         )
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = _rebuild_dataclass(value, depth, memo)
+    elif _is_plain_object(value):
+        out = _rebuild_object(value, depth, memo)
     else:
         out = value
     memo[key] = out
     return out
+
+
+def _is_plain_object(value: Any) -> bool:
+    """An object compared by identity (no ``__eq__`` of its own) whose state is its ``__dict__``.
+
+    Such values (e.g. a transformers ``DynamicCache`` holding tensors) are compared and
+    snapshotted attribute by attribute; two runs never return the *same* object.
+    """
+    if isinstance(value, (type, types.FunctionType, types.MethodType, types.ModuleType, torch.nn.Module)):
+        return False
+    return (
+        type(value).__eq__ is object.__eq__
+        and isinstance(getattr(value, "__dict__", None), dict)
+        and not callable(value)
+    )
+
+
+def _rebuild_object(value: Any, depth: int, memo: dict[int, Any]) -> Any:
+    import copy
+
+    try:
+        out = copy.copy(value)
+        for k, v in vars(value).items():
+            object.__setattr__(out, k, _snap(v, depth + 1, memo))
+        return out
+    except Exception:
+        return value
 
 
 def _clone_tensor(t: torch.Tensor) -> torch.Tensor:
@@ -205,6 +235,14 @@ def _flatten(value: Any, path: str, out: dict[str, Any], depth: int, seen: set[i
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         for f in dataclasses.fields(value):
             _flatten(getattr(value, f.name, None), _key_path(path, f.name), out, depth + 1, seen)
+    elif _is_plain_object(value):
+        attrs = {k: v for k, v in vars(value).items() if not k.startswith("__")}
+        if not attrs:
+            out[path] = _Opaque(value, f"{type(value).__name__} has no state to compare")
+        for k, v in attrs.items():
+            _flatten(v, _key_path(path, k), out, depth + 1, seen)
+    elif isinstance(value, torch.nn.Module):
+        out[path] = _Opaque(value, f"an nn.Module ({type(value).__name__})")
     else:
         out[path] = value
 

@@ -135,8 +135,9 @@ def test_numpy_arrays_numbers_strings_and_opaque_objects():
     assert detail(c, "f").match is True
     assert detail(c, "s").match is True
     assert detail(c, "none").match is True
-    # identity-based == of plain objects: False (t1 != t2) is a real answer, reported
-    assert detail(c, "obj").match is False
+    # an object without state or __eq__ of its own cannot be compared: noted, not a failure
+    assert detail(c, "obj").match is None and "no state" in detail(c, "obj").note
+    assert c.match is False  # because of "a"
 
 
 def test_uncomparable_value_is_none_and_does_not_fail():
@@ -302,3 +303,44 @@ def test_big_tensors_are_compared_in_chunks_with_the_same_answer(monkeypatch):
     assert d.max_abs_diff == 2.0
     assert "inf on one side only" in d.note and "1 of 50 elements beyond" in d.note
     assert "NaN on one side" not in d.note
+
+
+class _Layer:
+    def __init__(self, k, v):
+        self.keys = k
+        self.values = v
+        self.is_initialized = True
+
+
+class _Cache:  # shaped like transformers' DynamicCache: identity ==, state in attributes
+    def __init__(self, layers):
+        self.layers = layers
+        self.layer_class_to_replicate = _Layer
+
+
+def test_objects_with_identity_eq_are_compared_by_their_attributes_and_snapshotted():
+    k, v = torch.randn(1, 2, 3), torch.randn(1, 2, 3)
+    left = {"return": {"logits": torch.ones(2), "cache": _Cache([_Layer(k, v)])}}
+    right = {"return": {"logits": torch.ones(2), "cache": _Cache([_Layer(k.clone(), v + 1)])}}
+    snap = snapshot_outputs(left)
+    k.add_(100)  # a later in-place update of the live cache
+    c = cmp(snap, right)
+    assert detail(c, "return.cache.layers[0].keys").match is True  # the snapshot kept the old keys
+    assert detail(c, "return.cache.layers[0].values").match is False
+    assert detail(c, "return.cache.layer_class_to_replicate").match is True
+    assert type(snap["return"]["cache"]) is _Cache
+
+
+def test_real_transformers_output_with_cache():
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.GPT2Config(n_layer=1, n_embd=16, n_head=2, vocab_size=50, n_positions=16)
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(cfg).eval()
+    ids = torch.randint(0, 50, (1, 4))
+    with torch.no_grad():
+        a = snapshot_outputs({"out": model(ids, use_cache=True)})
+        b = snapshot_outputs({"out": model(ids, use_cache=True)})
+    c = cmp(a, b)
+    assert c.match is True
+    paths = {d.path for d in c.details}
+    assert "out.logits" in paths and any(p.startswith("out.") and p.endswith(".keys") for p in paths)
