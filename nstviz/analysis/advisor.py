@@ -677,12 +677,15 @@ def run_advisor(
                 results[p.name], status="skipped", error=f"attempt limit ({max_attempts}) reached"
             )
             continue
-        if elapsed >= budget_s or (durations and elapsed + estimate > budget_s):
-            results[p.name] = replace(
-                results[p.name],
-                status="skipped",
-                error=f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s",
-            )
+        if elapsed >= budget_s or elapsed + estimate > budget_s:
+            if elapsed + estimate > budget_s and elapsed < budget_s:
+                why = (
+                    f"time budget ({budget_s:g} s): {budget_s - elapsed:.1f} s left, "
+                    f"shorter than one run (~{estimate:.1f} s)"
+                )
+            else:
+                why = f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s"
+            results[p.name] = replace(results[p.name], status="skipped", error=why)
             continue
         attempts += 1
         run_name = f"attempt-{attempts}"

@@ -372,6 +372,14 @@ def test_time_budget_marks_the_rest_skipped():
     assert any(c.status == "skipped" and "time budget" in c.error for c in cands)
 
 
+def test_a_budget_shorter_than_one_run_tries_nothing():
+    base = Run(name="baseline", breaks=(B_LEAF,), compiles=COMPILES, wall_time_s=5.0)
+    table = Table({}, ((B_LEAF,), MATCH))
+    cands, _ = run_advisor(base, resolve, table, budget_s=2.0, max_attempts=10)
+    assert table.calls == []
+    assert all(c.status == "skipped" and "shorter than one run (~5.0 s)" in c.error for c in cands)
+
+
 def test_fullgraph_fatal_break_moving_on_is_progress_and_revealed_breaks_get_candidates():
     f1 = brk([loc(compiled_entry), loc(other_leaf)], fatal=True, gb="GB0026")
     f2 = brk([loc(compiled_entry), loc(Block.stats)], fatal=True)
