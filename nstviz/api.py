@@ -145,7 +145,7 @@ def compare(
         baseline_mode=baseline,
         progress=progress,
         echo=echo,
-        runs_total=3 + (1 if auto else 0),
+        runs_total=3 if check else 2,
         title=marking.qualname_of(_unwrap_callable(eager)),
     )
     user_state = {"fn": fn, "args": args, "kwargs": kwargs}
@@ -260,7 +260,7 @@ def trace_code(
         baseline_mode=baseline,
         progress=progress,
         echo=echo,
-        runs_total=2 + (1 if auto else 0),
+        runs_total=2,
         title=title,
     )
     return session.capture(
@@ -317,6 +317,7 @@ class _Session:
         self.targets: dict[str, tuple[marking.Target, ...]] = {}
         self.notes: list[str] = []
         self._reads_cache: dict[int, tuple[NonInputRead, ...]] = {}
+        self.advisor_keys: set[Any] = set()
 
     def say(self, phase: str, message: str) -> None:
         if self.progress_cb is None:
@@ -382,11 +383,13 @@ class _Session:
                 if recommendation is not None:
                     extra = [resolve_name(n) for n in recommendation.functions]
                     known = {id(t.function) for t in targets}
-                    targets += tuple(
+                    added = tuple(
                         marking.Target(spec=n, function=f)
                         for n, f in zip(recommendation.functions, extra, strict=True)
                         if f is not None and id(f) not in known
                     )
+                    self.advisor_keys.update(_code_key(t.function) for t in added)
+                    targets += added
             checkpoint.restore()
             self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
             functions = tuple(t.function for t in targets)
@@ -405,9 +408,10 @@ class _Session:
                     checkpoint.restore()
             raise
         finally:
-            with contextlib.suppress(Exception):
-                _torch_compat.dynamo_reset()
-            snapshot.restore()
+            with state.interrupt_latch(defer=True):  # a Ctrl-C now must not cut the restore in half
+                with contextlib.suppress(Exception):
+                    _torch_compat.dynamo_reset()
+                snapshot.restore()
 
     # -- pieces -------------------------------------------------------------------------
 
@@ -479,10 +483,15 @@ class _Session:
         def try_marks(functions: tuple[Callable[..., Any], ...], run_name: str) -> tuple[Run, OutputCheck]:
             checkpoint.restore()
             self.runs_total += 1
-            self.say(run_name, f"trying {_names(functions)}")
             result = self._run(run_name, make_body(), rng, functions, marks=marks_of(functions))
             self.targets[run_name] = tuple(marking.Target(spec=marking.qualname_of(f), function=f) for f in functions)
-            check = _output_check({"baseline": outputs.get("baseline", {}), run_name: _snapshot(outputs_of(result))}, run_name)
+            if base.exception is not None or result.exception is not None:
+                failed = "baseline" if base.exception is not None else run_name
+                check = OutputCheck(match=None, skipped_reason=f"the {failed} run raised, so outputs cannot be compared")
+            else:
+                check = _output_check(
+                    {"baseline": outputs.get("baseline", {}), run_name: _snapshot(outputs_of(result))}, run_name
+                )
             return self._finish_run(result, run_name), check
 
         return run_advisor(
@@ -491,7 +500,7 @@ class _Session:
             try_marks,
             budget_s=budget_s,
             max_attempts=max_attempts,
-            progress=lambda msg: self.say("attempt", msg),
+            progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
         )
 
     def _finish_run(self, result: RunResult, name: str) -> Run:
@@ -518,7 +527,8 @@ class _Session:
         for target in self.targets.get(name, ()):
             key = _code_key(target.function)
             seen.add(key)
-            record = marking.marked_function(target, "requested" if name == "nonstrict" else "advisor")
+            origin = "requested" if name == "nonstrict" and key not in self.advisor_keys else "advisor"
+            record = marking.marked_function(target, origin)
             applied = key in applied_keys
             warning = target.warning
             failed = _failed_nonstrict(run, target.function) if not applied else None

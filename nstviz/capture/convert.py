@@ -233,10 +233,12 @@ def convert_graph(
     function: str | None,
     stacks: StackTable,
     dynamo_graph_ids: set[int] | None = None,
-    max_nodes: int = MAX_NODES_PER_GRAPH,
+    max_nodes: int | None = None,
 ) -> Graph:
     """Convert one FX graph into a :class:`Graph` (nodes with edges, meta and provenance)."""
     graph = gm.graph if isinstance(gm, torch.fx.GraphModule) else gm
+    if max_nodes is None:
+        max_nodes = MAX_NODES_PER_GRAPH
     nodes: list[Node] = []
     op_count = 0
     truncated = False

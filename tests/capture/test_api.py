@@ -1,0 +1,92 @@
+"""API behaviour: advisor wiring, progress events, per-run output, baseline graphs, truncation."""
+
+from __future__ import annotations
+
+import torch
+
+import nstviz
+from nstviz.capture import convert
+from tests.capture.cases import corpus as c
+from tests.capture.cases import seed
+
+
+def test_auto_finds_the_function_and_reports_attempts():
+    events: list[dict] = []
+    report = nstviz.compare(c.loop_fn, torch.ones(3), auto=True, progress=events.append)
+    assert list(report.runs) == ["baseline", "nonstrict", "attempt-1"]
+    first = report.candidates[0]
+    assert (first.function, first.status, first.run, first.breaks_before, first.breaks_after) == (
+        "opaque_scale", "improved", "attempt-1", 1, 0,
+    )
+    assert report.recommendation.functions == ("opaque_scale",)
+    assert "torch._dynamo.nonstrict_trace(opaque_scale)" in report.recommendation.code
+    (mark,) = report.runs["nonstrict"].marked
+    assert (mark.qualname, mark.origin, mark.applied) == ("opaque_scale", "advisor", True)
+    assert report.counts["nonstrict"].full_graph
+    phases = [e["phase"] for e in events]
+    assert phases[0] == "baseline" and phases[-1] == "done" and "attempt-1" in phases and "nonstrict" in phases
+    assert all(set(e) == {"phase", "message", "elapsed_s", "runs_done", "runs_total"} for e in events)
+    assert events[-1]["runs_done"] == events[-1]["runs_total"] == 4
+
+
+def test_auto_on_cell_with_fatal_baseline():
+    src = open(seed.__file__).read() + "\ny = func(torch.ones(3))\n"
+    ns: dict = {}
+    report = nstviz.trace_code(src, ns, auto=True)
+    assert report.recommendation.functions == ("get_magic_num",)
+    nst = report.runs["nonstrict"]
+    assert nst.error is None and nst.breaks == () and len(nst.regions) == 1
+    assert torch.is_tensor(ns["y"])
+
+
+def test_stdout_and_stderr_are_kept_per_run():
+    cell = (
+        "import sys\n"
+        "print('hello from the cell')\n"
+        "print('to stderr', file=sys.stderr)\n"
+        "y = torch.compile(loop_fn)(torch.ones(2))\n"
+    )
+    report = nstviz.trace_code(cell, {"torch": torch, "loop_fn": c.loop_fn}, nonstrict=["loop_helper"])
+    for run in report.runs.values():
+        assert run.stdout == "hello from the cell\n"
+        assert run.stderr.startswith("to stderr\n")
+
+
+def test_nonstrict_nodes_know_their_baseline_graph():
+    report = nstviz.compare(c.dict_fn, torch.ones(3))
+    report = nstviz.compare(c.dict_fn, torch.ones(3), nonstrict=["dict_helper"])
+    base_ids = {g.id for g in report.runs["baseline"].graphs if g.level == "dynamo"}
+    aten = next(g for g in report.runs["nonstrict"].graphs if g.level == "aten_inference")
+    owners = {n.name: n.baseline_graph for n in aten.nodes if n.op == "call_function"}
+    assert set(owners.values()) <= base_ids | {None}
+    # `x + 1` (line 21) ran before the break, `d["a"] + d["b"]` (line 22) in the resume graph
+    assert owners["add"] == "0/0_1:dynamo" and owners["add_1"] == "3/0:dynamo"
+
+
+def test_huge_graph_is_truncated_with_a_note(monkeypatch):
+    monkeypatch.setattr(convert, "MAX_NODES_PER_GRAPH", 5)
+
+    def many_ops(x):
+        for _ in range(20):
+            x = x.sin()
+        return x
+
+    report = nstviz.compare(many_ops, torch.ones(3))
+    graph = report.runs["baseline"].graphs[0]
+    assert graph.truncated and len(graph.nodes) == 5 and graph.op_count == 20
+    assert any("only the first 5 nodes are kept" in n for n in report.notes)
+    report.validate()
+
+
+def test_dynamo_graph_node_metadata():
+    torch.manual_seed(0)
+    report = nstviz.compare(c.Stack(), torch.rand(2, 4), nonstrict=["Block.stats"])
+    nst = report.runs["nonstrict"]
+    dyn, aten = nst.graphs[0], nst.graphs[1]
+    lin = next(n for n in dyn.nodes if n.module == "blocks.1.lin" and n.target.endswith("linear"))
+    assert lin.module_type == "Linear" and lin.tensors[0].shape == (2, 4) and lin.tensors[0].dtype == "f32"
+    call = next(n for n in dyn.nodes if n.nonstrict_call)
+    assert report.stacks[call.stack][-1].line == 112
+    addmm = [n for n in aten.nodes if n.target == "aten.addmm.default"]
+    assert len(addmm) == 3 and all(n.from_node for n in addmm)
+    assert {s.path for s in report.sources.values()} >= {c.__file__}
