@@ -189,3 +189,28 @@ def test_hostile_strings_stay_text(write_page, drive, artifacts):
     assert all(h.startswith("https://") for h in hrefs)
     assert "javascript:alert(1)" in text  # shown as text (the hint), not as a link
     assert HOSTILE.split("\u2028")[0] in text
+
+
+def test_tooltip_and_svg_png_export(write_page, drive, artifacts, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from make_synthetic_report import make_report
+
+    page = write_page(make_report(300), name="small.html")
+    svg, png = tmp_path / "view.svg", tmp_path / "view.png"
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "hover_node", "pane": 0, "name": "embedding", "settle_ms": 150},
+        {"do": "eval", "js": "(() => { const t = document.querySelector('.nsv-tip'); return [t.hidden, t.textContent]; })()"},
+        {"do": "screenshot", "path": str(artifacts / "tooltip.png")},
+        {"do": "download", "selector": "button[title='export the current graph view as SVG']", "path": str(svg)},
+        {"do": "download", "selector": "button[title='export the current graph view as PNG']", "path": str(png)},
+    ]})
+    assert out["errors"] == []
+    hidden, tip = out["results"][2]
+    assert not hidden
+    assert "embedding" in tip and "transformer.wte" in tip and "f32[2, 16, 64]" in tip and "model.py:60" in tip
+    root = ET.parse(svg).getroot()
+    texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
+    assert "embedding" in texts
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -216,3 +216,29 @@ export function ancestors(tree, gid) {
   while (p >= 0) { out.unshift(p); p = tree.groups[p].parent; }
   return out;
 }
+
+/**
+ * For each group, the baseline graph (index into gm.baselineIds) most of its nodes would have
+ * belonged to, or -1 (merged view colouring of collapsed groups). Cached on the tree.
+ */
+export function baselineMajority(tree, gm) {
+  if (tree._baselineMajor) return tree._baselineMajor;
+  const B = gm.baselineIds.length;
+  const G = tree.groups.length;
+  const major = new Int32Array(G).fill(-1);
+  if (B) {
+    const counts = new Int32Array(G * B);
+    for (let i = 0; i < gm.n; i++) {
+      const b = gm.baseline[i];
+      if (b < 0) continue;
+      for (let g = tree.leafGroup[i]; g >= 0; g = tree.groups[g].parent) counts[g * B + b]++;
+    }
+    for (let g = 0; g < G; g++) {
+      let best = -1, bc = 0;
+      for (let b = 0; b < B; b++) if (counts[g * B + b] > bc) { bc = counts[g * B + b]; best = b; }
+      major[g] = best;
+    }
+  }
+  tree._baselineMajor = major;
+  return major;
+}

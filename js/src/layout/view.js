@@ -12,6 +12,7 @@ export const GROUP_H = 50;
 export const PAD = 14;
 export const HEADER = 26;
 const CHAR_W = 6.8;
+const KEY = 2 ** 22; // > any box, group or port id
 
 /** Width of a node box from its label and tensor text. */
 export function nodeWidth(gm, i) {
@@ -30,9 +31,9 @@ export function groupLabel(tree, gid) {
 
 function groupWidth(tree, gid) {
   const g = tree.groups[gid];
-  const sub = `${g.leafCount} nodes${g.moduleType ? " · " + g.moduleType : ""}`;
-  const chars = Math.max(groupLabel(tree, gid).length, sub.length * 0.9);
-  return Math.min(300, Math.max(130, chars * CHAR_W + 40));
+  const sub = `${g.leafCount} nodes${g.moduleType ? " · " + g.moduleType : ""}${g.regionCount && g.kind !== "region" ? ` · ${g.regionCount} inlined` : ""}`;
+  const chars = Math.max(groupLabel(tree, gid).length * 1.05, sub.length * 0.95);
+  return Math.min(320, Math.max(130, chars * CHAR_W + 48));
 }
 
 /**
@@ -72,7 +73,7 @@ export function computeView(gm, tree, expanded, opts = {}) {
   const localEdge = (gid, u, v) => {
     let L = locals.get(gid);
     if (!L) { L = { keys: new Map(), list: [] }; locals.set(gid, L); }
-    const key = `${u},${v}`;
+    const key = u * KEY + v; // numeric keys: no string garbage per edge
     let k = L.keys.get(key);
     if (k === undefined) { k = L.list.length >> 1; L.list.push(u, v); L.keys.set(key, k); }
     return k;
@@ -81,7 +82,7 @@ export function computeView(gm, tree, expanded, opts = {}) {
   const portIds = new Map(); // "gid|dir|far" -> port item id
   let nextPort = n + G;
   const portFor = (gid, dir, far) => {
-    const key = `${gid}|${dir}|${far}`;
+    const key = (gid * 3 + dir) * KEY + far;
     let id = portIds.get(key);
     if (id === undefined) {
       id = nextPort++;

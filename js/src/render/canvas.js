@@ -7,6 +7,7 @@
 
 import { KIND_ATTR, KIND_INPUT, KIND_NONSTRICT, KIND_OUTPUT, tensorText } from "../contract/graphmodel.js";
 import { groupLabel, HEADER } from "../layout/view.js";
+import { baselineMajority } from "../layout/groups.js";
 import { graphColor, readTheme, regionColor } from "./theme.js";
 
 const CELL = 256;
@@ -349,7 +350,14 @@ export class GraphCanvas {
     ctx.moveTo(b.x + 6, b.y + b.h + 3);
     ctx.lineTo(b.x + b.w - 6, b.y + b.h + 3);
     ctx.stroke();
-    if (rc > 0 && !isRegion) {
+    if (s.colorMode === "baseline") {
+      const major = baselineMajority(s.tree, s.gm)[gid];
+      if (major >= 0) {
+        ctx.fillStyle = graphColor(major);
+        roundRect(ctx, b.x, b.y, 6, b.h, 2);
+        ctx.fill();
+      }
+    } else if (rc > 0 && !isRegion) {
       ctx.fillStyle = th.region;
       roundRect(ctx, b.x, b.y, 5, b.h, 2);
       ctx.fill();

@@ -26,13 +26,18 @@ export function renderAdvisor(report) {
         (() => { const b = h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => copy(rec.code, b) }, "copy"); return b; })()))
       : h("div", { class: "nsv-muted nsv-pad" }, "No recommendation: no candidate reduced the breaks with matching outputs."),
     h("div", { class: "nsv-section-title" }, `Candidates (${(report.candidates || []).length})`),
-    h("table", { class: "nsv-table" },
-      h("thead", null, h("tr", null, ["function", "status", "why", "breaks", "outputs", "notes"].map((t) => h("th", null, t)))),
-      h("tbody", null, (report.candidates || []).map((c) => h("tr", { "data-status": c.status },
-        h("td", { class: "nsv-mono" }, c.function, c.file ? h("div", { class: "nsv-muted nsv-small" }, `${shortPath(c.file)}:${c.line ?? ""}`) : null),
-        h("td", null, h("span", { class: `nsv-chip nsv-chip-${tone[c.status] || "neutral"}` }, c.status.replace("_", " "))),
-        h("td", null, c.why),
-        h("td", null, c.breaks_before != null ? `${c.breaks_before} → ${c.breaks_after ?? "?"}` : "—"),
-        h("td", null, c.outputs_match == null ? "—" : c.outputs_match ? "match" : "differ"),
-        h("td", null, [...(c.precheck || []), c.error ? `${c.gb_id ? c.gb_id + ": " : ""}${c.error}` : null, c.elapsed_s != null ? `${c.elapsed_s.toFixed(1)} s` : null].filter(Boolean).join(" · ")))))));
+    (report.candidates || []).map((c) => h("div", { class: "nsv-cand", "data-status": c.status },
+      h("div", { class: "nsv-cand-head" },
+        h("span", { class: "nsv-mono nsv-cand-fn" }, c.function),
+        h("span", { class: `nsv-chip nsv-chip-${tone[c.status] || "neutral"}` }, c.status.replace("_", " "))),
+      h("div", { class: "nsv-cand-why" }, c.why),
+      h("div", { class: "nsv-muted nsv-small" }, [
+        c.file ? `${shortPath(c.file)}:${c.line ?? ""}` : null,
+        c.breaks_before != null ? `breaks ${c.breaks_before} → ${c.breaks_after ?? "?"}` : null,
+        c.outputs_match == null ? null : c.outputs_match ? "outputs match" : "outputs differ",
+        c.run ? `run ${c.run}` : null,
+        c.elapsed_s != null ? `${c.elapsed_s.toFixed(1)} s` : null,
+      ].filter(Boolean).join(" · ")),
+      (c.precheck || []).length ? h("ul", { class: "nsv-hints" }, c.precheck.map((t) => h("li", null, t))) : null,
+      c.error ? h("div", { class: "nsv-error-line" }, `${c.gb_id ? c.gb_id + ": " : ""}${c.error}`) : null)));
 }

@@ -227,6 +227,21 @@ export class GraphPane {
 
   onKey(ev) {
     if (ev.key === "Escape") { this.app.clearSelection(); return true; }
+    // with a node selected: Shift+Up / Shift+Down walk to its first input / first user
+    if (ev.shiftKey && (ev.key === "ArrowUp" || ev.key === "ArrowDown") && this.selected >= 0 && this.entry) {
+      const gm = this.entry.gm, i = this.selected;
+      const up = ev.key === "ArrowUp";
+      const [start, list] = up ? [gm.inStart, gm.inIdx] : [gm.outStart, gm.outIdx];
+      if (start[i + 1] > start[i]) this.app.selectNode(this.run, this.graphId, list[start[i]], this, true);
+      ev.preventDefault();
+      return true;
+    }
+    if (ev.key === "Enter" && !this.hits.length && this.selected < 0 && this.view) {
+      // Enter on the canvas with nothing else to do: expand the group nearest the centre
+      const idx = this.gc.hitTest(this.gc.W / 2, this.gc.H / 2);
+      if (idx >= 0) this.onClick(idx);
+      return true;
+    }
     if (ev.key === "Enter" && this.hits.length) { this.nextHit(ev.shiftKey ? -1 : 1); return true; }
     return false;
   }
