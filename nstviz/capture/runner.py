@@ -127,6 +127,7 @@ def execute(
     marked_ids: set[int] = set()
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
+        latch = stack.enter_context(state.interrupt_latch())
         if lift_source_marks:
             stack.enter_context(marking.source_marks_lifted())
 
@@ -146,6 +147,8 @@ def execute(
         except BaseException as exc:  # the user's code failed: a finding, not a crash
             error = exc
     wall = time.perf_counter() - start
+    if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
+        raise KeyboardInterrupt(f"interrupted during the {name} run")
     hits: list[Break] = []
     for event in collector.of_kind("dynamo_graph_break_reason"):
         brk = break_from_artifact(event)

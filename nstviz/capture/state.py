@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import random
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,3 +122,47 @@ class StateSnapshot:
         if "inductor.post_grad_custom_post_pass" in self.patched:
             config, name = _torch_compat.post_grad_pass_hook()
             setattr(config, name, self.patched["inductor.post_grad_custom_post_pass"])
+
+
+class InterruptLatch:
+    """Notes every SIGINT (Ctrl-C, the kernel's interrupt) while :func:`interrupt_latch` is active.
+
+    torch evaluates Dynamo's guards in C++, calling Python guard functions, and treats any
+    exception they raise as a failed guard: a ``KeyboardInterrupt`` that lands there is
+    swallowed (measured on torch 2.13: about one interrupt in four during a compile-heavy run,
+    sometimes turning into "Guard failed on the same frame it was created"). The latch lets
+    nstviz re-raise such an interrupt once the run is undone, so Ctrl-C always stops nstviz.
+    """
+
+    def __init__(self) -> None:
+        self.tripped = False
+
+
+@contextlib.contextmanager
+def interrupt_latch(*, defer: bool = False) -> Iterator[InterruptLatch]:
+    """Install a SIGINT handler that sets :attr:`InterruptLatch.tripped`, then restore the old one.
+
+    With ``defer=False`` the previous handler still runs (raising ``KeyboardInterrupt`` as usual);
+    with ``defer=True`` the interrupt is only noted and raised when the block ends (for code that
+    must not be cut in half, such as restoring the state). Outside the main thread, or when
+    SIGINT is not handled by Python, nothing is installed.
+    """
+    latch = InterruptLatch()
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
+        yield latch
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        latch.tripped = True
+        if not defer:
+            previous(signum, frame)
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield latch
+    finally:
+        if signal.getsignal(signal.SIGINT) is handler:
+            signal.signal(signal.SIGINT, previous)
+    if defer and latch.tripped:
+        raise KeyboardInterrupt("interrupted (nstviz finished restoring the state first)")
