@@ -1,0 +1,237 @@
+"""One snapshot of everything nstviz could change in the process, and a readable diff.
+
+It extends the shared :mod:`tests.helpers.state` snapshot (every entry of ``state.take()`` is
+included) with the rest of the process, for the reliability tests.
+
+Tests take a :class:`ProcessState` before an nstviz call and compare after it::
+
+    before = ProcessState.take()
+    ...  # compare / trace_code / %%nstrace, succeeding or failing
+    assert_restored(before)
+
+What is recorded (each entry compares with ``==``):
+
+- torch: the trace-rule id sets, ``torch._dynamo.config``, ``torch._inductor.config``,
+  ``torch._functorch.config``, the compiler stance, Dynamo's eval-frame callback and its
+  compile start/end callbacks, the patched attributes (``OutputGraph.call_user_compiler``,
+  ``nonstrict_trace``, inductor's post-grad hook), grad/inference mode, default dtype,
+  deterministic algorithms, thread count, torch-function/dispatch mode stacks, global
+  ``nn.Module`` hooks;
+- logging: handlers, level, propagate and disabled of EVERY logger (root, ``torch.*``,
+  ``torch.__trace`` and the rest); loggers created meanwhile must have no handlers/level;
+- RNG states: torch, :mod:`random`, numpy;
+- :mod:`sys`: stdout/stderr/stdin, displayhook/excepthook, trace/profile functions (also
+  :mod:`threading`'s), recursion limit, ``sys.path``, modules removed;
+- threads alive (new ones are reported after a short grace period), ``atexit`` callbacks,
+  :mod:`warnings` filters and ``showwarning``, :mod:`gc` callbacks, the SIGINT handler,
+  ``os.environ`` and the working directory.
+"""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import logging
+import os
+import random
+import signal
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from tests.helpers import state
+
+
+def _loggers() -> dict[str, tuple[Any, ...]]:
+    out: dict[str, tuple[Any, ...]] = {}
+    items: list[tuple[str, Any]] = [("<root>", logging.getLogger())]
+    items += list(logging.Logger.manager.loggerDict.items())
+    for name, logger in items:
+        if not isinstance(logger, logging.Logger):
+            continue  # a PlaceHolder
+        out[name] = (tuple(logger.handlers), logger.level, logger.propagate, logger.disabled)
+    return out
+
+
+def _rng() -> dict[str, Any]:
+    state: dict[str, Any] = {
+        "torch": bytes(torch.get_rng_state().numpy().tobytes()),
+        "random": random.getstate(),
+    }
+    np = sys.modules.get("numpy")
+    if np is not None:
+        kind, keys, pos, has_gauss, cached = np.random.get_state()
+        state["numpy"] = (kind, keys.tobytes(), pos, has_gauss, cached)
+    return state
+
+
+def _config(module_name: str) -> dict[str, Any]:
+    module = sys.modules.get(module_name)
+    if module is None:
+        return {}
+    try:
+        return {k: repr(v) for k, v in module.get_config_copy().items()}
+    except Exception as exc:  # pragma: no cover - a torch without the config API
+        return {"<error>": repr(exc)}
+
+
+def _torch_state() -> dict[str, Any]:
+    import torch._dynamo.decorators as decorators
+    import torch._dynamo.eval_frame as eval_frame
+    from torch._dynamo import trace_rules
+    from torch._dynamo.output_graph import OutputGraph
+
+    out: dict[str, Any] = {
+        "trace_rules._allowed_callable_ids": frozenset(trace_rules._allowed_callable_ids()),
+        "trace_rules._nonstrict_trace_callable_ids": frozenset(trace_rules._nonstrict_trace_callable_ids()),
+        "torch._dynamo.config": _config("torch._dynamo.config"),
+        "torch._inductor.config": _config("torch._inductor.config"),
+        "torch._functorch.config": _config("torch._functorch.config"),
+        "compiler stance": repr(getattr(eval_frame, "_stance", None)),
+        "eval_frame callback": torch._C._dynamo.eval_frame.get_eval_frame_callback(),
+        "dynamo start callbacks": tuple(torch._dynamo.callback_handler.start_callbacks),
+        "dynamo end callbacks": tuple(torch._dynamo.callback_handler.end_callbacks),
+        "OutputGraph.call_user_compiler": OutputGraph.__dict__.get("call_user_compiler"),
+        "torch._dynamo.nonstrict_trace": torch._dynamo.__dict__.get("nonstrict_trace"),
+        "decorators.nonstrict_trace": decorators.__dict__.get("nonstrict_trace"),
+        "grad enabled": torch.is_grad_enabled(),
+        "inference mode": torch.is_inference_mode_enabled(),
+        "default dtype": torch.get_default_dtype(),
+        "deterministic algorithms": torch.are_deterministic_algorithms_enabled(),
+        "num threads": torch.get_num_threads(),
+        "torch function mode stack": torch._C._len_torch_function_stack(),
+        "global nn.Module hooks": tuple(
+            len(getattr(torch.nn.modules.module, name, {}))
+            for name in (
+                "_global_forward_pre_hooks",
+                "_global_forward_hooks",
+                "_global_backward_pre_hooks",
+                "_global_backward_hooks",
+                "_global_module_registration_hooks",
+            )
+        ),
+    }
+    inductor_config = sys.modules.get("torch._inductor.config")
+    if inductor_config is not None:
+        out["inductor post_grad_custom_post_pass"] = inductor_config.post_grad_custom_post_pass
+    return out
+
+
+def _shared_state() -> dict[str, Any]:
+    """The shared helper's snapshot, with tensors and configs made comparable with ``==``."""
+    base = state.take()
+    base["torch_rng"] = bytes(base["torch_rng"].numpy().tobytes())
+    base["dynamo_config"] = {k: repr(v) for k, v in base["dynamo_config"].items()}
+    base.pop("threads", None)  # compared below, with a grace period
+    return base
+
+
+def _sys_state() -> dict[str, Any]:
+    return {
+        "sys.stdout": sys.stdout,
+        "sys.stderr": sys.stderr,
+        "sys.stdin": sys.stdin,
+        "sys.displayhook": sys.displayhook,
+        "sys.excepthook": sys.excepthook,
+        "sys.gettrace": sys.gettrace(),
+        "sys.getprofile": sys.getprofile(),
+        "threading.gettrace": threading.gettrace(),
+        "threading.getprofile": threading.getprofile(),
+        "recursion limit": sys.getrecursionlimit(),
+        "sys.path": tuple(sys.path),
+        "atexit callbacks": atexit._ncallbacks(),
+        "warnings.filters": tuple(warnings.filters),
+        "warnings.showwarning": warnings.showwarning,
+        "gc.callbacks": tuple(gc.callbacks),
+        "gc enabled": gc.isenabled(),
+        "SIGINT handler": signal.getsignal(signal.SIGINT),
+        "os.environ": {k: v for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"},
+        "cwd": os.getcwd(),
+    }
+
+
+@dataclass(frozen=True)
+class ProcessState:
+    """Everything recorded at one moment (see the module docstring)."""
+
+    values: dict[str, Any]
+    loggers: dict[str, tuple[Any, ...]]
+    threads: frozenset[tuple[int | None, str]]
+    modules: frozenset[str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def take(cls) -> ProcessState:
+        """Record the current state of the process."""
+        values = {f"state.{k}": v for k, v in _shared_state().items()}
+        values.update({**_torch_state(), **_sys_state(), **{f"rng.{k}": v for k, v in _rng().items()}})
+        return cls(
+            values=values,
+            loggers=_loggers(),
+            threads=frozenset((t.ident, t.name) for t in threading.enumerate()),
+            modules=frozenset(sys.modules),
+        )
+
+    def diff(self, other: ProcessState, *, strict_modules: bool = False) -> list[str]:
+        """What differs in ``other`` (a later snapshot), one readable line per difference."""
+        problems: list[str] = []
+        for key in sorted(set(self.values) | set(other.values)):
+            a, b = self.values.get(key, "<absent>"), other.values.get(key, "<absent>")
+            if _same(a, b):
+                continue
+            if isinstance(a, dict) and isinstance(b, dict):
+                keys = sorted(k for k in set(a) | set(b) if not _same(a.get(k), b.get(k)))
+                shown = ", ".join(f"{k}: {a.get(k, '<absent>')!s:.60} -> {b.get(k, '<absent>')!s:.60}" for k in keys[:8])
+                problems.append(f"{key} changed ({len(keys)} entries): {shown}")
+            elif isinstance(a, frozenset) and isinstance(b, frozenset):
+                problems.append(f"{key} changed: added {len(b - a)}, removed {len(a - b)}")
+            else:
+                problems.append(f"{key} changed: {a!r:.120} -> {b!r:.120}")
+        for name, after in sorted(other.loggers.items()):
+            before = self.loggers.get(name)
+            if before is None:
+                if after[0] or after[1] != logging.NOTSET or after[3]:
+                    problems.append(f"logger {name!r} appeared with handlers/level/disabled {after!r:.200}")
+            elif before != after:
+                problems.append(f"logger {name!r} (handlers, level, propagate, disabled): {before!r:.200} -> {after!r:.200}")
+        new_threads = other.threads - self.threads
+        if new_threads:
+            problems.append(f"threads left running: {sorted(name for _, name in new_threads)}")
+        gone = self.modules - other.modules
+        if gone:
+            problems.append(f"modules removed from sys.modules: {sorted(gone)[:10]}")
+        if strict_modules:
+            added = other.modules - self.modules
+            if added:
+                problems.append(f"modules added to sys.modules: {sorted(added)[:10]} ({len(added)} in all)")
+        return problems
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
+def assert_restored(before: ProcessState, *, strict_modules: bool = False, grace_s: float = 2.0) -> None:
+    """Assert the process is as ``before`` recorded; threads get ``grace_s`` seconds to end."""
+    deadline = time.monotonic() + grace_s
+    while True:
+        after = ProcessState.take()
+        problems = before.diff(after, strict_modules=strict_modules)
+        threads_only = all(p.startswith("threads left running") for p in problems)
+        if not problems or not threads_only or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert not problems, "nstviz left the process changed:\n  " + "\n  ".join(problems)
+
+
+__all__ = ["ProcessState", "assert_restored"]
