@@ -3,6 +3,8 @@ import tracemalloc
 
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from torch import nn
 
 from nstviz.capture.namespace import NamespaceCheckpoint
@@ -246,3 +248,58 @@ def test_memory_is_about_one_copy_of_the_model_state():
 def test_not_a_dict_is_refused():
     with pytest.raises(TypeError, match="namespace dict"):
         NamespaceCheckpoint([("a", 1)])  # type: ignore[arg-type]
+
+
+# -- property: any sequence of in-place changes is undone ---------------------------------------
+
+
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["base", "view", "param", "grad", "buf", "state"]),
+        st.sampled_from(["add", "mul", "zero", "rebind_grad", "resize"]),
+    ),
+    max_size=8,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(OPS)
+def test_property_in_place_changes_are_undone(ops):
+    torch.manual_seed(0)
+    base = torch.randn(4, 3)
+    lin = nn.Linear(3, 2)
+    lin.register_buffer("buf", torch.zeros(2))
+    lin.weight.grad = torch.ones_like(lin.weight)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
+    lin(base).sum().backward()
+    opt.step()
+    ns = {"base": base, "view": base[1], "lin": lin, "opt": opt}
+    targets = {
+        "base": lambda: base,
+        "view": lambda: ns["view"],
+        "param": lambda: lin.weight,
+        "grad": lambda: lin.weight.grad,
+        "buf": lambda: lin.buf,
+        "state": lambda: opt.state[lin.weight]["momentum_buffer"],
+    }
+    before = {k: f().detach().clone() for k, f in targets.items()}
+    grad_obj = lin.weight.grad
+    cp = NamespaceCheckpoint(ns)
+    with torch.no_grad():
+        for name, op in ops:
+            t = targets[name]()
+            if op == "add":
+                t.add_(1.5)
+            elif op == "mul":
+                t.mul_(-2)
+            elif op == "zero":
+                t.zero_()
+            elif op == "rebind_grad":
+                lin.weight.grad = torch.full_like(lin.weight, 7.0)
+            elif op == "resize" and name == "base":
+                base.resize_(20)
+    cp.restore()
+    assert lin.weight.grad is grad_obj
+    for k, f in targets.items():
+        assert torch.equal(f(), before[k]), (k, ops)
+    assert ns["view"].data_ptr() == base.data_ptr() + 3 * base.element_size()
