@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import inspect
 import linecache
 import os
@@ -189,19 +190,19 @@ def qualname_at(frame: Location) -> str:
     return best[1] if best else name
 
 
-_PARSE_CACHE: dict[str, ast.AST | None] = {}
-
-
 def _parse(path: str) -> ast.AST | None:
-    if path in _PARSE_CACHE:
-        return _PARSE_CACHE[path]
+    """The AST of a source file or notebook cell (as linecache has it now), or None."""
     lines = linecache.getlines(path)
-    tree = None
-    if lines:
-        with contextlib.suppress(SyntaxError, ValueError):
-            tree = ast.parse("".join(lines))
-    _PARSE_CACHE[path] = tree
-    return tree
+    return _parse_text("".join(lines)) if lines else None
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_text(text: str) -> ast.AST | None:
+    # Keyed by the text itself: a file edited between captures is parsed again; bounded, so a
+    # long-lived kernel does not accumulate trees.
+    with contextlib.suppress(SyntaxError, ValueError):
+        return ast.parse(text)
+    return None
 
 
 def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Proposal]:

@@ -28,6 +28,7 @@ import enum
 import functools
 import inspect
 import types
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -541,7 +542,8 @@ def _registered_in_init(cls: type | None) -> frozenset[str]:
     return result
 
 
-_INIT_CACHE: dict[type, frozenset[str]] = {}
+_INIT_CACHE: weakref.WeakKeyDictionary[type, frozenset[str]] = weakref.WeakKeyDictionary()
+"""Weak: classes redefined cell after cell must not be kept alive by nstviz."""
 
 
 def _eval_dotted(node: Any, namespace: dict[str, Any]) -> Any:
