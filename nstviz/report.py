@@ -363,7 +363,7 @@ class SourceFile:
     truncated: bool = False
 
 
-@dataclass(**_FRZ)
+@dataclass(**_FRZ, weakref_slot=True)  # weakly referable: widgets and tests hold Reports weakly
 class Report:
     """What nstviz captured: the runs, their comparison and the output check.
 

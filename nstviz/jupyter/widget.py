@@ -18,6 +18,7 @@ from __future__ import annotations
 import pathlib
 import re
 import time
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -98,6 +99,7 @@ class Viewer(anywidget.AnyWidget):
     ) -> None:
         super().__init__(**kwargs)
         self._report: Report | None = None
+        self._report_ref: weakref.ref[Report] | None = None
         self._report_source = ""
         self._started = time.monotonic()
         self.html_path: str | pathlib.Path | None = html_path
@@ -115,6 +117,9 @@ class Viewer(anywidget.AnyWidget):
         """The Report shown (None while the runs are in progress)."""
         if not self.report_json:
             return None
+        report = self._report_ref() if self._report_ref is not None else None
+        if report is not None and self._report_source == self.report_json:
+            return report
         if self._report is None or self._report_source != self.report_json:
             self._report = Report.from_json(self.report_json)
             self._report_source = self.report_json
@@ -123,7 +128,7 @@ class Viewer(anywidget.AnyWidget):
     @report.setter
     def report(self, value: Report | str | Mapping[str, Any] | None) -> None:
         if value is None:
-            self._report, self._report_source = None, ""
+            self._report, self._report_ref, self._report_source = None, None, ""
             self.report_json = ""
             return
         if isinstance(value, Report):
@@ -138,7 +143,9 @@ class Viewer(anywidget.AnyWidget):
                 "build one with nstviz.trace_code(...) or nstviz.compare(...)"
             )
         text = report.to_json()
-        self._report, self._report_source = report, text
+        # Held weakly: a displayed widget lives as long as the kernel (ipywidgets keeps it), and
+        # must not keep the live Report (and the user's exception, its frames) alive with it.
+        self._report, self._report_ref, self._report_source = None, weakref.ref(report), text
         self.report_json = text
         runs_total = len(report.runs)
         self.progress = {
