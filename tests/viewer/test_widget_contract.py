@@ -64,6 +64,7 @@ def test_widget_module_contract(real_report_json, tmp_path, drive, artifacts):
     run = "nonstrict"
     graph = next(g for g in report["runs"][run]["graphs"] if g["level"] != "dynamo")
     target = graph["nodes"][len(graph["nodes"]) // 2]["name"]
+    base_graph = next(g["id"] for g in report["runs"]["baseline"]["graphs"] if g["level"] == graph["level"])
     out = drive({"page": str(page), "steps": [
         {"do": "wait", "ms": 300},
         {"do": "eval", "js": "[window.__rendered, document.querySelector('#nstviz-root').textContent, document.querySelector('#nstviz-root').dataset.nstvizReady]"},
@@ -80,6 +81,10 @@ def test_widget_module_contract(real_report_json, tmp_path, drive, artifacts):
         {"do": "eval", "js": "window.__py.message({type: 'export_done', path: '/tmp/x.html'})"},
         {"do": "eval", "js": "[window.__py.log.sent, document.querySelector('.nsv-toast').textContent]"},
         {"do": "screenshot", "path": str(artifacts / "widget-after-select.png")},
+        {"do": "eval", "js": "window.__py.state.view"},
+        {"do": "eval", "js": f"window.__py.setTrait('view', {{run: 'baseline', graph: '{base_graph}', mode: 'side_by_side'}})"},
+        {"do": "ready"},
+        {"do": "eval", "js": f"[{HOOK}.mode(), {HOOK}.panes().map(p => [p.run, p.graph])]"},
         {"do": "eval", "js": "(() => { window.__cleanup(); return [document.querySelector('#nstviz-root').children.length, typeof document.querySelector('#nstviz-root').__nstviz]; })()"},
     ]})
     assert out["errors"] == [], out["errors"]
@@ -94,4 +99,8 @@ def test_widget_module_contract(real_report_json, tmp_path, drive, artifacts):
     sent, toast = res[13]
     assert sent == [{"type": "export_html"}]
     assert "/tmp/x.html" in toast
-    assert res[15] == [0, "undefined"]
+    view = res[15]
+    assert view["mode"] == "side_by_side" and view["run"] == "baseline" and view["graph"]  # JS -> Python (the break showed its graphs)
+    mode, shown = res[18]
+    assert mode == "side_by_side" and ["baseline", base_graph] in shown  # Python -> JS
+    assert res[19] == [0, "undefined"]

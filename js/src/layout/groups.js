@@ -52,7 +52,8 @@ export function buildGroupTree(gm, opts = {}) {
   const sourceLike = (i) => gm.inStart[i + 1] === gm.inStart[i] && !nodes[i].module && gm.region[i] < 0;
   for (let i = 0; i < n; i++) {
     if (sourceLike(i) && gm.kind[i] !== 1) continue; // placed below, next to their consumers
-    leafGroup[i] = groupFor(nodes[i].module, gm.region[i]);
+    // the opaque non-strict call node stays in its module; inlined nodes get a region group
+    leafGroup[i] = groupFor(nodes[i].module, nodes[i].nonstrict_call ? -1 : gm.region[i]);
   }
   // inputs/parameters without a module go into the deepest group holding all their consumers
   for (let i = n - 1; i >= 0; i--) {
@@ -81,7 +82,7 @@ export function buildGroupTree(gm, opts = {}) {
   for (let i = 0; i < n; i++) {
     const g = groups[leafGroup[i]];
     g.leafCount++;
-    if (gm.region[i] >= 0) g.regionCount++;
+    if (gm.region[i] >= 0 && !nodes[i].nonstrict_call) g.regionCount++;
     g.minIndex = Math.min(g.minIndex, i);
     g.maxIndex = Math.max(g.maxIndex, i);
   }
@@ -109,7 +110,7 @@ export function buildGroupTree(gm, opts = {}) {
       }
     }
   }
-  const tree = { groups, leafGroup, items: null };
+  const tree = { groups, leafGroup, items: null, nonstrictCall: nodes.map((nd) => !!nd.nonstrict_call) };
   // ordered item lists: node i -> i, group g -> -(g + 1)
   const order = (g) => {
     const items = g.children.map((i) => ({ k: i, v: i }));
@@ -157,7 +158,7 @@ function splitWide(tree, g, limit, size, region) {
     for (const it of part) {
       if (it >= 0) {
         c.children.push(it); leafGroup[it] = c.id; c.leafCount++;
-        if (region[it] >= 0) c.regionCount++;
+        if (region[it] >= 0 && !tree.nonstrictCall[it]) c.regionCount++;
         c.minIndex = Math.min(c.minIndex, it); c.maxIndex = Math.max(c.maxIndex, it);
       } else {
         const sub = groups[-it - 1];

@@ -294,7 +294,7 @@ export class GraphCanvas {
     if (kind === KIND_INPUT) { stroke = th.input; fill = withAlpha(th.input, th.dark ? 0.2 : 0.1); lw = 1.5; }
     else if (kind === KIND_OUTPUT) { fill = th.output; stroke = th.output; text = th.dark ? "#0b1220" : "#ffffff"; }
     else if (kind === KIND_ATTR) { stroke = th.attr; dash = [4, 3]; fill = th.node; }
-    else if (kind === KIND_NONSTRICT) { fill = th.regionBg; stroke = th.region; lw = 2.2; dash = [6, 3]; }
+    else if (kind === KIND_NONSTRICT) { fill = th.regionBg; stroke = r >= 0 ? regionColor(r) : th.region; lw = 2.2; dash = [6, 3]; }
     ctx.fillStyle = fill;
     if (tiny) {
       ctx.fillRect(b.x, b.y, b.w, b.h);

@@ -5,7 +5,7 @@
 // Must not: parse Report JSON itself (contract/), lay out (layout/) or draw (render/);
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
-import { buildGraphModel } from "../contract/graphmodel.js";
+import { buildGraphModel, KIND_NONSTRICT } from "../contract/graphmodel.js";
 import { decodeReport, LEVEL_NAMES } from "../contract/decode.js";
 import { buildGroupTree } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
@@ -277,6 +277,10 @@ export class App {
     if (e) return e;
     const t0 = performance.now();
     const gm = buildGraphModel(this.index.graph(run, graphId));
+    for (let i = 0; i < gm.n; i++) {
+      // the opaque node reads better as the call it stands for
+      if (gm.kind[i] === KIND_NONSTRICT && gm.region[i] >= 0) gm.labels[i] = `nonstrict: ${this.regionFunction(run, gm.regionIds[gm.region[i]])}`;
+    }
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
     const tree = buildGroupTree(gm);
@@ -311,7 +315,7 @@ export class App {
         continue;
       }
       const counts = new Map();
-      for (let i = 0; i < gm.n; i++) if (gm.region[i] >= 0) counts.set(gm.region[i], (counts.get(gm.region[i]) || 0) + 1);
+      for (let i = 0; i < gm.n; i++) if (gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT) counts.set(gm.region[i], (counts.get(gm.region[i]) || 0) + 1);
       const byFn = new Map();
       for (const [r, c] of counts) {
         const fn = this.regionFunction(p.run, gm.regionIds[r]);
@@ -320,7 +324,7 @@ export class App {
         cur.nodes += c;
         byFn.set(fn, cur);
       }
-      for (const [fn, v] of byFn) regionRows.push(h("span", { class: "nsv-lg nsv-lg-region-item", title: v.regions.join(", ") },
+      for (const [fn, v] of byFn) regionRows.push(h("button", { class: "nsv-lg nsv-lg-region-item", type: "button", title: `regions ${v.regions.join(", ")} (click: show the next one)`, onclick: () => p.revealNextRegion(v.regions) },
         h("span", { class: "nsv-sw nsv-sw-region" }), `${fn}: ${v.regions.length} call${v.regions.length === 1 ? "" : "s"}, ${v.nodes} inlined node${v.nodes === 1 ? "" : "s"}${this.panes.length > 1 ? ` (${p.run})` : ""}`));
     }
     if (regionRows.length) this.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Inlined from non-strict regions"), regionRows));

@@ -6,7 +6,7 @@
 // Must not: change other panes, the source or details panes directly (it asks the app).
 
 import { LEVEL_NAMES } from "../contract/decode.js";
-import { KIND_NAMES, tensorText } from "../contract/graphmodel.js";
+import { KIND_NAMES, KIND_NONSTRICT, tensorText } from "../contract/graphmodel.js";
 import { initialExpansion, revealNode, ROOT } from "../layout/groups.js";
 import { computeView, groupLabel } from "../layout/view.js";
 import { GraphCanvas } from "../render/canvas.js";
@@ -260,7 +260,8 @@ export class GraphPane {
       if (nd.tensors && nd.tensors.length) lines.push([nd.tensors.map(tensorText).join(", "), "nsv-mono"]);
       if (nd.value) lines.push([`value: ${nd.value}`, "nsv-mono"]);
       if (nd.module) lines.push([`module: ${nd.module}${nd.module_type ? " (" + nd.module_type + ")" : ""}`]);
-      if (gm.region[i] >= 0) lines.push([`inlined from non-strict region ${gm.regionIds[gm.region[i]]} (${this.app.regionFunction(this.run, gm.regionIds[gm.region[i]])})`, "nsv-tip-region"]);
+      if (gm.kind[i] === KIND_NONSTRICT) lines.push([`opaque call of ${gm.region[i] >= 0 ? this.app.regionFunction(this.run, gm.regionIds[gm.region[i]]) : "a non-strict function"}: its body is traced at the ATen level`, "nsv-tip-region"]);
+      else if (gm.region[i] >= 0) lines.push([`inlined from non-strict region ${gm.regionIds[gm.region[i]]} (${this.app.regionFunction(this.run, gm.regionIds[gm.region[i]])})`, "nsv-tip-region"]);
       if (nd.baseline_graph) lines.push([`baseline graph: ${nd.baseline_graph}`]);
       const f = this.app.index.frame(nd.stack);
       if (f) lines.push([`${shortPath(f.file)}:${f.line} in ${f.function}${f.code ? "  —  " + f.code : ""}`, "nsv-mono"]);
@@ -280,6 +281,26 @@ export class GraphPane {
     if (y + thh > r.height) y = Math.max(4, ev.clientY - r.top - thh - 10);
     this.tip.style.left = x + "px";
     this.tip.style.top = y + "px";
+  }
+
+  /** Reveal and centre the next region group among `regionIds` (cycles on each call). */
+  revealNextRegion(regionIds) {
+    if (!this.entry) return;
+    const { gm, tree } = this.entry;
+    const wanted = new Set(regionIds);
+    const groups = tree.groups.filter((g) => !g.dead && g.kind === "region" && wanted.has(gm.regionIds[g.region]));
+    if (!groups.length) return;
+    this._regionCursor = ((this._regionCursor ?? -1) + 1) % groups.length;
+    const g = groups[this._regionCursor];
+    let changed = false;
+    for (let p = g.id; p >= 0; p = tree.groups[p].parent) if (!this.expanded.has(p)) { this.expanded.add(p); changed = true; }
+    if (changed) this.relayout();
+    this.selected = -1;
+    this.selectedGroup = g.id;
+    this.pushScene();
+    const bi = this.view.boxOf.get(gm.n + g.id);
+    if (bi !== undefined) this.gc.focus(this.view.boxes[bi], 0.8);
+    this.app.onPaneChanged(this);
   }
 
   /** Highlight node i as selected (reveal it, optionally centre on it). */
@@ -330,7 +351,7 @@ export class GraphPane {
       if (b.item < gm.n) {
         const i = b.item;
         nodes.push({ name: gm.nodes[i].name, kind: KIND_NAMES[gm.kind[i]], region: gm.region[i] >= 0 ? gm.regionIds[gm.region[i]] : null,
-          highlighted: gm.region[i] >= 0, hit: this.hitSet.has(i), x: b.x, y: b.y, w: b.w, h: b.h });
+          highlighted: gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT, hit: this.hitSet.has(i), x: b.x, y: b.y, w: b.w, h: b.h });
       } else {
         const g = tree.groups[b.item - gm.n];
         groups.push({ id: g.id, key: g.key, label: groupLabel(tree, g.id), kind: g.kind, expanded: this.expanded.has(g.id),
