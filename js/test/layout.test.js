@@ -125,3 +125,16 @@ test("box order that is not topological (hoisted inputs) is still laid out top-d
   const cyc = topoPositions(3, [0, 1, 1, 2, 2, 0]);
   assert.deepEqual([...cyc].sort(), [0, 1, 2]);
 });
+
+test("short labels for ATen overloads and Python callables", async () => {
+  const { shortTarget } = await import("../src/contract/graphmodel.js");
+  assert.equal(shortTarget("call_function", "torch.ops.aten.mm.default", "mm"), "mm");
+  assert.equal(shortTarget("call_function", "aten.add.Tensor", "add"), "add.Tensor");
+  assert.equal(shortTarget("call_function", "torch._C._nn.linear", "x"), "linear");
+  assert.equal(shortTarget("call_function", "torch.nn.functional.relu", "x"), "relu");
+  assert.equal(shortTarget("call_function", "<built-in function add>", "x"), "add");
+  assert.equal(shortTarget("call_function", "_operator.getitem", "x"), "getitem");
+  assert.equal(shortTarget("placeholder", "x", "l_x_"), "l_x_");
+  assert.equal(shortTarget("call_module", "blocks.0.attn", "m"), "blocks.0.attn");
+});
+test("module targets keep their path", async () => { const { shortTarget } = await import("../src/contract/graphmodel.js"); assert.equal(shortTarget("call_module", "model.encoder.layer", "m"), "model.encoder.layer"); });

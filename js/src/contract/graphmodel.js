@@ -20,6 +20,8 @@ export function shortTarget(op, target, name) {
   if (fn) s = fn[1];
   s = s.replace(/^torch\.ops\./, "").replace(/^(aten|prims|_operator|operator|torch\._ops)\./, "");
   s = s.replace(/\.default$/, "");
+  // Python callables (torch._C._nn.linear, torch.nn.functional.relu): the function name
+  if (op === "call_function" && (/^(torch|math|builtins)\./.test(s) || /^[a-z_][\w]*(\.[a-z_][\w]*){2,}$/i.test(s))) s = s.split(".").pop();
   if (s.length > 30) {
     const parts = s.split(".");
     s = parts.slice(-2).join(".");
@@ -46,7 +48,6 @@ export function buildGraphModel(graph) {
   for (let i = 0; i < n; i++) byName.set(nodes[i].name, i);
   const kind = new Uint8Array(n);
   const labels = new Array(n);
-  const search = new Array(n);
   const region = new Int32Array(n).fill(-1);
   const regionIds = [];
   const regionIndex = new Map();
@@ -87,7 +88,6 @@ export function buildGraphModel(graph) {
       : op === "get_attr" ? KIND_ATTR
       : KIND_CALL;
     labels[i] = shortTarget(op, nd.target, nd.name);
-    search[i] = `${nd.name}\u0001${op}\u0001${nd.target ?? ""}\u0001${nd.module ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
     if (nd.region != null) {
       let r = regionIndex.get(nd.region);
       if (r === undefined) { r = regionIds.length; regionIds.push(nd.region); regionIndex.set(nd.region, r); }
@@ -112,7 +112,20 @@ export function buildGraphModel(graph) {
     }
   }
   return {
-    graph, nodes, n, byName, kind, labels, search, region, regionIds, baseline, baselineIds,
+    graph, nodes, n, byName, kind, labels, search: null, region, regionIds, baseline, baselineIds,
     inStart, inIdx, outStart, outIdx, edgeCount: e,
   };
+}
+
+/** Lower-cased search text per node ("name\u0001op\u0001target\u0001module\u0001type"), built on first use. */
+export function searchText(gm) {
+  if (!gm.search) {
+    const out = new Array(gm.n);
+    for (let i = 0; i < gm.n; i++) {
+      const nd = gm.nodes[i];
+      out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${nd.module ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
+    }
+    gm.search = out;
+  }
+  return gm.search;
 }

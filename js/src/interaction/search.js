@@ -3,6 +3,8 @@
 //   "module:", "name:", "region:" prefixes narrow a term to one field) and ranking.
 // Must not: touch the DOM or the camera; callers decide how to reveal and highlight hits.
 
+import { searchText } from "../contract/graphmodel.js";
+
 const FIELDS = { name: 0, op: 1, target: 2, module: 3, type: 4 };
 
 /**
@@ -20,8 +22,9 @@ export function searchNodes(gm, query, limit = 5000) {
   });
   const out = [];
   const exact = [];
+  const text = searchText(gm);
   for (let i = 0; i < gm.n; i++) {
-    const s = gm.search[i];
+    const s = text[i];
     let ok = true;
     for (const p of parsed) {
       if (p.field === "region") {

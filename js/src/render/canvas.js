@@ -321,7 +321,7 @@ export class GraphCanvas {
     ctx.textBaseline = "middle";
     const t = gm.nodes[i].tensors;
     const meta = t && t.length ? tensorText(t[0]) + (t.length > 1 ? ` +${t.length - 1}` : "") : "";
-    const label = kind === KIND_NONSTRICT ? "⧉ " + gm.labels[i] : gm.labels[i];
+    const label = gm.labels[i];
     if (meta && b.h >= 30) {
       ctx.font = `600 11px ${th.font}`;
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + 12);

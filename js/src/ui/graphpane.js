@@ -6,7 +6,7 @@
 // Must not: change other panes, the source or details panes directly (it asks the app).
 
 import { LEVEL_NAMES } from "../contract/decode.js";
-import { KIND_NAMES, KIND_NONSTRICT, tensorText } from "../contract/graphmodel.js";
+import { KIND_NAMES, KIND_NONSTRICT, searchText, tensorText } from "../contract/graphmodel.js";
 import { initialExpansion, revealNode, ROOT } from "../layout/groups.js";
 import { computeView, groupLabel } from "../layout/view.js";
 import { GraphCanvas } from "../render/canvas.js";
@@ -125,6 +125,9 @@ export class GraphPane {
     const g = entry.gm.graph;
     this.info.textContent = `${entry.gm.n} nodes · ${g.op_count || 0} ops${g.truncated ? " · truncated" : ""}`;
     this.stats = { firstPaintMs: performance.now() - t0, nodes: entry.gm.n, boxes: this.view.boxes.length };
+    // prepare search text while the user looks at the first paint
+    const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
+    idle(() => searchText(entry.gm));
   }
 
   relayout(anchorGroup) {
