@@ -28,3 +28,14 @@ def probe(tmp_path: Path):
         return probe_pages(tmp_path, pages)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def probe_batch(tmp_path_factory):
+    """Like ``probe``, for tests that run many times (hypothesis): one temp folder per module."""
+    folder = tmp_path_factory.mktemp("probe")
+
+    def run(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return probe_pages(folder, pages)
+
+    return run
