@@ -254,9 +254,10 @@ def convert_graph(
         extra: dict[str, str] = {}
         if "seq_nr" in meta:
             extra["seq_nr"] = str(meta["seq_nr"])
-        if "original_aten" in meta and meta["original_aten"] is not None:
-            extra["original_aten"] = str(meta["original_aten"])
         target = readable_target(fx_node)
+        original = meta.get("original_aten")
+        if original is not None and str(original) != target:
+            extra["original_aten"] = str(original)
         nodes.append(
             Node(
                 name=fx_node.name,

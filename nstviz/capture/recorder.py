@@ -183,7 +183,7 @@ class Recorder:
         previous = getattr(config, name)
         recorder = self
 
-        class _RecordPostGrad(_CustomPass):
+        class _RecordPostGrad(_custom_pass_base()):  # type: ignore[misc]
             def __call__(self, graph: torch.fx.Graph) -> None:
                 if previous is not None:
                     previous(graph)
@@ -221,6 +221,7 @@ class Recorder:
             self.nonstrict_calls.append(NonstrictCall(graph_id=graph_id, node=node.name, function=fn, name=name))
 
 
+@functools.cache
 def _custom_pass_base() -> type:
     try:
         from torch._inductor.custom_graph_pass import CustomGraphPass
@@ -238,8 +239,4 @@ def _custom_pass_base() -> type:
         return Plain
 
 
-_CustomPass: Any = _custom_pass_base()
-
 __all__ = ["Backend", "NonstrictCall", "Recorder"]
-
-del functools

@@ -50,9 +50,12 @@ def _patched_attrs() -> dict[str, Any]:
         "torch._dynamo.nonstrict_trace": torch._dynamo.__dict__.get("nonstrict_trace"),
         "decorators.nonstrict_trace": decorators.__dict__.get("nonstrict_trace"),
     }
-    with contextlib.suppress(Exception):
-        config, name = _torch_compat.post_grad_pass_hook()
-        out["inductor.post_grad_custom_post_pass"] = getattr(config, name)
+    # only when inductor is loaded already: importing it costs seconds, and nstviz touches
+    # its config only after loading it for the inductor backend
+    if "torch._inductor.config" in sys.modules:
+        with contextlib.suppress(Exception):
+            config, name = _torch_compat.post_grad_pass_hook()
+            out["inductor.post_grad_custom_post_pass"] = getattr(config, name)
     return out
 
 

@@ -52,6 +52,16 @@ def take() -> dict[str, Any]:
     }
 
 
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        result = a == b
+        if isinstance(result, bool):
+            return result
+    except Exception:
+        pass
+    return repr(a) == repr(b)
+
+
 def diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Names of the entries that changed."""
     changed = []
@@ -60,7 +70,7 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
         if key == "torch_rng":
             same = torch.equal(value, other)
         elif key == "dynamo_config":
-            same = {k: repr(v) for k, v in value.items()} == {k: repr(v) for k, v in other.items()}
+            same = set(value) == set(other) and all(_equal(value[k], other[k]) for k in value)
         else:
             same = value == other
         if not same:
@@ -71,4 +81,8 @@ def diff(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 def assert_same(before: dict[str, Any], after: dict[str, Any]) -> None:
     """Fail naming every part of the state that changed."""
     changed = diff(before, after)
-    assert not changed, f"state changed: {changed}"
+    detail = ""
+    if "dynamo_config" in changed:
+        b, a = before["dynamo_config"], after["dynamo_config"]
+        detail = str({k: (b.get(k), a.get(k)) for k in set(b) | set(a) if not _equal(b.get(k), a.get(k))})[:2000]
+    assert not changed, f"state changed: {changed} {detail}"
