@@ -214,3 +214,26 @@ def test_tooltip_and_svg_png_export(write_page, drive, artifacts, tmp_path):
     texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
     assert "embedding" in texts
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_standalone_export_html_downloads_a_working_page(write_page, drive, tmp_path):
+    from make_synthetic_report import make_report
+
+    page = write_page(make_report(300), name="export-src.html")
+    saved = tmp_path / "exported.html"
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "click", "selector": "button.nsv-seg-btn[data-mode=side_by_side]"},
+        {"do": "download", "selector": "button[title='Save this report as one self-contained HTML file']", "path": str(saved)},
+    ]})
+    assert out["errors"] == []
+    text = saved.read_text(encoding="utf-8")
+    assert 'id="nstviz-report"' in text and 'class="nsv-pane' not in text  # the page as written, not the rendered DOM
+    again = drive({"page": str(saved), "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": f"[{HOOK}.error(), {HOOK}.panes().length, document.querySelector('[data-testid=headline]').textContent]"},
+    ]})
+    assert again["errors"] == [] and again["requests"] == []
+    err, panes, headline = again["results"][1]
+    assert err is None and panes == 1 and "breaks" in headline
+    assert not [c for c in again["console"] if "Content Security Policy" in c]
