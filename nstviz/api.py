@@ -267,7 +267,7 @@ def trace_code(
         namespace=namespace,
         make_body=lambda: body,
         eager_body=None,
-        outputs_of=_assigned_values(namespace),
+        outputs_of=_assigned_values(namespace, _loaded_names(tree)),
         requested=specs,
         marks_of=lambda fixed: _rematcher(fixed, namespace),
         resolve_name=lambda name: _try_resolve(name, namespace),
@@ -698,6 +698,10 @@ def _bound_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def _loaded_names(tree: ast.Module) -> list[str]:
+    return [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+
+
 def _rematcher(fixed: Sequence[Callable[..., Any]], namespace: dict[str, Any]) -> Callable[[], Sequence[Callable[..., Any]]]:
     """Marks for a re-executed cell.
 
@@ -730,17 +734,43 @@ def _functions_in(value: Any) -> Iterable[Any]:
 _SKIP_OUTPUT_TYPES = (types.FunctionType, types.ModuleType, type, types.BuiltinFunctionType, types.MethodType)
 
 
-def _assigned_values(namespace: dict[str, Any]) -> Callable[[RunResult], Mapping[str, Any]]:
-    """Outputs of a trace_code run: names the run bound or rebound (not functions/classes)."""
+MAX_STATE_NUMEL = 50_000_000
+"""Modules and tensors the code mentions are compared only up to this many elements in all."""
+
+
+def _assigned_values(namespace: dict[str, Any], mentioned: Iterable[str] = ()) -> Callable[[RunResult], Mapping[str, Any]]:
+    """Outputs of a trace_code run.
+
+    Names the run bound or rebound (not functions, classes or modules), plus the state of
+    tensors and ``nn.Module`` s bound before the run that the code mentions by name (a training
+    step updates them in place: ``model.state_dict``).
+    """
+    import torch
+
     before = {k: id(v) for k, v in namespace.items()}
+    mentioned = [m for m in dict.fromkeys(mentioned) if m in namespace]
 
     def outputs(_result: RunResult) -> Mapping[str, Any]:
-        out = {}
+        out: dict[str, Any] = {}
         for key, value in namespace.items():
             if key.startswith("_") or isinstance(value, _SKIP_OUTPUT_TYPES):
                 continue
             if before.get(key) != id(value) and _has_tensor_or_number(value):
                 out[key] = value
+        budget = MAX_STATE_NUMEL
+        for key in mentioned:
+            value = namespace.get(key)
+            if key in out or before.get(key) != id(value):
+                continue
+            if isinstance(value, torch.nn.Module):
+                state = value.state_dict()
+                numel = sum(t.numel() for t in state.values() if isinstance(t, torch.Tensor))
+                if numel <= budget:
+                    out[f"{key}.state_dict()"] = dict(state)
+                    budget -= numel
+            elif isinstance(value, torch.Tensor) and value.numel() <= budget:
+                out[key] = value
+                budget -= value.numel()
         return out
 
     return outputs

@@ -90,3 +90,24 @@ def test_dynamo_graph_node_metadata():
     addmm = [n for n in aten.nodes if n.target == "aten.addmm.default"]
     assert len(addmm) == 3 and all(n.from_node for n in addmm)
     assert {s.path for s in report.sources.values()} >= {c.__file__}
+
+
+def test_training_cell_compares_updated_module_state():
+    torch.manual_seed(0)
+    model = c.Trainer()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    ns = {"model": model, "opt": opt, "torch": torch, "x": torch.rand(5, 4), "train_step": c.train_step}
+    cell = "loss = torch.compile(train_step)(model, x)\nopt.step()\nopt.zero_grad()\n"
+    report = nstviz.trace_code(cell, ns, nonstrict=["loop_helper"])
+    paths = {d.path for d in report.outputs.details}
+    assert {"loss", "model.state_dict()['lin.weight']", "model.state_dict()['lin.bias']"} <= paths
+    assert report.outputs.match is True
+    # one optimizer step happened (as after a normal run), not one per run
+    torch.manual_seed(0)
+    ref = c.Trainer()
+    ref.load_state_dict(start)
+    ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1)
+    c.train_step(ref, ns["x"])
+    ref_opt.step()
+    assert torch.allclose(model.lin.weight, ref.lin.weight)
