@@ -26,7 +26,6 @@ The work is bounded by ``max_attempts`` and ``budget_s``: what is left is marked
 from __future__ import annotations
 
 import ast
-import contextlib
 import functools
 import inspect
 import linecache
@@ -162,47 +161,62 @@ def qualname_at(frame: Location) -> str:
     Falls back to the bare function name when the source is not available.
     """
     name = _plain_function_name(frame.function)
-    tree = _parse(frame.file)
-    if tree is None:
+    index = _index(frame.file)
+    if index is None:
         return name
     best: tuple[int, str] | None = None
-
-    def walk(node: ast.AST, prefix: list[str]) -> None:
-        nonlocal best
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                qual = [*prefix, child.name]
-                end = getattr(child, "end_lineno", child.lineno) or child.lineno
-                start = min([child.lineno, *(d.lineno for d in getattr(child, "decorator_list", []))])
-                if (
-                    not isinstance(child, ast.ClassDef)
-                    and child.name == name
-                    and start <= frame.line <= end
-                    and (best is None or child.lineno > best[0])
-                ):
-                    best = (child.lineno, ".".join(qual))
-                inner = [*qual, "<locals>"] if not isinstance(child, ast.ClassDef) else qual
-                walk(child, inner)
-            else:
-                walk(child, prefix)
-
-    walk(tree, [])
+    for fname, start, first, end, qual in index.defs:
+        if fname == name and start <= frame.line <= end and (best is None or first > best[0]):
+            best = (first, qual)
     return best[1] if best else name
 
 
-def _parse(path: str) -> ast.AST | None:
-    """The AST of a source file or notebook cell (as linecache has it now), or None."""
+@dataclass(frozen=True)
+class _SourceIndex:
+    """What the advisor looks up in one source text, computed once per text."""
+
+    defs: tuple[tuple[str, int, int, int, str], ...]
+    """(name, first line incl. decorators, def line, last line, qualified name) of every def."""
+    calls: dict[int, tuple[ast.Call, ...]]
+    """Call nodes by every line they span."""
+
+
+def _index(path: str) -> _SourceIndex | None:
+    """The index of a source file or notebook cell (as linecache has it now), or None."""
     lines = linecache.getlines(path)
-    return _parse_text("".join(lines)) if lines else None
+    return _index_text("".join(lines)) if lines else None
 
 
 @functools.lru_cache(maxsize=32)
-def _parse_text(text: str) -> ast.AST | None:
+def _index_text(text: str) -> _SourceIndex | None:
     # Keyed by the text itself: a file edited between captures is parsed again; bounded, so a
     # long-lived kernel does not accumulate trees.
-    with contextlib.suppress(SyntaxError, ValueError):
-        return ast.parse(text)
-    return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    defs: list[tuple[str, int, int, int, str]] = []
+    calls: dict[int, list[ast.Call]] = {}
+
+    def walk(node: ast.AST, prefix: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = [*prefix, child.name]
+                if not isinstance(child, ast.ClassDef):
+                    end = getattr(child, "end_lineno", None) or child.lineno
+                    start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                    defs.append((child.name, start, child.lineno, end, ".".join(qual)))
+                    walk(child, [*qual, "<locals>"])
+                else:
+                    walk(child, qual)
+            else:
+                if isinstance(child, ast.Call):
+                    for line in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                        calls.setdefault(line, []).append(child)
+                walk(child, prefix)
+
+    walk(tree, [])
+    return _SourceIndex(defs=tuple(defs), calls={k: tuple(v) for k, v in calls.items()})
 
 
 def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Proposal]:
@@ -437,14 +451,10 @@ def _call_site_problems(p: _Proposal) -> list[str]:
     name = _plain_function_name(p.frame.function)
     problems: list[str] = []
     for caller in p.callers:
-        tree = _parse(caller.file)
-        if tree is None:
+        index = _index(caller.file)
+        if index is None:
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call) or not (
-                node.lineno <= caller.line <= (node.end_lineno or node.lineno)
-            ):
-                continue
+        for node in index.calls.get(caller.line, ()):
             func = node.func
             callee = (
                 func.id
