@@ -33,7 +33,9 @@ def headline(report: Report) -> str:
     o = _counts(report, other)
     parts = [f"{b.breaks} break{'s' if b.breaks != 1 else ''} -> {o.breaks}", f"{b.graphs} graph{'s' if b.graphs != 1 else ''} -> {o.graphs}"]
     out = report.outputs
-    if out.match is True:
+    if other.error is not None and base.error is None:
+        parts.append(f"the nonstrict run raised {other.error_type or 'an error'}")
+    elif out.match is True:
         parts.append("outputs match")
     elif out.match is False:
         diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""

@@ -203,3 +203,14 @@ def test_baseline_module_counts_match_dynamo_explain(x):
     explained = torch._dynamo.explain(c.dict_fn)(x)
     torch._dynamo.reset()
     assert report.counts["baseline"].graphs == explained.graph_count
+
+
+def test_fullgraph_nonstrict_failure_is_a_finding():
+    report = nstviz.compare(c.item_full, torch.rand(3), nonstrict=["item_helper"])
+    digest.check_consistent(report)
+    base, nst = report.runs["baseline"], report.runs["nonstrict"]
+    assert base.error is None and digest.dynamo_graphs(base) == 1
+    assert nst.error_type == "InternalTorchDynamoError" and nst.graphs == ()
+    assert "item_full" in nst.error_traceback
+    assert report.summary().splitlines()[0] == "0 breaks -> 0, 1 graph -> 0, the nonstrict run raised InternalTorchDynamoError"
+    assert report.user_exception is not None

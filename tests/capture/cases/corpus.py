@@ -194,3 +194,9 @@ def train_step(model, x):
 # -- dynamic shapes ---------------------------------------------------------------------------
 def dyn_fn(x):
     return loop_helper(x).sum(0)
+
+
+# -- fullgraph=True with a data-dependent helper: fatal GB0251 under nonstrict ---------------
+@torch.compile(fullgraph=True)
+def item_full(x):
+    return item_helper(x) + 1  # line 202
