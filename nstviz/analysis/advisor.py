@@ -34,7 +34,7 @@ import re
 import sys
 import time
 import types
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -81,6 +81,8 @@ class _Proposal:
     """Frames that call it on the break stacks (their line is the call site)."""
     notes: list[str] = field(default_factory=list)
     """Warnings that do not stop it from being tried (e.g. values it reads that get baked in)."""
+    region_functions: set[str] = field(default_factory=set)
+    """Functions running inside the compiled region on its break stacks."""
 
 
 def _break_key(b: Break) -> tuple[str, int | None, str | None]:
@@ -232,6 +234,9 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     order = 0
     for b in chosen:
         inner, top, top_markable, top_caller = _inner_frames(run, b)
+        in_region = {_plain_function_name(f.function) for f in inner}
+        if top is not None:
+            in_region.add(_plain_function_name(top.function))
         usable = 0
         previous: Location | None = None
         for k, frame in enumerate(inner):
@@ -243,7 +248,9 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             else:
                 why = f"calls {_describe_frame(previous)}, which leads to the break at {_short_break(b)}"
             caller = inner[k + 1] if k + 1 < len(inner) else top
-            order = _add_proposal(proposals, qualname_at(frame), frame, why, b, usable, order, caller)
+            order = _add_proposal(
+                proposals, qualname_at(frame), frame, why, b, usable, order, caller, in_region
+            )
             previous = frame
             usable += 1
         if top is None or _is_torch_file(top.file) or _plain_function_name(top.function).startswith("<"):
@@ -256,7 +263,9 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             )
             if top_markable:
                 why += " (Dynamo compiled it on its own after a break at its call site)"
-            order = _add_proposal(proposals, qualname_at(top), top, why, b, usable, order, top_caller)
+            order = _add_proposal(
+                proposals, qualname_at(top), top, why, b, usable, order, top_caller, in_region
+            )
         elif usable == 0:
             qual = qualname_at(top)
             p = proposals.get(f"{qual} (compiled)")
@@ -281,6 +290,7 @@ def _add_proposal(
     depth: int,
     order: int,
     caller: Location | None,
+    in_region: set[str],
 ) -> int:
     p = proposals.get(qual)
     if p is None:
@@ -290,6 +300,7 @@ def _add_proposal(
     p.breaks.append(_break_key(b))
     if caller is not None and caller not in p.callers:
         p.callers.append(caller)
+    p.region_functions |= in_region
     return order
 
 
@@ -302,8 +313,18 @@ def _describe_frame(frame: Location | None) -> str:
 # -- pre-checks -----------------------------------------------------------------------------------
 
 
-def _precheck(p: _Proposal, resolve: Callable[[str], Callable | None], compiled_region: set[str]) -> None:
+def _precheck(
+    p: _Proposal,
+    resolve: Callable[[str], Callable | None],
+    compiled_region: set[str],
+    already_marked: Collection[str] = (),
+) -> None:
     if p.problems:
+        return
+    if p.name in already_marked:
+        p.problems.append(
+            "it is already traced non-strictly (marked in the code); the break happens inside it"
+        )
         return
     name = _plain_function_name(p.frame.function)
     if name == "<lambda>":
@@ -313,7 +334,7 @@ def _precheck(p: _Proposal, resolve: Callable[[str], Callable | None], compiled_
         return
     if "<locals>" in p.name:
         outer = p.name.split(".<locals>.")[0].split(".")[-1]
-        if outer in compiled_region:
+        if outer in compiled_region or outer in p.region_functions:
             p.problems.append(
                 f"it is defined inside `{outer}`, which runs inside the compiled region: a new function "
                 "object is created on every call, so it cannot be marked; define it at module level"
@@ -644,13 +665,14 @@ def run_advisor(
     say = progress or (lambda _msg: None)
     compiled_region = {_plain_function_name(c.function) for c in baseline.compiles if c.function}
     compiled_region |= {_plain_function_name(g.function) for g in baseline.graphs if g.function}
+    already_marked = {m.qualname for m in baseline.marked}
 
     plan = plan_candidates(baseline)
     results: dict[str, Candidate] = {}
     order: list[str] = []
     queue: list[_Proposal] = []
     for p in plan:
-        _precheck(p, resolve, compiled_region)
+        _precheck(p, resolve, compiled_region, already_marked)
         key = p.name
         if key in results:
             continue
@@ -747,7 +769,7 @@ def run_advisor(
             for q in plan_candidates(run, revealed):
                 if q.name in results:
                     continue
-                _precheck(q, resolve, compiled_region)
+                _precheck(q, resolve, compiled_region, already_marked)
                 order.append(q.name)
                 if q.problems:
                     results[q.name] = _candidate(q, "rejected")

@@ -9,7 +9,7 @@ import os
 import torch
 
 from nstviz.analysis.advisor import plan_candidates, qualname_at, run_advisor
-from nstviz.report import Break, Compile, Location, OutputCheck, OutputDetail, Run
+from nstviz.report import Break, Compile, Location, MarkedFunction, OutputCheck, OutputDetail, Run
 
 HERE = os.path.abspath(__file__)
 
@@ -257,6 +257,26 @@ def test_data_dependent_failure_says_nonstrict_cannot_help():
     assert c.status == "failed" and c.gb_id == "GB0251"
     assert "cannot trace data-dependent operations" in c.error and "capture_scalar_outputs" in c.error
     assert rec is None
+
+
+def test_closures_made_in_inlined_callers_and_functions_already_marked_are_rejected():
+    code = entry_with_closure.__code__
+    inner = next(c for c in code.co_consts if hasattr(c, "co_name") and c.co_name == "local_helper")
+    # entry_with_closure is inlined here (called from compiled_entry), not compiled on its own
+    stack = [
+        loc(compiled_entry),
+        loc(entry_with_closure, 5),
+        Location(file=HERE, line=inner.co_firstlineno + 1, function="local_helper"),
+    ]
+    marked_leaf = brk([loc(compiled_entry), loc(leaf)])
+    base = Run(
+        name="baseline", breaks=(brk(stack), marked_leaf), compiles=COMPILES,
+        marked=(MarkedFunction(spec="<source>", qualname="leaf", origin="in_source"),),
+    )
+    cands, _ = run_advisor(base, resolve, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
+    got = by_fn(cands)
+    assert "defined inside `entry_with_closure`" in got["entry_with_closure.<locals>.local_helper"].precheck[0]
+    assert got["leaf"].status == "rejected" and "already traced non-strictly" in got["leaf"].precheck[0]
 
 
 def test_unresolvable_name_is_rejected():
