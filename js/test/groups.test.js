@@ -86,12 +86,8 @@ test("search by name, op, target and module, with field prefixes", () => {
   assert.deepEqual(names("nothing-like-this"), []);
 });
 
-test("search over 50,000 nodes takes well under 100 ms", () => {
+test("search over 50,000 nodes finds every match (timings: benchmarks/bench_viewer.py)", () => {
   const gm = buildGraphModel(chain(50000, 50));
-  searchNodes(gm, "a1");
-  const t0 = performance.now();
   const hits = searchNodes(gm, "a4999");
-  const dt = performance.now() - t0;
-  assert.ok(hits.length >= 1);
-  assert.ok(dt < 100, `took ${dt} ms`);
+  assert.deepEqual(hits.map((i) => gm.nodes[i].name), ["a4999", "a49990", "a49991", "a49992", "a49993", "a49994", "a49995", "a49996", "a49997", "a49998", "a49999"]);
 });

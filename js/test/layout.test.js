@@ -60,16 +60,14 @@ test("edges against node order (cycles between groups) do not break the layout",
   assert.ok(Number.isFinite(r.width) && Number.isFinite(r.height));
 });
 
-test("a 20,000-node chain with skips lays out in well under a second", () => {
+test("a 20,000-node chain with skips lays out (timings: benchmarks/bench_viewer_layout.mjs)", () => {
   const n = 20000;
   const edges = [];
   for (let i = 1; i < n; i++) { edges.push(i - 1, i); if (i % 10 === 0 && i >= 30) edges.push(i - 30, i); }
   const w = new Float64Array(n).fill(80), h = new Float64Array(n).fill(30);
-  const t0 = performance.now();
   const r = layeredLayout({ count: n, w, h, edges });
-  const dt = performance.now() - t0;
   assert.equal(r.layers, n);
-  assert.ok(dt < 1500, `took ${dt} ms`);
+  for (let i = 1; i < n; i++) assert.ok(r.y[i] > r.y[i - 1]);
 });
 
 test("computeView: nested groups contain their children, no sibling overlaps", () => {
@@ -138,3 +136,15 @@ test("short labels for ATen overloads and Python callables", async () => {
   assert.equal(shortTarget("call_module", "blocks.0.attn", "m"), "blocks.0.attn");
 });
 test("module targets keep their path", async () => { const { shortTarget } = await import("../src/contract/graphmodel.js"); assert.equal(shortTarget("call_module", "model.encoder.layer", "m"), "model.encoder.layer"); });
+
+test("computeViewAsync gives the same geometry as computeView", async () => {
+  const { computeViewAsync } = await import("../src/layout/view.js");
+  const gm = buildGraphModel(chain(3000, 30));
+  const tree = buildGroupTree(gm);
+  const all = new Set(tree.groups.filter((g) => !g.dead).map((g) => g.id));
+  const a = computeView(gm, tree, all);
+  const b = await computeViewAsync(gm, tree, all, {}, 0);
+  assert.deepEqual(b.boxes, a.boxes);
+  assert.deepEqual(b.edges.map((e) => e.pts), a.edges.map((e) => e.pts));
+  assert.equal(await computeViewAsync(gm, tree, all, {}, 0, () => true), null);
+});

@@ -41,6 +41,32 @@ function groupWidth(tree, gid) {
  * @returns {View}
  */
 export function computeView(gm, tree, expanded, opts = {}) {
+  const steps = viewSteps(gm, tree, expanded, opts, Infinity);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/**
+ * The same layout in slices of about `sliceMs` of work, each in its own task, so a very big
+ * expansion never blocks the page for long. Resolves with the view, or null if `isStale()`.
+ */
+export async function computeViewAsync(gm, tree, expanded, opts = {}, sliceMs = 40, isStale = () => false) {
+  const steps = viewSteps(gm, tree, expanded, opts, sliceMs);
+  let r = steps.next();
+  while (!r.done) {
+    await new Promise((res) => setTimeout(res, 0));
+    if (isStale()) return null;
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Generator doing the work of computeView; yields when a slice of `sliceMs` is used up. */
+function* viewSteps(gm, tree, expanded, opts, sliceMs) {
+  let sliceStart = performance.now();
+  const tired = () => sliceMs !== Infinity && performance.now() - sliceStart > sliceMs;
+  const rest = () => { sliceStart = performance.now(); };
   const { n } = gm;
   const groups = tree.groups;
   const G = groups.length;
@@ -96,6 +122,7 @@ export function computeView(gm, tree, expanded, opts = {}) {
   const drawn = []; // {a, b, lca, k, outHops, inHops, count}
   const stride = n + G;
   for (let v = 0; v < n; v++) {
+    if ((v & 4095) === 0 && tired()) { yield; rest(); }
     for (let e = gm.inStart[v]; e < gm.inStart[v + 1]; e++) {
       const u = gm.inIdx[e];
       const a = itemOf[u], b = itemOf[v];
@@ -131,7 +158,7 @@ export function computeView(gm, tree, expanded, opts = {}) {
   const sizeW = new Float64Array(n + G), sizeH = new Float64Array(n + G);
   const layouts = new Map(); // gid -> {items, pos, res}
   let layoutCount = 0;
-  const layoutGroup = (gid) => {
+  const layoutGroup = function* (gid) {
     const g = groups[gid];
     const items = g.items.map((it) => (it >= 0 ? it : n + (-it - 1)));
     const gp = ports.get(gid) || [];
@@ -139,16 +166,17 @@ export function computeView(gm, tree, expanded, opts = {}) {
     const pos = new Map();
     const w = new Float64Array(total), h = new Float64Array(total);
     const pin = gp.length ? new Int8Array(total) : null;
-    items.forEach((it, idx) => {
+    for (let idx = 0; idx < items.length; idx++) {
+      const it = items[idx];
       pos.set(it, idx);
       if (it < n) { sizeW[it] = nodeWidth(gm, it); sizeH[it] = NODE_H; }
       else {
         const c = it - n;
-        if (expanded.has(c)) layoutGroup(c);
+        if (expanded.has(c)) yield* layoutGroup(c);
         else { sizeW[it] = groupWidth(tree, c); sizeH[it] = GROUP_H; }
       }
       w[idx] = sizeW[it]; h[idx] = sizeH[it];
-    });
+    }
     gp.forEach((p, j) => {
       const idx = items.length + j;
       pos.set(p.id, idx);
@@ -165,8 +193,9 @@ export function computeView(gm, tree, expanded, opts = {}) {
     const head = gid === 0 ? 0 : HEADER - (gp.some((p) => p.dir === 1) ? 12 : 0);
     sizeW[n + gid] = Math.max(res.width + 2 * pad, gid === 0 ? 0 : groupWidth(tree, gid));
     sizeH[n + gid] = res.height + head + pad - (gp.some((p) => p.dir === 2) ? 8 : 0);
+    if (tired()) { yield; rest(); }
   };
-  layoutGroup(0);
+  yield* layoutGroup(0);
   // absolute positions
   const boxes = []; // {item, x, y, w, h}
   const boxOf = new Map();

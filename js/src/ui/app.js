@@ -178,6 +178,7 @@ export class App {
         tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
         tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
+        tool("⛶", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as PNG", onclick: () => this.exportPng() }, "PNG")));
     this.paneHost = h("div", { class: "nsv-panes" });
@@ -446,6 +447,11 @@ export class App {
       const i = p.nextHit(dir);
       if (i >= 0) this.searchCount.textContent = `${p.hitPos + 1} / ${p.hits.length}`;
     }
+  }
+
+  toggleFullscreen() {
+    if (document.fullscreenElement) document.exitFullscreen();
+    else if (this.el.requestFullscreen) this.el.requestFullscreen().catch(() => this.showToast("Full screen is not available here"));
   }
 
   // -- exports -------------------------------------------------------------------------

@@ -8,13 +8,15 @@
 import { LEVEL_NAMES } from "../contract/decode.js";
 import { KIND_NAMES, KIND_NONSTRICT, searchText, tensorText } from "../contract/graphmodel.js";
 import { initialExpansion, revealNode, ROOT } from "../layout/groups.js";
-import { computeView, groupLabel } from "../layout/view.js";
+import { computeView, computeViewAsync, groupLabel } from "../layout/view.js";
 import { GraphCanvas } from "../render/canvas.js";
 import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
+/** Above this many visible boxes, layout runs in slices (no long main-thread task). */
+const BIG_VIEW = 6000;
 
 export class GraphPane {
   constructor(app, side) {
@@ -39,9 +41,10 @@ export class GraphPane {
     this.canvasHost = h("div", { class: "nsv-canvas-host" });
     this.tip = h("div", { class: "nsv-tip", role: "tooltip", hidden: true });
     this.empty = h("div", { class: "nsv-empty", hidden: true });
+    this.busy = h("div", { class: "nsv-busy", role: "status", hidden: true });
     this.el = h("div", { class: "nsv-pane", "data-side": side },
       h("div", { class: "nsv-pane-bar" }, this.runSel, this.levelSel, this.graphSel, this.info),
-      h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty));
+      h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty, this.busy));
     this.gc = new GraphCanvas(this.canvasHost);
     this._detach = attachPanZoom(this.gc, {
       onClick: (idx) => this.onClick(idx),
@@ -119,7 +122,8 @@ export class GraphPane {
     this.setHits([]);
     await nextTask();
     if (this.entry !== entry) return;
-    this.relayout();
+    const pending = this.relayout();
+    if (pending) await pending;
     this.gc.home();
     this.gc.drawNow();
     const g = entry.gm.graph;
@@ -130,16 +134,54 @@ export class GraphPane {
     idle(() => searchText(entry.gm));
   }
 
+  /** Boxes the current expansion shows (cheap: counts items of expanded groups). */
+  visibleEstimate() {
+    let c = 0;
+    for (const g of this.expanded) { const grp = this.entry.tree.groups[g]; if (grp && !grp.dead) c += grp.items.length; }
+    return c;
+  }
+
+  /**
+   * Lay out the current expansion. Big ones (> BIG_VIEW boxes) are laid out in slices, off the
+   * critical path of input handling; returns a promise then (else undefined).
+   */
   relayout(anchorGroup) {
+    if (this.visibleEstimate() > BIG_VIEW) return this.relayoutAsync(anchorGroup);
     const { gm, tree } = this.entry;
-    let before = null;
-    if (anchorGroup != null && this.view) {
-      const bi = this.view.boxOf.get(gm.n + anchorGroup);
-      if (bi !== undefined) before = this.gc.worldToScreen(this.view.boxes[bi].x, this.view.boxes[bi].y);
-    }
+    const before = this.anchorPoint(anchorGroup);
     const t0 = performance.now();
     this.view = computeView(gm, tree, this.expanded);
     this.stats.lastLayoutMs = performance.now() - t0;
+    this.afterLayout(anchorGroup, before);
+    return undefined;
+  }
+
+  async relayoutAsync(anchorGroup) {
+    const entry = this.entry;
+    const token = (this._layoutToken = (this._layoutToken || 0) + 1);
+    const before = this.anchorPoint(anchorGroup);
+    this.busy.hidden = false;
+    this.busy.textContent = `Laying out ${this.visibleEstimate().toLocaleString()} boxes…`;
+    const t0 = performance.now();
+    const view = await computeViewAsync(entry.gm, entry.tree, new Set(this.expanded), {}, 40,
+      () => token !== this._layoutToken || this.entry !== entry);
+    if (!view) return false;
+    this.busy.hidden = true;
+    this.view = view;
+    this.stats.lastLayoutMs = performance.now() - t0;
+    this.afterLayout(anchorGroup, before);
+    this.gc.drawNow();
+    return true;
+  }
+
+  anchorPoint(anchorGroup) {
+    if (anchorGroup == null || !this.view) return null;
+    const bi = this.view.boxOf.get(this.entry.gm.n + anchorGroup);
+    return bi !== undefined ? this.gc.worldToScreen(this.view.boxes[bi].x, this.view.boxes[bi].y) : null;
+  }
+
+  afterLayout(anchorGroup, before) {
+    const { gm } = this.entry;
     this.pushScene();
     if (before) {
       const bi = this.view.boxOf.get(gm.n + anchorGroup);
@@ -168,13 +210,15 @@ export class GraphPane {
       const it = v.itemOf[i];
       if (it >= gm.n) this.hitGroups.add(it - gm.n);
     }
+    const sel = this.selected >= 0 ? `; selected node ${gm.nodes[this.selected].name}` : "";
+    this.gc.canvas.setAttribute("aria-label", `${this.run} graph ${this.graphId}: ${gm.n} nodes, ${v.boxes.length} boxes shown${sel}. Arrows pan, + and - zoom, 0 fits, Shift+Up/Down walk inputs/users, Escape clears.`);
     this.gc.setScene({
       gm, tree, view: v, expanded: this.expanded, colorMode: this.app.colorMode(this),
       hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem,
     });
   }
 
-  toggleGroup(gid) {
+  async toggleGroup(gid) {
     const t0 = performance.now();
     if (gid === ROOT) return;
     if (this.expanded.has(gid)) {
@@ -186,13 +230,14 @@ export class GraphPane {
         for (const it of this.entry.tree.groups[g].items) if (it < 0) stack.push(-it - 1);
       }
     } else this.expanded.add(gid);
-    this.relayout(gid);
+    const pending = this.relayout(gid);
+    if (pending) await pending;
     this.gc.drawNow();
     this.stats.lastToggleMs = performance.now() - t0;
     this.app.onPaneChanged(this);
   }
 
-  setExpansion(mode) {
+  async setExpansion(mode) {
     const tree = this.entry && this.entry.tree;
     if (!tree) return;
     if (mode === "collapse") this.expanded = new Set([ROOT]);
@@ -203,7 +248,8 @@ export class GraphPane {
         while (p >= 0) { this.expanded.add(p); p = tree.groups[p].parent; }
       }
     } else this.expanded = new Set(tree.groups.filter((g) => !g.dead).map((g) => g.id));
-    this.relayout();
+    const pending = this.relayout();
+    if (pending && !(await pending)) return;
     if (mode === "regions") {
       const first = tree.groups.find((g) => !g.dead && g.kind === "region");
       const bi = first ? this.view.boxOf.get(this.entry.gm.n + first.id) : undefined;
@@ -297,7 +343,10 @@ export class GraphPane {
     const g = groups[this._regionCursor];
     let changed = false;
     for (let p = g.id; p >= 0; p = tree.groups[p].parent) if (!this.expanded.has(p)) { this.expanded.add(p); changed = true; }
-    if (changed) this.relayout();
+    if (changed) {
+      const pending = this.relayout();
+      if (pending) { pending.then((ok) => ok && this.revealNextRegion(regionIds)); this._regionCursor--; return; }
+    }
     this.selected = -1;
     this.selectedGroup = g.id;
     this.pushScene();
@@ -311,7 +360,10 @@ export class GraphPane {
     if (!this.entry || !this.view) return;
     this.selected = i;
     this.selectedGroup = -1;
-    if (i >= 0 && revealNode(this.entry.tree, this.expanded, i)) this.relayout();
+    if (i >= 0 && revealNode(this.entry.tree, this.expanded, i)) {
+      const pending = this.relayout();
+      if (pending) { pending.then((ok) => ok && this.highlightNode(i, focus)); return; }
+    }
     this.pushScene();
     if (i >= 0 && focus) {
       const bi = this.view.boxOf.get(this.view.itemOf[i]);
