@@ -134,6 +134,8 @@ def compare(
     if _torch_compat.is_compiled_object(fn):
         compiled = fn
         eager = getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
+        if isinstance(fn, types.MethodType) and not isinstance(eager, types.MethodType):
+            eager = types.MethodType(eager, fn.__self__)  # @torch.compile on a method: keep self
     else:
         compiled = torch.compile(fn, backend="eager" if backend == "record" else _plain_backend(backend))
         eager = fn
