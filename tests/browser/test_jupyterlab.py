@@ -233,3 +233,54 @@ def _poll(read, expect_in: str, timeout_s: float = 15) -> Any:
         time.sleep(0.2)
         value = read()
     return value
+
+
+def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) -> None:
+    """Kernel > Interrupt during a run: the widget says so, and torch/nstviz state is restored."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(
+        cells=[
+            new_code_cell(
+                "%load_ext nstviz\nimport sys, time, torch\nfrom nstviz.capture import _torch_compat\n"
+                "before = (_torch_compat.id_set_contents(), sys.stdout, sys.stderr)"
+            ),
+            new_code_cell("def slow_helper(x):\n    time.sleep(120)\n    return x"),
+            new_code_cell(
+                "%%nstrace --nonstrict slow_helper\nf = torch.compile(lambda x: slow_helper(x) + 1)\ny = f(torch.ones(2))"
+            ),
+        ]
+    )
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, jupyterlab.root / "interrupt.ipynb")
+    page, errors = open_notebook(browser, jupyterlab, "lab/tree", "interrupt.ipynb")
+    kernel_id = page.evaluate(f"() => {KERNEL_JS}.id")
+    run_all(page)
+    page.wait_for_function(
+        "() => /Running: baseline/.test(document.querySelector('.nsv-progress')?.textContent || '')",
+        timeout=60_000,
+    )
+    time.sleep(1.0)
+    page.click('.lm-MenuBar-itemLabel:text-is("Kernel")')
+    page.click('li.lm-Menu-item[data-command="kernelmenu:interrupt"]')
+    page.wait_for_function(
+        "() => /interrupted/i.test(document.querySelector('.nsv-progress')?.textContent || '')",
+        timeout=30_000,
+    )
+    page.wait_for_function(
+        "() => !document.querySelector('.jp-Notebook').textContent.includes('[*]:')"
+        " && /KeyboardInterrupt/.test(document.querySelector('.jp-Notebook').textContent)",
+        timeout=30_000,
+    )
+    page.screenshot(path=str(artifacts / "jupyterlab-interrupted.png"))
+    kernel = Kernel(jupyterlab.kernel_connection_file(kernel_id))
+    try:
+        restored = kernel.json(
+            "[(_torch_compat.id_set_contents(), sys.stdout, sys.stderr) == before, 'y' in globals()]"
+        )
+    finally:
+        kernel.close()
+    assert restored == [True, False]
+    assert errors == []
+    page.close()
