@@ -49,19 +49,24 @@ export function buildGroupTree(gm, opts = {}) {
     return gid;
   };
   const leafGroup = new Int32Array(n).fill(-1);
-  const sourceLike = (i) => gm.inStart[i + 1] === gm.inStart[i] && !nodes[i].module && gm.region[i] < 0;
+  // Nodes without a module path (inputs, parameters, their transposes and views, ops Dynamo
+  // did not attribute) join the deepest group holding all their users, so a parameter shows
+  // inside the Linear that uses it. The output node is not counted as a user: training graphs
+  // return parameters and activations for the backward.
+  const follows = (i) => !nodes[i].module && gm.region[i] < 0 && gm.kind[i] !== 1;
   for (let i = 0; i < n; i++) {
-    if (sourceLike(i) && gm.kind[i] !== 1) continue; // placed below, next to their consumers
+    if (follows(i)) continue;
     // the opaque non-strict call node stays in its module; inlined nodes get a region group
     leafGroup[i] = groupFor(nodes[i].module, nodes[i].nonstrict_call ? -1 : gm.region[i]);
   }
-  // inputs/parameters without a module go into the deepest group holding all their consumers
   for (let i = n - 1; i >= 0; i--) {
     if (leafGroup[i] >= 0) continue;
     let lca = -1;
     for (let k = gm.outStart[i]; k < gm.outStart[i + 1]; k++) {
-      const c = leafGroup[gm.outIdx[k]];
-      if (c < 0) continue;
+      const user = gm.outIdx[k];
+      if (gm.kind[user] === 1) continue;
+      const c = leafGroup[user];
+      if (c < 0) continue; // a user that is later in the list cannot be unplaced in FX order
       lca = lca < 0 ? c : lowestCommon(groups, lca, c);
       if (lca === ROOT) break;
     }

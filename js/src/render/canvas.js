@@ -218,14 +218,26 @@ export class GraphCanvas {
     ctx.beginPath();
     let drawnEdges = 0;
     const hot = [];
+    const toOutput = [];
     for (let e = 0; e < v.edges.length; e++) {
       if (eb[4 * e] > vx1 || eb[4 * e + 2] < vx0 || eb[4 * e + 1] > vy1 || eb[4 * e + 3] < vy0) continue;
       const ed = v.edges[e];
       if (ed.a === sel || ed.b === sel) { hot.push(ed); continue; }
+      // values returned for the backward (edges into the output node) stay in the background
+      if (ed.b < n && gm.kind[ed.b] === KIND_OUTPUT) { toOutput.push(ed); continue; }
       tracePath(ctx, ed.pts, tiny);
       drawnEdges++;
     }
     ctx.stroke();
+    if (toOutput.length) {
+      ctx.save();
+      ctx.globalAlpha = 0.3;
+      ctx.beginPath();
+      for (const ed of toOutput) tracePath(ctx, ed.pts, tiny);
+      ctx.stroke();
+      ctx.restore();
+      drawnEdges += toOutput.length;
+    }
     if (detail) {
       ctx.fillStyle = th.edge;
       ctx.beginPath();

@@ -178,7 +178,7 @@ export class App {
         tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
         tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
-        tool("⛶", "full screen (Esc leaves)", () => this.toggleFullscreen()),
+        tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as PNG", onclick: () => this.exportPng() }, "PNG")));
     this.paneHost = h("div", { class: "nsv-panes" });
