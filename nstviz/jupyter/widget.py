@@ -15,6 +15,7 @@ Custom messages: the viewer sends ``{"type": "export_html"}`` and gets back
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 import re
 import time
@@ -132,7 +133,10 @@ class Viewer(anywidget.AnyWidget):
             self.report_json = ""
             return
         if isinstance(value, Report):
-            report = value
+            # Keep no live exception (its traceback pins the user's frames and tensors).
+            report = (
+                dataclasses.replace(value, user_exception=None) if value.user_exception is not None else value
+            )
         elif isinstance(value, (str, bytes)):
             report = Report.from_json(value)
         elif isinstance(value, Mapping):
