@@ -28,9 +28,13 @@ What is restored:
 - **top-level lists, dicts and sets** bound in the namespace: their items (one level deep,
   e.g. a ``losses`` list that the cell appends to).
 
-Memory: one copy of each distinct tensor storage reachable (about 1x the model, gradient and
-optimizer state); views, aliases and shared parameters are copied once. Nothing else is
-deep-copied.
+Memory: one copy of each distinct tensor storage that holds model state (parameters,
+buffers, gradients, optimizer state, anything that requires grad): about 1x the model,
+gradient and optimizer state; views, aliases and shared parameters are copied once. Other
+(data) tensors are copied too while they fit in ``max_data_bytes`` (512 MiB by default); a
+bigger dataset tensor is not duplicated: its version counter is recorded instead, and a run
+that changes it in place is listed in :attr:`NamespaceCheckpoint.unrestored` rather than
+undone. Copies are single-threaded memcpys. Nothing else is deep-copied.
 
 Limits (not rolled back):
 
@@ -63,6 +67,11 @@ _IPYTHON_NAMES = frozenset(
 _IPYTHON_HISTORY = re.compile(r"_i?\d+\Z")
 _MAX_DEPTH = 6
 _MAX_OBJECTS = 200_000
+_MAX_ITEMS = 100_000
+DEFAULT_MAX_DATA_BYTES = 512 * 2**20
+"""Budget for copying *data* tensors (not parameters, buffers, gradients, optimizer state or
+anything that requires grad, which are always copied): a 2 GB dataset tensor in the namespace
+is not duplicated; a run that changes it in place is reported in ``unrestored``."""
 
 
 @dataclass
@@ -75,6 +84,9 @@ class _TensorMeta:
     requires_grad: bool
     grad: torch.Tensor | None
     has_grad_slot: bool
+    where: str = ""
+    copied: bool = True
+    version: int = 0
 
 
 @dataclass
@@ -106,14 +118,18 @@ class NamespaceCheckpoint:
         cp.discard()
     """
 
-    def __init__(self, namespace: dict[str, Any]) -> None:
+    def __init__(self, namespace: dict[str, Any], *, max_data_bytes: int = DEFAULT_MAX_DATA_BYTES) -> None:
         if not isinstance(namespace, dict):
             raise TypeError(f"NamespaceCheckpoint needs the namespace dict, got {type(namespace).__name__}")
         self._namespace = namespace
+        self._max_data_bytes = max_data_bytes
         self.skipped: list[str] = []
         """Values that were found but cannot be checkpointed (name and why)."""
+        self.unrestored: list[str] = []
+        """Tensors a run changed in place that could not be restored (filled by :meth:`restore`)."""
         self._saved: _Saved | None = _Saved(bindings=dict(namespace))
         self._seen: set[int] = set()
+        self._found: dict[int, list[Any]] = {}
         self._count = 0
         with torch.no_grad():
             for name, value in list(namespace.items()):
@@ -121,7 +137,9 @@ class NamespaceCheckpoint:
                     continue
                 self._top_level_container(value)
                 self._visit(value, name, 0)
+            self._save_tensors()
         self._seen = set()
+        self._found = {}
 
     # -- public ----------------------------------------------------------------------------
 
@@ -164,7 +182,16 @@ class NamespaceCheckpoint:
                     storage.resize_(nbytes)
                 _copy_into(storage, copy)
             for meta in saved.tensors:
-                _restore_tensor(meta)
+                if meta.copied:
+                    _restore_tensor(meta)
+                elif _changed(meta):
+                    note = (
+                        f"{meta.where}: changed in place by the run but not restored: it is data, not model "
+                        f"state, and larger than the {self._max_data_bytes / 2**20:.0f} MiB checkpoint "
+                        "budget for data tensors, so the next run sees the changed values"
+                    )
+                    if note not in self.unrestored:
+                        self.unrestored.append(note)
 
     def discard(self) -> None:
         """Free the saved copies. The checkpoint cannot be restored afterwards."""
@@ -187,10 +214,13 @@ class NamespaceCheckpoint:
         elif type(value) is set:
             self._saved.containers.append((value, set(value)))
 
-    def _visit(self, value: Any, where: str, depth: int) -> None:
+    def _visit(self, value: Any, where: str, depth: int, state: bool = False) -> None:
         if value is None or isinstance(
             value, (bool, int, float, complex, str, bytes, type, types.ModuleType)
         ):
+            return
+        if isinstance(value, torch.Tensor):
+            self._note_tensor(value, where, state)
             return
         key = id(value)
         if key in self._seen:
@@ -203,9 +233,7 @@ class NamespaceCheckpoint:
                     f"{where}: more than {_MAX_OBJECTS} objects reachable; the rest is not checkpointed"
                 )
             return
-        if isinstance(value, torch.Tensor):
-            self._tensor(value, where)
-        elif isinstance(value, torch.nn.Module):
+        if isinstance(value, torch.nn.Module):
             self._module(value, where, depth)
         elif isinstance(value, torch.optim.Optimizer):
             self._optimizer(value, where, depth)
@@ -213,6 +241,10 @@ class NamespaceCheckpoint:
             value, (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
         ):
             return
+        elif isinstance(value, (list, tuple, set, frozenset, dict)) and len(value) > _MAX_ITEMS:
+            self.skipped.append(
+                f"{where}: a {type(value).__name__} of {len(value)} items is not scanned for tensors"
+            )
         elif isinstance(value, (list, tuple, set, frozenset)):
             for i, item in enumerate(value):
                 self._visit(item, f"{where}[{i}]", depth + 1)
@@ -227,45 +259,71 @@ class NamespaceCheckpoint:
                 for k, item in attrs.items():
                     self._visit(item, f"{where}.{k}", depth + 1)
 
-    def _tensor(self, t: torch.Tensor, where: str) -> None:
+    def _note_tensor(self, t: torch.Tensor, where: str, state: bool) -> None:
+        """Record a tensor found at ``where``; ``state`` when it is model/optimizer state."""
+        entry = self._found.get(id(t))
+        if entry is not None:
+            entry[2] = entry[2] or state
+            return
+        state = state or isinstance(t, torch.nn.Parameter) or t.requires_grad
+        self._found[id(t)] = [t, where, state]
+        grad = t.grad if t.is_leaf else None
+        if grad is not None:
+            self._note_tensor(grad, f"{where}.grad", True)
+
+    def _save_tensors(self) -> None:
+        """Copy the storages of the tensors found: all model state, data within the budget."""
         assert self._saved is not None
-        try:
-            if (
-                t.is_sparse
-                or t.device.type == "meta"
-                or type(t) not in (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer)
-            ):
+        usable: list[tuple[torch.Tensor, str, bool, int, torch.UntypedStorage]] = []
+        state_keys: set[int] = set()
+        for t, where, state in self._found.values():
+            try:
                 if type(t) not in (torch.Tensor, torch.nn.Parameter, torch.nn.Buffer):
                     self.skipped.append(f"{where}: tensor subclass {type(t).__name__} is not checkpointed")
-                else:
+                    continue
+                if t.is_sparse or t.device.type == "meta":
                     self.skipped.append(f"{where}: {t.layout} tensor on {t.device} is not checkpointed")
-                return
-            storage = t.untyped_storage()
-        except Exception as exc:  # fake / functional tensors without storage
-            self.skipped.append(f"{where}: {type(exc).__name__}: {exc}")
-            return
-        skey = _storage_key(storage)
-        if skey not in self._saved.storages:
-            nbytes = storage.nbytes()
-            copy = _copy_of(storage) if nbytes else None
-            self._saved.storages[skey] = (storage, copy, nbytes)
-        else:
-            storage = self._saved.storages[skey][0]
-        grad = t.grad if t.is_leaf else None
-        self._saved.tensors.append(
-            _TensorMeta(
-                tensor=t,
-                storage=storage,
-                offset=t.storage_offset(),
-                size=tuple(t.shape),
-                stride=tuple(t.stride()),
-                requires_grad=t.requires_grad,
-                grad=grad,
-                has_grad_slot=t.is_leaf,
+                    continue
+                storage = t.untyped_storage()
+            except Exception as exc:  # fake / functional tensors without storage
+                self.skipped.append(f"{where}: {type(exc).__name__}: {exc}")
+                continue
+            key = _storage_key(storage)
+            usable.append((t, where, state, key, storage))
+            if state:
+                state_keys.add(key)
+        data_bytes = 0
+        for t, where, _state, key, storage in usable:
+            if key not in self._saved.storages:
+                nbytes = storage.nbytes()
+                copy = None
+                if nbytes and key in state_keys:
+                    copy = _copy_of(storage)
+                elif nbytes and data_bytes + nbytes <= self._max_data_bytes:
+                    copy = _copy_of(storage)
+                    data_bytes += nbytes
+                elif nbytes:
+                    self.skipped.append(
+                        f"{where}: {nbytes / 2**20:.0f} MiB of data beyond the checkpoint budget for data "
+                        "tensors: not copied; a run that changes it in place is reported, not undone"
+                    )
+                self._saved.storages[key] = (storage, copy, nbytes)
+            storage, copy, nbytes = self._saved.storages[key]
+            self._saved.tensors.append(
+                _TensorMeta(
+                    tensor=t,
+                    storage=storage,
+                    offset=t.storage_offset(),
+                    size=tuple(t.shape),
+                    stride=tuple(t.stride()),
+                    requires_grad=t.requires_grad,
+                    grad=t.grad if t.is_leaf else None,
+                    has_grad_slot=t.is_leaf,
+                    where=where,
+                    copied=copy is not None or nbytes == 0,
+                    version=_version(t),
+                )
             )
-        )
-        if grad is not None:
-            self._visit(grad, f"{where}.grad", 0)
 
     def _module(self, module: torch.nn.Module, where: str, depth: int) -> None:
         assert self._saved is not None
@@ -279,7 +337,7 @@ class NamespaceCheckpoint:
                 self._saved.attr_dicts.append((registry, dict(registry)))
             for pname, p in list(sub._parameters.items()) + list(sub._buffers.items()):
                 if p is not None:
-                    self._visit(p, f"{label}.{pname}", depth + 1)
+                    self._visit(p, f"{label}.{pname}", depth + 1, state=True)
             for k, item in sub.__dict__.items():
                 if not k.startswith("_") and not isinstance(item, (torch.nn.Module, torch.Tensor)):
                     self._visit(item, f"{label}.{k}", depth + 1)
@@ -296,7 +354,7 @@ class NamespaceCheckpoint:
                 self._visit(p, f"{where}.param_groups[{i}].params[{j}]", depth + 1)
         for s in opt.state.values():
             for k, v in s.items():
-                self._visit(v, f"{where}.state[{k!r}]", depth + 1)
+                self._visit(v, f"{where}.state[{k!r}]", depth + 1, state=True)
 
     def _plain_state(self, obj: Any, where: str, depth: int) -> None:
         assert self._saved is not None
@@ -396,6 +454,24 @@ def _restore_optimizer(
         _restore_dict(live, copy)
         if "params" in live and isinstance(live["params"], list):
             _restore_container(live["params"], params)
+
+
+def _version(t: torch.Tensor) -> int:
+    """The version counter (bumped by in-place ops); -1 for inference tensors, which have none."""
+    try:
+        return t._version
+    except RuntimeError:
+        return -1
+
+
+def _changed(meta: _TensorMeta) -> bool:
+    t = meta.tensor
+    return (
+        _version(t) != meta.version
+        or t.storage_offset() != meta.offset
+        or tuple(t.shape) != meta.size
+        or tuple(t.stride()) != meta.stride
+    )
 
 
 def _restore_tensor(meta: _TensorMeta) -> None:

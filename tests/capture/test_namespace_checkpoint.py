@@ -303,3 +303,26 @@ def test_property_in_place_changes_are_undone(ops):
     for k, f in targets.items():
         assert torch.equal(f(), before[k]), (k, ops)
     assert ns["view"].data_ptr() == base.data_ptr() + 3 * base.element_size()
+
+
+def test_data_tensors_beyond_the_budget_are_not_copied_but_their_changes_are_reported():
+    data = torch.zeros(1000)  # 4000 bytes of data
+    small = torch.zeros(10)
+    lin = nn.Linear(100, 100)  # 40 KB of state, always copied
+    buffer_alias = lin.weight.detach()  # plain alias of a parameter's storage: restored with it
+    ns = {"data": data, "small": small, "lin": lin, "alias": buffer_alias}
+    w0 = lin.weight.detach().clone()
+    cp = NamespaceCheckpoint(ns, max_data_bytes=1000)
+    assert cp.nbytes == small.nbytes + lin.weight.nbytes + lin.bias.nbytes
+    assert any("data" in s and "budget" in s for s in cp.skipped)
+    cp.restore()
+    assert cp.unrestored == []  # untouched: nothing to report
+    small.add_(1)
+    data.add_(1)
+    with torch.no_grad():
+        lin.weight.add_(1)
+    cp.restore()
+    assert torch.equal(small, torch.zeros(10))
+    assert torch.equal(data, torch.ones(1000))  # not undone...
+    assert len(cp.unrestored) == 1 and cp.unrestored[0].startswith("data: changed in place")  # ...but reported
+    assert torch.equal(lin.weight, w0) and torch.equal(buffer_alias, w0)
