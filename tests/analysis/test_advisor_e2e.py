@@ -131,3 +131,35 @@ def test_compare_auto_refuses_a_mark_that_changes_results():
     assert c.status == "worse" and c.outputs_match is False
     assert "likely cause: it reads np.random.rand (randomness)" in c.error
     assert report.recommendation is None
+
+
+SEED_FULLGRAPH = '''
+import torch
+
+def get_magic_num():
+    print("computing the magic number")
+    return 42
+
+def other(x):
+    print("other")
+    return x - 1
+
+@torch.compile(fullgraph=True)
+def func(x):
+    y = x + get_magic_num()
+    return other(y).sin()
+
+out = func(torch.rand(10))
+'''
+
+
+def test_fullgraph_failures_are_walked_one_fatal_break_at_a_time():
+    report = nstviz.trace_code(SEED_FULLGRAPH, {}, auto=True, budget_s=120, max_attempts=4)
+    got = {c.function: c for c in report.candidates}
+    # marking get_magic_num moves the fatal break on to `other`, which the baseline never reached
+    assert got["get_magic_num"].status == "improved"
+    assert got["get_magic_num"].breaks_before == 1 and got["get_magic_num"].breaks_after == 1
+    assert got["other"].status == "improved" and got["other"].breaks_after == 0
+    rec = report.recommendation
+    assert rec is not None and rec.functions == ("get_magic_num", "other") and rec.breaks_after == 0
+    assert report.counts["nonstrict"].full_graph
