@@ -135,3 +135,16 @@ def test_the_viewers_export_button_writes_an_equivalent_inert_page(hostile_run, 
     (again,) = probe([{"path": str(exported), "text_of": ["#nstviz-text-summary pre"]}])
     assert again["ready"], again["errors"]
     assert_inert(again)
+
+
+def test_view_re_renders_an_html_report(hostile_run, tmp_path):
+    target = tmp_path / "re.html"
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["view", str(hostile_run["html"]), "-o", str(target), "-q"], stdout=out, stderr=err) == 0, (
+        err.getvalue()
+    )
+    assert extract_report_json(target.read_text("utf-8")) == extract_report_json(
+        hostile_run["html"].read_text("utf-8")
+    )
+    code = main(["view", str(target), "-o", str(target)], stdout=out, stderr=err)
+    assert code == 2 and "refusing to overwrite the input" in err.getvalue()
