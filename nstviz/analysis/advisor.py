@@ -342,9 +342,16 @@ def _precheck(
             return
     obj, tried = _resolve(p, resolve)
     if obj is None:
-        p.problems.append(
-            f"cannot find it by name (tried {', '.join(repr(t) for t in tried)}) in the namespace"
-        )
+        other = [t.removeprefix("<mismatch>") for t in tried if t.startswith("<mismatch>")]
+        names = ", ".join(repr(t) for t in tried if not t.startswith("<mismatch>"))
+        if other:
+            p.problems.append(
+                f"the name {names} now refers to another function (defined at {other[0]}), not the one "
+                f"on the break stack ({os.path.basename(p.frame.file)}:{p.frame.line}); it was redefined "
+                "or rebound, so it cannot be marked by name"
+            )
+        else:
+            p.problems.append(f"cannot find it by name (tried {names}) in the namespace")
         return
     p.obj = obj
     p.problems.extend(_object_problems(obj, p.frame))
@@ -376,6 +383,10 @@ def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[C
         mismatch = obj
     if mismatch is not None and not _code_of(mismatch):
         return mismatch, tried  # a builtin or C function by that name: let the checks say so
+    if mismatch is not None:
+        code = _code_of(mismatch)
+        assert code is not None
+        tried.append(f"<mismatch>{os.path.basename(code.co_filename)}:{code.co_firstlineno}")
     return None, tried
 
 
@@ -412,13 +423,17 @@ def _same_code(obj: Any, frame: Location) -> bool:
         return False
     if code.co_name != _plain_function_name(frame.function):
         return False
-    if code.co_filename != frame.file and not frame.file.startswith("<"):
-        return os.path.abspath(code.co_filename) == os.path.abspath(frame.file)
-    try:
-        lines, start = inspect.getsourcelines(code)
-    except (OSError, TypeError):
+    if code.co_filename != frame.file:
+        if frame.file.startswith("<") or code.co_filename.startswith("<"):
+            return False
+        if os.path.abspath(code.co_filename) != os.path.abspath(frame.file):
+            return False
+    if frame.line <= 0:
         return True
-    return start <= frame.line < start + len(lines) or frame.line == 0
+    # The function's own line range, from its code object (no source needed): tells apart
+    # same-named functions of one file, e.g. a cell that redefines a helper.
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    return code.co_firstlineno <= frame.line <= max(lines, default=code.co_firstlineno)
 
 
 def _object_problems(obj: Any, frame: Location) -> list[str]:

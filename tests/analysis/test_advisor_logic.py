@@ -279,6 +279,14 @@ def test_closures_made_in_inlined_callers_and_functions_already_marked_are_rejec
     assert got["leaf"].status == "rejected" and "already traced non-strictly" in got["leaf"].precheck[0]
 
 
+def test_a_name_that_now_means_another_function_is_rejected():
+    other: dict = {}
+    exec(compile("def other_leaf(x):\n    return x\n", "<elsewhere>", "exec"), other)
+    cands, _ = run_advisor(run("baseline", B_OTHER), other.get, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
+    c = by_fn(cands)["other_leaf"]
+    assert c.status == "rejected" and "now refers to another function (defined at <elsewhere>:1)" in c.precheck[0]
+
+
 def test_unresolvable_name_is_rejected():
     cands, _ = run_advisor(run("baseline", B_OTHER), {}.get, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
     assert by_fn(cands)["other_leaf"].status == "rejected"
