@@ -159,9 +159,7 @@ def extract_report_json(page: str) -> str:
     Raises:
         ReportFormatError: the page holds no nstviz Report.
     """
-    start_tag = re.search(
-        rf'<script type="application/json" id="{REPORT_ELEMENT_ID}">', page
-    )
+    start_tag = re.search(rf'<script type="application/json" id="{REPORT_ELEMENT_ID}">', page)
     if start_tag is None:
         raise ReportFormatError("this HTML file holds no nstviz Report (no #nstviz-report element)")
     end = page.find("</script>", start_tag.end())
@@ -299,7 +297,7 @@ def render_html(report: Report, *, title: str | None = None, assets: ViewerAsset
 <meta name="referrer" content="no-referrer">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
-<meta name="generator" content="nstviz {_text(report.nstviz_version or '')}">
+<meta name="generator" content="nstviz {_text(report.nstviz_version or "")}">
 <title>{_text(page_name)}</title>
 <style>{_PAGE_CSS}</style>
 <style>{viewer_css}</style>
