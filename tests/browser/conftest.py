@@ -53,9 +53,19 @@ class JupyterServer:
     runtime_dir: Path
     log: Path
     process: subprocess.Popen
+    env: dict[str, str]
 
     def kernel_connection_file(self, kernel_id: str) -> Path:
         return self.runtime_dir / f"kernel-{kernel_id}.json"
+
+    def trust(self, notebook: Path) -> None:
+        """Sign a notebook as this server's user would (``jupyter trust``)."""
+        subprocess.run(
+            [sys.executable, "-m", "jupyter", "trust", str(notebook)],
+            env=self.env,
+            check=True,
+            capture_output=True,
+        )
 
     def api(self, path: str) -> object:
         with urllib.request.urlopen(f"{self.url}{path}?token={self.token}", timeout=5) as resp:
@@ -85,6 +95,7 @@ def start_server(app: str, root: Path, home: Path, timeout: float = 60.0) -> Jup
         "JUPYTER_RUNTIME_DIR": str(dirs["runtime"]),
         "JUPYTERLAB_SETTINGS_DIR": str(dirs["settings"]),
         "JUPYTERLAB_WORKSPACES_DIR": str(dirs["workspaces"]),
+        "JUPYTER_DATA_DIR": str(dirs["data"]),
         "JUPYTER_PLATFORM_DIRS": "1",
         "HF_HUB_OFFLINE": "1",
         "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH", "")])),
@@ -102,7 +113,7 @@ def start_server(app: str, root: Path, home: Path, timeout: float = 60.0) -> Jup
         proc = subprocess.Popen(
             cmd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=root
         )
-    server = JupyterServer(f"http://127.0.0.1:{port}", token, root, dirs["runtime"], log, proc)
+    server = JupyterServer(f"http://127.0.0.1:{port}", token, root, dirs["runtime"], log, proc, env)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -284,3 +284,28 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
     assert restored == [True, False]
     assert errors == []
     page.close()
+
+
+def test_saved_widget_state_reopens_showing_the_view(jupyterlab, browser, artifacts: Path) -> None:
+    """A notebook executed and saved with widget state shows the view again without running.
+
+    (Untrusted, the same notebook shows the static ``text/html`` summary instead.)
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(jupyterlab.root / "01-seed-example.ipynb", as_version=4)
+    NotebookClient(
+        nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(jupyterlab.root)}}
+    ).execute()
+    nbformat.write(nb, jupyterlab.root / "saved.ipynb")
+    # JupyterLab renders widgets only in trusted notebooks (those it saved itself are): sign it.
+    jupyterlab.trust(jupyterlab.root / "saved.ipynb")
+    page, errors = open_notebook(browser, jupyterlab, "lab/tree", "saved.ipynb")
+    page.wait_for_selector(WIDGET, timeout=60_000)
+    headline = page.text_content(f"{WIDGET} [data-testid=headline]")
+    assert "1 break → 0" in headline
+    page.locator(WIDGET).scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "jupyterlab-reopened.png"))
+    assert errors == []
+    page.close()
