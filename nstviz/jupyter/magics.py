@@ -227,8 +227,8 @@ class NstraceMagics(Magics):
         default="record",
         metavar="NAME",
         help="torch.compile backend for both runs: 'record' (default, fast: records the Dynamo and "
-        "ATen graphs without generating code), 'inductor' (slower, adds inductor's graphs) or any "
-        "registered backend name.",
+        "ATen graphs without generating code), 'inductor' (slower, adds inductor's graphs), "
+        "'as_written' (each compiled object's own backend) or any registered backend name.",
     )
     @argument(
         "--baseline",
@@ -249,13 +249,13 @@ class NstraceMagics(Magics):
         "--budget",
         type=float,
         metavar="SECONDS",
-        help="With --auto: stop trying candidates after this many seconds.",
+        help="With --auto: stop trying candidates after this many seconds (default 60).",
     )
     @argument(
         "--max-attempts",
         type=int,
         metavar="N",
-        help="With --auto: try at most N candidate sets.",
+        help="With --auto: try at most N candidates (default 8).",
     )
     @argument(
         "--quiet",
@@ -288,6 +288,11 @@ class NstraceMagics(Magics):
         not repeated in the cell output. If your code raises, the view shows what was captured
         and the exception follows with its usual traceback. Interrupt the kernel to stop a
         long run.
+
+        The view is a Python object too: ``nstviz.jupyter.last_viewer()`` returns it, with
+        ``.selected_node`` / ``.selected_break`` (what you clicked), ``.select(node=...)``,
+        ``.report`` and ``.export_html(path)``. Its Export HTML button writes the same file as
+        --html (by default ``nstviz-<title>.html`` in the kernel's working directory).
         """
         __tracebackhide__ = True
         options, statement = (line, "") if cell is not None else split_line(line)
