@@ -283,6 +283,9 @@ def _on_global(
     if _is_randomness(value, None, []):
         _add_random(ctx, dotted, line, via)
         return
+    if _is_rng_object(value):
+        _add_random(ctx, ".".join([dotted, *attrs[:1]]), line, via)
+        return
     if _is_code_like(value):
         callee = _user_function(value)
         if callee is not None:
@@ -336,6 +339,9 @@ def _on_closure(
         return
     if _is_randomness(value, None, []):
         _add_random(ctx, name, line, via)
+        return
+    if _is_rng_object(value):
+        _add_random(ctx, ".".join([name, *attrs[:1]]), line, via)
         return
     if _is_code_like(value):
         callee = _user_function(value)
@@ -637,6 +643,16 @@ def _is_randomness(value: Any, module: types.ModuleType | None, attrs: list[str]
         return True
     fmod = getattr(value, "__module__", None) or mod_name
     return any(fmod == m or fmod.startswith(m + ".") for m in _RANDOM_MODULES) and callable(value)
+
+
+def _is_rng_object(value: Any) -> bool:
+    """A Python-level random generator instance (``random.Random``, numpy Generator/RandomState)."""
+    import random as _random
+
+    if isinstance(value, _random.Random):
+        return True
+    module = type(value).__module__ or ""
+    return module.startswith("numpy.random")
 
 
 def _add_random(ctx: _Ctx, dotted: str, line: int, via: str | None) -> None:

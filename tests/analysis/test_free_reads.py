@@ -212,3 +212,24 @@ def test_premise_strict_tracing_guards_the_same_reads():
         assert torch.equal(compiled(x), torch.full((2,), 5.0))  # guarded: recompiled
     finally:
         torch._dynamo.reset()
+
+
+RNG = np.random.default_rng(0)
+PYRNG = random.Random(1)
+
+
+def uses_generators_and_clocks(x):
+    import datetime
+    import uuid
+
+    a = RNG.random() + PYRNG.random() + time.perf_counter()
+    b = datetime.datetime.now()
+    c = uuid.uuid4()
+    d = torch.randn(3)  # traced as an op: not Python-level randomness
+    return x + a + d, b, c
+
+
+def test_generator_objects_clocks_and_ids_are_randomness():
+    reads = by_name(find_non_input_reads(uses_generators_and_clocks))
+    assert {"RNG.random", "PYRNG.random", "time.perf_counter"} <= {n for n, k in reads if k == "randomness"}
+    assert not any(n.startswith("torch") for n, _ in reads)
