@@ -237,3 +237,39 @@ def test_standalone_export_html_downloads_a_working_page(write_page, drive, tmp_
     err, panes, headline = again["results"][1]
     assert err is None and panes == 1 and "breaks" in headline
     assert not [c for c in again["console"] if "Content Security Policy" in c]
+
+
+def test_sparse_reports_render_without_errors(write_page, drive, artifacts):
+    """Reports with little in them: a fatal baseline with no graph, no sources, no counts."""
+    from nstviz.report import Break, Graph, Location, Node, Run
+
+    loc = Location(file="<cell>", line=3, function="f")
+    fatal = Break(gb_id="GB0025", reason="graph_break() under fullgraph=True", count=1, fatal=True, location=loc)
+    graph = Graph(id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0, nodes=(
+        Node(name="x", op="placeholder", target="x"),
+        Node(name="sin", op="call_function", target="torch.sin", inputs=("x",), stack=7),  # stack index out of range
+        Node(name="output", op="output", target="output", inputs=("sin", "ghost")),  # dangling input
+    ))
+    reports = {
+        "fatal-baseline": Report(torch_version="2.13.0", runs={
+            "baseline": Run(name="baseline", breaks=(fatal,), error="Unsupported: graph_break", error_type="Unsupported"),
+            "nonstrict": Run(name="nonstrict", graphs=(graph,)),
+        }),
+        "baseline-only-empty": Report(torch_version="2.13.0", runs={"baseline": Run(name="baseline")}),
+    }
+    for label, report in reports.items():
+        page = write_page(report, name=f"{label}.html")
+        out = drive({"page": str(page), "steps": [
+            {"do": "ready"},
+            {"do": "eval", "js": f"[{HOOK}.error(), document.querySelector('[data-testid=headline]').textContent, {HOOK}.panes().map(p => p.nodes.length)]"},
+            {"do": "click", "selector": "button.nsv-tab[data-tab=breaks]"},
+            {"do": "screenshot", "path": str(artifacts / f"sparse-{label}.png")},
+        ]})
+        assert out["errors"] == [], (label, out["errors"])
+        err, headline, drawn = out["results"][1]
+        assert err is None, (label, err)
+        assert "outputs not checked" in headline
+        if label == "fatal-baseline":
+            assert "1 break → 0" in headline and drawn == [3]
+        else:
+            assert drawn == [0]

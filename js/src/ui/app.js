@@ -86,7 +86,16 @@ export class App {
     this.index = res.index;
     if (text.length > 2e6) await new Promise((r) => setTimeout(r, 0));
     if (token !== this._loadToken) return;
-    this.build();
+    try {
+      await this.build();
+    } catch (e) {
+      // a Report that passed the checks but still trips the viewer: say so, never half-render
+      console.error(e);
+      this.panes.forEach((p) => p.destroy());
+      this.panes = [];
+      this.report = null;
+      this.showError(`The viewer could not show this Report (${e && e.message ? e.message : e}). Please report this with the Report JSON.`);
+    }
   }
 
   showProgress() {
@@ -114,7 +123,7 @@ export class App {
     this.el.dataset.nstvizReady = "1";
   }
 
-  build() {
+  async build() {
     const r = this.report;
     clear(this.root);
     // header
@@ -202,11 +211,10 @@ export class App {
     this.onStore(new Set(["tab"]), "init");
     const start = v.run && v.graph && this.index.graph(v.run, v.graph) ? v : this.index.defaultView();
     const mode = v.mode || "single";
-    this.showGraphs(this.panesFor(start.run, start.graph, mode), mode).then(() => {
-      if (sb.run != null) this.onStore(new Set(["selectedBreak"]), "model");
-      const sn = this.store.get("selectedNode") || {};
-      if (sn.node) this.onStore(new Set(["selectedNode"]), "model");
-    });
+    await this.showGraphs(this.panesFor(start.run, start.graph, mode), mode);
+    if (sb.run != null) this.onStore(new Set(["selectedBreak"]), "model");
+    const sn = this.store.get("selectedNode") || {};
+    if (sn.node) this.onStore(new Set(["selectedNode"]), "model");
   }
 
   panesFor(run, graph, mode) {

@@ -40,7 +40,9 @@ export function headlineParts(report) {
   if (report.runs.nonstrict) {
     const n = runCounts(report, "nonstrict");
     parts.push([`${b.breaks} break${b.breaks === 1 ? "" : "s"} → ${n.breaks}`, n.breaks < b.breaks ? "good" : n.breaks > b.breaks ? "bad" : "neutral"]);
-    parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"} → ${n.graphs}`, n.graphs < b.graphs ? "good" : n.graphs > b.graphs ? "bad" : "neutral"]);
+    // fewer graphs is better, but from none (the baseline failed to compile) to some is too
+    const tone = b.graphs === 0 && n.graphs > 0 ? "good" : n.graphs < b.graphs ? "good" : n.graphs > b.graphs ? "bad" : "neutral";
+    parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"} → ${n.graphs}`, tone]);
   } else {
     parts.push([`${b.breaks} break${b.breaks === 1 ? "" : "s"}`, "neutral"]);
     parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"}`, "neutral"]);
