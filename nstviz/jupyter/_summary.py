@@ -159,3 +159,24 @@ def progress_text(progress: Mapping[str, Any]) -> str:
 def progress_html(progress: Mapping[str, Any]) -> str:
     """Escaped HTML for a progress dict."""
     return f'<div class="nstviz-static-summary"><p>{html.escape(progress_text(progress))}</p></div>'
+
+
+def printed_output_html(report: Report) -> str | None:
+    """A collapsed, escaped block with what each run printed, or None when nothing was printed."""
+    parts = []
+    for name, run in report.runs.items():
+        text = run.stdout + (
+            ("\n" if run.stdout and not run.stdout.endswith("\n") else "") + run.stderr if run.stderr else ""
+        )
+        if text.strip():
+            lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+            parts.append(
+                f"<details><summary>{html.escape(name)} ({lines} line{'s' if lines != 1 else ''})</summary>"
+                f'<pre style="max-height: 20em; overflow: auto; margin: 0">{html.escape(text)}</pre></details>'
+            )
+    if not parts:
+        return None
+    return (
+        '<div class="nstviz-printed"><div><b>Printed output</b> of each run (nstviz ran the cell '
+        f"{len(report.runs)} times; shown here instead of the cell output)</div>{''.join(parts)}</div>"
+    )

@@ -187,6 +187,19 @@ def _event_dict(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, A
     return event
 
 
+def _show_printed_output(report: Any) -> None:
+    """Show what the runs printed under the view, while the viewer bundle does not show it."""
+    from nstviz.jupyter import _summary
+    from nstviz.jupyter.widget import viewer_shows_printed_output
+
+    block = _summary.printed_output_html(report)
+    if block is None or viewer_shows_printed_output():
+        return
+    from IPython.display import HTML, display
+
+    display(HTML(block))
+
+
 def _withdraw(viewer: Any, handle: Any) -> None:
     """Remove a widget that has nothing to show (the message below the cell says why)."""
     if handle is not None:
@@ -378,6 +391,7 @@ class NstraceMagics(Magics):
             viewer.report = report
             if handle is not None:
                 handle.update(viewer)  # the saved notebook keeps the final static summary
+            _show_printed_output(report)
         self._write_outputs(args, report)
         if args.name:
             shell.user_ns[args.name] = report

@@ -59,6 +59,15 @@ def _asset(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.is_file() else fallback
 
 
+def viewer_shows_printed_output() -> bool:
+    """Whether the viewer bundle renders each run's ``stdout``/``stderr`` itself."""
+    path = _STATIC / "viewer.js"
+    try:
+        return "stdout" in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
 def _slug(text: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
     return slug[:60] or "report"

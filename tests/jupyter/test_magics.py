@@ -106,6 +106,13 @@ def test_printed_output_goes_to_the_widget_not_the_cell(seeded) -> None:
     rep = seeded.user_ns["rep2"]
     assert "hello from the cell" in rep.runs["baseline"].stdout
     assert "hello from the cell" in rep.runs["nonstrict"].stdout
+    from nstviz.jupyter.widget import viewer_shows_printed_output
+
+    if not viewer_shows_printed_output():  # then the magic shows it, once, under the view
+        blocks = [
+            o.data["text/html"] for o in captured.outputs if "nstviz-printed" in o.data.get("text/html", "")
+        ]
+        assert len(blocks) == 1 and blocks[0].count("hello from the cell") == 2  # one per run
 
 
 def test_user_exception_is_raised_after_the_widget(seeded) -> None:
