@@ -163,11 +163,14 @@ def _scan_function(func: types.FunctionType, instance: Any, ctx: _Ctx, depth: in
     callees: list[tuple[types.FunctionType, Any, str]] = []
     for instrs, sub in _instructions(code):
         line = sub.co_firstlineno
+        local_imports = _local_imports(instrs)
         for i, ins in enumerate(instrs):
             if ins.starts_line is not None:
                 line = ins.starts_line
             op = ins.opname
-            if op == "LOAD_GLOBAL":
+            if op == "LOAD_FAST" and ins.argval in local_imports:
+                _on_value(str(ins.argval), local_imports[ins.argval], instrs, i, line, ctx, via, callees)
+            elif op == "LOAD_GLOBAL":
                 _on_global(func, instrs, i, line, ctx, via, callees)
             elif op in ("LOAD_DEREF", "LOAD_CLASSDEREF") and ins.argval in cells:
                 _on_closure(ins.argval, cells[ins.argval], instrs, i, line, ctx, via, callees)
@@ -196,6 +199,34 @@ def _scan_function(func: types.FunctionType, instance: Any, ctx: _Ctx, depth: in
     if depth < _MAX_DEPTH:
         for callee, callee_self, label in callees:
             _scan_function(callee, callee_self, ctx, depth + 1, label)
+
+
+def _local_imports(instrs: list[dis.Instruction]) -> dict[str, Any]:
+    """Local names bound by ``import m`` / ``from m import f`` inside the function.
+
+    Only modules already imported are looked at (``sys.modules``): the scan never imports.
+    """
+    import sys
+
+    found: dict[str, Any] = {}
+    for i, ins in enumerate(instrs):
+        if ins.opname != "IMPORT_NAME" or not isinstance(ins.argval, str):
+            continue
+        module = sys.modules.get(ins.argval)
+        if module is None:
+            continue
+        j = i + 1
+        if j < len(instrs) and instrs[j].opname == "STORE_FAST":
+            found[str(instrs[j].argval)] = sys.modules.get(ins.argval.split(".")[0], module)
+            continue
+        while (
+            j + 1 < len(instrs) and instrs[j].opname == "IMPORT_FROM" and instrs[j + 1].opname == "STORE_FAST"
+        ):
+            attr = getattr(module, str(instrs[j].argval), None)
+            if attr is not None:
+                found[str(instrs[j + 1].argval)] = attr
+            j += 2
+    return found
 
 
 def _looks_like_method(func: types.FunctionType, instance: Any) -> bool:
@@ -268,6 +299,20 @@ def _on_global(
         return
     else:
         return  # undefined now; it fails at call time anyway
+    _on_value(name, value, instrs, i, line, ctx, via, callees)
+
+
+def _on_value(
+    name: str,
+    value: Any,
+    instrs: list[dis.Instruction],
+    i: int,
+    line: int,
+    ctx: _Ctx,
+    via: str | None,
+    callees: list,
+    local_import: bool = False,
+) -> None:
     attrs, end, is_method = _chain(instrs, i)
     dotted = name
     if isinstance(value, types.ModuleType):

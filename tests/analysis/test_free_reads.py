@@ -231,5 +231,7 @@ def uses_generators_and_clocks(x):
 
 def test_generator_objects_clocks_and_ids_are_randomness():
     reads = by_name(find_non_input_reads(uses_generators_and_clocks))
-    assert {"RNG.random", "PYRNG.random", "time.perf_counter"} <= {n for n, k in reads if k == "randomness"}
+    randomness = {n for n, k in reads if k == "randomness"}
+    assert {"RNG.random", "PYRNG.random", "time.perf_counter"} <= randomness
+    assert {"datetime.datetime.now", "uuid.uuid4"} <= randomness  # imported inside the function
     assert not any(n.startswith("torch") for n, _ in reads)
