@@ -8,8 +8,8 @@ console messages, page errors, CSP violations, whether the viewer became ready
 no page of ours should contain, and, when asked, the downloaded JSON and a screenshot.
 
 SPEC: ``{"pages": [{"path": str, "wait_ready": bool, "download": bool, "screenshot": str|null,
-"javascript": bool, "timeout_ms": int, "clicks": [selector], "text_of": [selector],
-"download_selector": selector}]}``
+"javascript": bool, "timeout_ms": int, "clicks": [selector], "actions": [[name, selector, *args]],
+"text_of": [selector], "download_selector": selector}]}``
 (``texts`` in the result maps each ``text_of`` selector to the textContent of its matches).
 """
 
@@ -116,6 +116,10 @@ def _probe_one(browser: Any, spec: dict[str, Any]) -> dict[str, Any]:
     obs["wall_ms"] = (time.perf_counter() - t0) * 1000
     for selector in spec.get("clicks", []):
         page.click(selector, timeout=5000)
+    for action, selector, *arg in spec.get(
+        "actions", []
+    ):  # ["fill", sel, text], ["press", sel, key], ["click", sel]
+        getattr(page, action)(selector, *arg, timeout=5000)
     page.wait_for_timeout(spec.get("settle_ms", 300))  # let late handlers (onerror...) fire
     obs["texts"] = {
         sel: page.eval_on_selector_all(sel, "els => els.map(e => e.textContent)")

@@ -19,6 +19,7 @@ from nstviz.html import extract_report_json
 MSG = "</script><img src=x onerror=window.__nstviz_pwned=1> <a href='javascript:window.__nstviz_pwned=2'>link</a>"
 FOLDER = "<img src=x onerror=window.__nstviz_pwned=4>"
 CODE_LINE = 's = "</script><script>window.__nstviz_pwned=3</script>"'
+MODULE = "<img src=x onerror=window['__nstviz_pwned']=7>"  # a submodule's name (no dots allowed)
 SCRIPT = f"""
 import torch
 
@@ -36,8 +37,19 @@ def f(x):
     return helper(x) * len(s)
 
 
+class Wrap(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.add_module({MODULE!r}, torch.nn.Linear(3, 3))
+
+    def forward(self, x):
+        return getattr(self, {MODULE!r})(x).relu()
+
+
 print("</script><script>window.__nstviz_pwned=5</script>")
 out = f(torch.rand(3))
+out2 = torch.compile(Wrap())(torch.ones(2, 3))
+LONG = "{"A" * 20_000}"
 raise RuntimeError("finished \\ud800 </script><img src=x onerror=window.__nstviz_pwned=6>")
 """
 
@@ -88,8 +100,8 @@ def test_the_page_is_inert_and_shows_the_text_as_written(hostile_run, probe):
         [
             {
                 "path": str(hostile_run["html"]),
-                "clicks": [".nsv-break .nsv-break-head"],
-                "text_of": [".nsv-break", "#nstviz-text-summary pre", ".nsv-tab-body"],
+                "clicks": [".nsv-break .nsv-break-head", 'button.nsv-tab[data-tab="source"]'],
+                "text_of": [".nsv-break", "#nstviz-text-summary pre", '.nsv-tab-body[data-tab="source"]'],
             }
         ]
     )
@@ -98,9 +110,28 @@ def test_the_page_is_inert_and_shows_the_text_as_written(hostile_run, probe):
     (break_text,) = obs["texts"][".nsv-break"]
     assert MSG in break_text
     assert "hostile.py:8" in break_text
-    assert CODE_LINE in "".join(obs["texts"][".nsv-tab-body"])
+    (source,) = obs["texts"]['.nsv-tab-body[data-tab="source"]']
+    assert CODE_LINE in source
+    assert 'LONG = "' + "A" * 1000 in source  # a 20,000-character line (the viewer elides its end)
     (summary,) = obs["texts"]["#nstviz-text-summary pre"]
     assert summary  # the static summary is there, as text
+
+
+@pytest.mark.browser
+def test_a_hostile_module_name_shows_as_text_in_the_node_details(hostile_run, probe):
+    (obs,) = probe(
+        [
+            {
+                "path": str(hostile_run["html"]),
+                "actions": [["fill", ".nsv-search", "addmm"], ["press", ".nsv-search", "Enter"]],
+                "text_of": ['.nsv-tab-body[data-tab="node"]'],
+            }
+        ]
+    )
+    assert obs["ready"], obs["errors"]
+    assert_inert(obs)
+    (details,) = obs["texts"]['.nsv-tab-body[data-tab="node"]']
+    assert "addmm" in details and MODULE in details
 
 
 def test_the_saved_json_renders_again_with_view(hostile_run, tmp_path):
