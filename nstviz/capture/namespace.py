@@ -19,8 +19,8 @@ What is restored:
   back at once and identity is preserved (compiled code and closures keep referencing the same
   objects). Size/stride/offset changes (``resize_``, ``set_``, ``t_``) are undone too;
 - **nn.Module**: parameters, buffers and submodules (entries of ``_parameters``, ``_buffers``,
-  ``_modules``), each parameter's ``.grad`` (``None`` again if it was ``None``), and the
-  module's other attributes (``training``, counters...) as bindings;
+  ``_modules``), hooks registered on it, each parameter's ``.grad`` (``None`` again if it was
+  ``None``), and the module's other attributes (``training``, counters...) as bindings;
 - **torch.optim.Optimizer**: ``state`` (moments, step counts, entries added by the run
   removed) and ``param_groups`` (learning rates...), in place;
 - **LR schedulers** and other objects with a ``state_dict`` from ``torch.optim``
@@ -333,8 +333,11 @@ class NamespaceCheckpoint:
             self._seen.add(id(sub))
             label = f"{where}.{name}" if name else where
             self._saved.attr_dicts.append((sub.__dict__, dict(sub.__dict__)))
-            for registry in (sub._parameters, sub._buffers, sub._modules):
-                self._saved.attr_dicts.append((registry, dict(registry)))
+            # Registries (parameters, buffers, submodules) and hook dicts: a cell that registers
+            # a hook must not end up with one hook per run.
+            for value in sub.__dict__.values():
+                if isinstance(value, dict):
+                    self._saved.attr_dicts.append((value, dict(value)))
             for pname, p in list(sub._parameters.items()) + list(sub._buffers.items()):
                 if p is not None:
                     self._visit(p, f"{label}.{pname}", depth + 1, state=True)

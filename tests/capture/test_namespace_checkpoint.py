@@ -138,6 +138,19 @@ def test_rebound_names_and_parameters_are_restored():
     assert lin.training is True
 
 
+def test_hooks_registered_by_a_run_are_removed():
+    lin = nn.Linear(2, 2)
+    calls = []
+    lin.register_forward_hook(lambda *a: calls.append("kept"))
+    ns = {"lin": lin}
+    cp = NamespaceCheckpoint(ns)
+    lin.register_forward_hook(lambda *a: calls.append("run"))
+    lin.register_forward_pre_hook(lambda *a: calls.append("pre"))
+    cp.restore()
+    lin(torch.ones(2))
+    assert calls == ["kept"]
+
+
 def test_views_shared_parameters_and_requires_grad_leaves():
     base = torch.arange(6.0)
     view = base[2:4]
