@@ -195,9 +195,14 @@ def _show_printed_output(report: Any) -> None:
     block = _summary.printed_output_html(report)
     if block is None or viewer_shows_printed_output():
         return
-    from IPython.display import HTML, display
+    from IPython.display import display
 
-    display(HTML(block))
+    plain = "\n".join(
+        f"--- printed by the {name} run ---\n{run.stdout}{run.stderr}".rstrip()
+        for name, run in report.runs.items()
+        if (run.stdout + run.stderr).strip()
+    )
+    display({"text/html": block, "text/plain": plain}, raw=True)
 
 
 def _withdraw(viewer: Any, handle: Any) -> None:
