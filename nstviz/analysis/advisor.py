@@ -154,7 +154,21 @@ def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, 
     if start is None:
         start = next((i for i, f in enumerate(stack) if _matches(f, all_compiled)), 0)
     markable = start > 0 and _matches(stack[start - 1], all_compiled)
+    if not markable and not _matches(stack[start], _entry_frames(run)):
+        # Not the function the user compiled (frame 0): Dynamo started on it after a break at
+        # its call site, even if the stack does not show that caller.
+        markable = True
     return list(reversed(stack[start + 1 :])), stack[start], markable, stack[start - 1] if start > 0 else None
+
+
+def _entry_frames(run: Run) -> set[tuple[str | None, str]]:
+    """(file, function) of the first frame Dynamo compiled: the user's compiled entry point."""
+    first = min((c.frame_id for c in run.compiles), default=None)
+    return {
+        (c.location.file if c.location else None, _plain_function_name(c.function))
+        for c in run.compiles
+        if c.frame_id == first and c.function
+    }
 
 
 def qualname_at(frame: Location) -> str:

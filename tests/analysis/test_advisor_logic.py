@@ -196,6 +196,13 @@ def test_a_frame_compiled_on_its_own_after_a_break_at_its_call_is_a_candidate():
     assert "compiled it on its own" in plan[0].reasons[0]
 
 
+def test_a_frame_compiled_later_is_a_candidate_even_when_the_stack_lacks_its_caller():
+    compiles = (*COMPILES, Compile(frame_id=3, compile_id=0, function="other_leaf", location=loc(other_leaf, 0)))
+    b = brk([Location(file="<cell>", line=1, function="<module>"), loc(other_leaf)], compile_ids=("3/0",))
+    plan = plan_candidates(run("baseline", b, compiles=compiles))
+    assert [p.name for p in plan] == ["other_leaf"] and not plan[0].problems
+
+
 # -- pre-checks ----------------------------------------------------------------------------------
 
 
