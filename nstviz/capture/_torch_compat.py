@@ -71,11 +71,17 @@ def id_set_contents() -> tuple[frozenset[int], frozenset[int]]:
     return frozenset(allowed()), frozenset(nonstrict())
 
 
-def restore_id_sets(contents: tuple[frozenset[int], frozenset[int]]) -> None:
-    """Make both id sets equal to ``contents`` again, in place."""
+def restore_id_sets(contents: tuple[frozenset[int], frozenset[int]], *, remove_added: bool = False) -> None:
+    """Put ids missing from both sets back, in place.
+
+    Ids added since the snapshot are kept unless ``remove_added``: user code run under
+    capture may register its own ``nonstrict_trace`` functions, and those must stay
+    registered. nstviz's own marks are removed by ``marking.marked``.
+    """
     for live, want in zip(id_sets(), contents, strict=True):
         current = live()
-        current.difference_update(current - want)
+        if remove_added:
+            current.difference_update(current - want)
         current.update(want - current)
 
 

@@ -69,3 +69,21 @@ def test_call_site_form_strict_baseline_lifts_the_mark():
     base, nst = report.runs["baseline"], report.runs["nonstrict"]
     assert [(b.gb_id, b.location.line, b.fatal) for b in base.breaks] == [("GB0007", 8, True)]
     assert nst.breaks == () and len(nst.regions) == 1
+
+
+def test_decorator_form_in_cell_strict_baseline_and_marks_kept():
+    from torch._dynamo import trace_rules
+
+    from tests.capture.cases import decorated
+
+    source = open(decorated.__file__).read()
+    ns: dict = {}
+    report = nstviz.trace_code(source, ns, baseline="strict", filename="<decorated-cell>")
+    base, nst = report.runs["baseline"], report.runs["nonstrict"]
+    assert [(b.gb_id, b.location.line, b.fatal) for b in base.breaks] == [("GB0007", 9, True)]
+    assert nst.breaks == () and [r.function for r in nst.regions] == ["scale"]
+    assert [(m.origin, m.qualname, m.spec) for m in nst.marked] == [("in_source", "scale", "<source>")]
+    assert report.summary().splitlines()[0] == "1 break -> 0, 0 graphs -> 1, outputs not compared"
+    # the cell's own decorated function stays registered after the call
+    assert id(ns["scale"]) in trace_rules._nonstrict_trace_callable_ids()
+    assert torch.is_tensor(ns["y"])
