@@ -293,6 +293,9 @@ export class App {
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
     const tree = buildGroupTree(gm);
+    for (const g of tree.groups) {
+      if (!g.dead && g.kind === "region") g.label = `${this.regionFunction(run, gm.regionIds[g.region])} · ${gm.regionIds[g.region]}`;
+    }
     e = { gm, tree, buildMs: t1 - t0, treeMs: performance.now() - t1 };
     this.cache.set(key, e);
     return e;
