@@ -81,6 +81,8 @@ class _Proposal:
     """Frames that call it on the break stacks (their line is the call site)."""
     notes: list[str] = field(default_factory=list)
     """Warnings that do not stop it from being tried (e.g. values it reads that get baked in)."""
+    module: str | None = None
+    """The module path prefixed to ``name`` when only the qualified path resolved."""
     region_functions: set[str] = field(default_factory=set)
     """Functions running inside the compiled region on its break stacks."""
 
@@ -392,6 +394,7 @@ def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[C
             continue
         if _same_code(obj, p.frame):
             if n != p.name:
+                p.module = n[: -len(p.name) - 1]
                 p.name = n
             return obj, tried
         mismatch = obj
@@ -847,8 +850,10 @@ def _def_line(p: _Proposal) -> int | None:
 
 def apply_code(kept: Sequence[_Proposal]) -> str:
     """The code that applies the marks: rebinding lines, with the decorator form in a comment."""
+    imports = sorted({p.module for p in kept if p.module})
     lines = [
         "import torch",
+        *(f"import {m}" for m in imports),
         "",
         "# Trace these functions non-strictly (run before the compiled code first runs,",
         "# or call torch._dynamo.reset() afterwards). Equivalent: put",

@@ -432,3 +432,28 @@ def test_fullgraph_fatal_break_moving_on_is_progress_and_revealed_breaks_get_can
 def test_no_breaks_no_candidates():
     cands, rec = run_advisor(run("baseline"), resolve, Table({}, ((), MATCH)), budget_s=5, max_attempts=5)
     assert cands == () and rec is None
+
+
+def test_functions_of_other_modules_get_their_module_path_and_an_import(tmp_path, monkeypatch):
+    import importlib
+    import sys
+
+    (tmp_path / "nstviz_advisor_helpermod.py").write_text("def noisy(x):\n    print('x')\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("nstviz_advisor_helpermod")
+    try:
+        b = brk([loc(compiled_entry), loc(mod.noisy)])
+
+        def resolve_dotted(name):
+            return mod.noisy if name == "nstviz_advisor_helpermod.noisy" else None
+
+        table = Table({frozenset({"noisy"}): ((), MATCH)}, ((b,), MATCH))
+        cands, rec = run_advisor(run("baseline", b), resolve_dotted, table, budget_s=10, max_attempts=3)
+        assert cands[0].function == "nstviz_advisor_helpermod.noisy" and cands[0].status == "improved"
+        assert "import nstviz_advisor_helpermod\n" in rec.code
+        assert (
+            "nstviz_advisor_helpermod.noisy = torch._dynamo.nonstrict_trace(nstviz_advisor_helpermod.noisy)"
+            in rec.code
+        )
+    finally:
+        sys.modules.pop("nstviz_advisor_helpermod", None)
