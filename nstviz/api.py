@@ -589,10 +589,22 @@ class _Session:
         if nst is not None:
             nst = runs["nonstrict"] = assign_baseline_graphs(base, nst, stacks)
         notes = list(dict.fromkeys(self.notes))
-        for run in runs.values():
-            for m in run.marked:
-                if not m.applied and m.warning and run.name == "nonstrict":
+        if nst is not None:
+            for m in nst.marked:
+                if not m.applied and m.warning:
                     notes.append(m.warning)
+                if m.applied and m.reads:
+                    names = ", ".join(f"{r.name} ({r.kind.replace('_', ' ')})" for r in m.reads[:6])
+                    notes.append(
+                        f"{m.qualname} reads {names}, which are not its inputs: nonstrict_trace bakes them "
+                        "in as constants without guards, so later changes are not seen by the compiled code"
+                    )
+            constant = sorted({r.function for r in nst.regions if not any(r.nodes.values())})
+            for fn in constant:
+                notes.append(
+                    f"{fn} produced no ATen nodes: its result was computed once while tracing and baked into "
+                    "the graph as a constant (it is not recomputed on later calls)"
+                )
         check = OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
         if outputs is not None:
             failed = [n for n in ("baseline", "nonstrict") if n in runs and runs[n].error is not None]

@@ -22,6 +22,7 @@ def test_auto_finds_the_function_and_reports_attempts():
     assert "torch._dynamo.nonstrict_trace(opaque_scale)" in report.recommendation.code
     (mark,) = report.runs["nonstrict"].marked
     assert (mark.qualname, mark.origin, mark.applied) == ("opaque_scale", "advisor", True)
+    assert any(n.startswith("opaque_scale produced no ATen nodes") for n in report.notes)
     assert report.counts["nonstrict"].full_graph
     phases = [e["phase"] for e in events]
     assert phases[0] == "baseline" and phases[-1] == "done" and "attempt-1" in phases and "nonstrict" in phases

@@ -106,6 +106,7 @@ def test_global_tensor_read_is_inlined_and_named():
     )
     (region,) = report.runs["nonstrict"].regions
     assert "OFFSET" in {r.name for r in region.reads}
+    assert any(n.startswith("global_helper reads OFFSET (global)") for n in report.notes)
 
 
 def test_item_data_dependent_not_helped(x):
