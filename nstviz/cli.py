@@ -20,32 +20,41 @@ Exit codes (also in ``nstviz --help`` and the user guide):
 from __future__ import annotations
 
 import argparse
-import builtins
 import dataclasses
-import os
-import re
 import sys
-import threading
-import time
 import traceback
-import types
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from nstviz._cli_script import (
+    EXIT_CHECK_FAILED,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_NOTHING_COMPILED,
+    EXIT_OK,
+    EXIT_SCRIPT_RAISED,
+    EXIT_USAGE,
+    CliError,
+    ScriptError,
+    run_script,
+    split_names,
+    user_traceback,
+)
+from nstviz._cli_terminal import (
+    Progress,
+    SafeText,
+    check_failures,
+    file_url,
+    script_error_lines,
+    shorten,
+    status_code,
+    summary_table,
+)
 from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, UsageError
 
 if TYPE_CHECKING:
-    from nstviz.report import Report, Run
-
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1
-EXIT_USAGE = 2
-EXIT_SCRIPT_RAISED = 3
-EXIT_NOTHING_COMPILED = 4
-EXIT_INTERNAL = 5
-EXIT_INTERRUPTED = 130
+    from nstviz.report import Report
 
 _EXIT_CODES_HELP = """\
 exit codes:
@@ -72,416 +81,11 @@ examples:
 )
 
 
-class CliError(Exception):
-    """A failure the CLI reports as one line plus a hint, with an exit code."""
-
-    def __init__(self, message: str, hint: str = "", code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.hint = hint
-        self.code = code
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse that raises :class:`CliError` instead of printing usage and exiting."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise CliError(message, hint=f"see `{self.prog} --help`")
-
-
-# -- progress --------------------------------------------------------------------------
-
-
-class Progress:
-    """Shows which run is going on and for how long, on the real stderr.
-
-    On a terminal it keeps one line up to date (a ticker thread refreshes the elapsed
-    time); elsewhere it prints one line per phase. ``quiet`` silences it.
-    """
-
-    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
-        # Keep the stream now: the capture swaps sys.stderr while the user's code runs.
-        self.stream = stream if stream is not None else sys.stderr
-        self.quiet = quiet
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.monotonic()
-        self.message = ""
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def __call__(self, event: Any = None, message: str | None = None, **fields: Any) -> None:
-        """Accept a progress event: a dict, an object with ``phase``/``message``, or (phase, message)."""
-        if isinstance(event, dict):
-            fields = {**event, **fields}
-        elif event is not None and not isinstance(event, str):
-            fields = {
-                k: getattr(event, k)
-                for k in ("phase", "message", "runs_done", "runs_total")
-                if hasattr(event, k)
-            }
-        else:
-            fields = {"phase": event or "", "message": message or "", **fields}
-        phase = str(fields.get("phase") or "")
-        text = str(fields.get("message") or "")
-        label = _phase_label(phase)
-        self.update(f"{label}: {text}" if text and label else (label or text))
-
-    def update(self, message: str) -> None:
-        """Show ``message`` as the current step."""
-        if self.quiet or not message:
-            return
-        with self._lock:
-            self.message = message
-            if self.tty:
-                self._draw()
-            else:
-                self.stream.write(f"nstviz: {message} [{self.elapsed():.1f} s]\n")
-                self.stream.flush()
-
-    def elapsed(self) -> float:
-        """Seconds since this display was made."""
-        return time.monotonic() - self.start
-
-    def _draw(self) -> None:
-        line = f"nstviz: {self.message} [{self.elapsed():.0f} s]"
-        self.stream.write("\r\033[K" + line[:200])
-        self.stream.flush()
-
-    def _tick(self) -> None:
-        while not self._stop.wait(1.0):
-            with self._lock:
-                if self.message:
-                    self._draw()
-
-    def __enter__(self) -> Progress:
-        if self.tty and not self.quiet:
-            self._thread = threading.Thread(target=self._tick, name="nstviz-progress", daemon=True)
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        if self.tty and not self.quiet and self.message:
-            with self._lock:
-                self.stream.write("\r\033[K")
-                self.stream.flush()
-
-
-def _phase_label(phase: str) -> str:
-    if phase == "baseline":
-        return "baseline run (code as written)"
-    if phase == "nonstrict":
-        return "nonstrict run"
-    if phase.startswith("attempt-"):
-        return f"advisor {phase.replace('-', ' ')}"
-    return {"done": "done", "error": "error", "analysis": "analysing"}.get(phase, phase)
-
-
-# -- running a script -------------------------------------------------------------------
-
-
-@contextmanager
-def _as_main(script: Path, argv: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """Give a script what ``python SCRIPT ARGS`` gives it, and put everything back after.
-
-    Sets ``sys.argv``, puts the script's folder first on ``sys.path`` and installs a fresh
-    ``__main__`` module (as :mod:`runpy` does) whose namespace is yielded.
-    """
-    module = types.ModuleType("__main__")
-    module.__dict__.update({"__file__": str(script), "__builtins__": builtins, "__cached__": None})
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    saved_main = sys.modules.get("__main__")
-    sys.argv = [str(script), *argv]
-    sys.path.insert(0, str(script.parent))
-    sys.modules["__main__"] = module
-    try:
-        yield module.__dict__
-    finally:
-        sys.argv[:] = saved_argv
-        sys.argv = saved_argv
-        sys.path[:] = saved_path
-        if saved_main is not None:
-            sys.modules["__main__"] = saved_main
-        else:  # pragma: no cover - the interpreter always has one
-            sys.modules.pop("__main__", None)
-
-
-def _trace_code() -> Callable[..., Report]:
-    try:
-        from nstviz.api import trace_code
-    except ImportError as exc:  # pragma: no cover - only while the capture engine is missing
-        raise CliError(
-            f"the nstviz capture engine is not available ({exc})",
-            hint="reinstall nstviz: pip install -e .",
-            code=EXIT_INTERNAL,
-        ) from None
-    return trace_code
-
-
-def _split_names(values: Sequence[str] | None) -> tuple[str, ...]:
-    names: list[str] = []
-    for value in values or ():
-        names.extend(part.strip() for part in value.split(",") if part.strip())
-    return tuple(dict.fromkeys(names))
-
-
-class ScriptError(Exception):
-    """The user's script raised before anything was compiled (carries the exception)."""
-
-    def __init__(self, exc: BaseException, script: Path) -> None:
-        super().__init__(f"{type(exc).__name__}: {exc}")
-        self.exc = exc
-        self.script = script
-
-
-def run_script(
-    script: str | Path,
-    argv: Sequence[str] = (),
-    *,
-    nonstrict: Sequence[str] = (),
-    auto: bool = False,
-    backend: str = "record",
-    progress: Callable[..., None] | None = None,
-    **options: Any,
-) -> Report:
-    """Run a Python script as ``__main__`` under capture and return the Report.
-
-    The script runs as ``python SCRIPT ARGV`` would run it (``__name__ == "__main__"``,
-    ``sys.argv``, its folder first on ``sys.path``), once per run; all of that is put back
-    afterwards.
-
-    Args:
-        script: path of the script.
-        argv: its command-line arguments (``sys.argv[1:]`` while it runs).
-        nonstrict: functions to trace non-strictly (names as ``--nonstrict`` takes them).
-        auto: let the advisor find the functions.
-        backend: the ``torch.compile`` backend the capture records with.
-        progress: called with progress events while the runs go on.
-        **options: further keyword arguments for :func:`nstviz.api.trace_code`
-            (``check``, ``baseline``, ``budget_s``, ``max_attempts``, ``echo``).
-
-    Raises:
-        CliError: the script cannot be read or does not parse.
-        ScriptError: the script raised before compiling anything.
-        UsageError, NothingCompiledError: from :func:`nstviz.api.trace_code`.
-    """
-    path = Path(script)
-    if not path.is_file():
-        hint = "check the path" if not path.exists() else "give a Python file, not a folder"
-        raise CliError(f"no such script: {path}", hint=hint)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {exc}", hint="give a UTF-8 Python file") from None
-    path = path.resolve()
-    try:
-        compile(source, str(path), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
-        raise CliError(
-            f"{where}: syntax error: {exc.msg}", hint="fix the script; it must run with `python`"
-        ) from None
-    trace_code = _trace_code()
-    kwargs = {k: v for k, v in options.items() if v is not None}
-    with _as_main(path, argv) as namespace:
-        try:
-            report = trace_code(
-                source,
-                namespace,
-                nonstrict=tuple(nonstrict),
-                auto=auto,
-                backend=backend,
-                filename=str(path),
-                progress=progress,
-                title=path.name,
-                **kwargs,
-            )
-        except (NstvizError, KeyboardInterrupt):
-            raise
-        except BaseException as exc:
-            if _raised_in(exc, path):
-                raise ScriptError(exc, path) from exc
-            raise
-    return dataclasses.replace(report, entry="cli")
-
-
-def _raised_in(exc: BaseException, path: Path) -> bool:
-    """True when the exception passed through the script's own code."""
-    if isinstance(exc, SystemExit):
-        return True
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == str(path):
-            return True
-        tb = tb.tb_next
-    return False
-
-
-def _user_traceback(exc: BaseException, path: Path) -> str:
-    """The traceback from the script's first frame on (nstviz's own frames dropped)."""
-    tb = exc.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename != str(path):
-        tb = tb.tb_next
-    return "".join(traceback.format_exception(type(exc), exc, tb))
-
-
-# -- terminal output --------------------------------------------------------------------
-
-
-def _counts(report: Report, name: str) -> Any:
-    counts = report.counts.get(name)
-    if counts is not None:
-        return counts
-    run = report.runs.get(name)
-    if run is None:
-        return None
-    from nstviz.report import RunCounts
-
-    dynamo = [g for g in run.graphs if g.level == "dynamo"]
-    aten = [g for g in run.graphs if g.level.startswith("aten")]
-    return RunCounts(
-        graphs=len(dynamo),
-        breaks=len(run.breaks),
-        break_hits=sum(b.count for b in run.breaks),
-        ops=sum(g.op_count for g in dynamo),
-        aten_ops=sum(g.op_count for g in aten),
-        regions=len(run.regions),
-        inlined_nodes=sum(len(n) for r in run.regions for n in r.nodes.values()),
-        full_graph=len(dynamo) == 1 and not run.breaks,
-    )
-
-
-def _yes(value: bool) -> str:
-    return "yes" if value else "no"
-
-
-def summary_table(report: Report) -> str:
-    """Return the runs side by side as a plain-text table, then the breaks and outputs."""
-    names = [n for n in ("baseline", "nonstrict") if n in report.runs]
-    names += [n for n in report.runs if n not in names and not n.startswith("attempt-")]
-    counts = {n: _counts(report, n) for n in names}
-    rows: list[tuple[str, list[str]]] = [
-        ("graphs", [str(counts[n].graphs) for n in names]),
-        ("distinct breaks", [str(counts[n].breaks) for n in names]),
-        ("break hits", [str(counts[n].break_hits) for n in names]),
-        ("ops (Dynamo)", [str(counts[n].ops) for n in names]),
-        ("ops (ATen)", [str(counts[n].aten_ops) for n in names]),
-        ("non-strict regions", [str(counts[n].regions) for n in names]),
-        ("single graph", [_yes(counts[n].full_graph) for n in names]),
-        ("error", [_short(report.runs[n].error_type or report.runs[n].error or "-", 24) for n in names]),
-    ]
-    width0 = max(len(r[0]) for r in rows)
-    widths = [max(len(n), *(len(r[1][i]) for r in rows)) for i, n in enumerate(names)]
-    lines = ["  ".join([" " * width0, *(n.rjust(w) for n, w in zip(names, widths, strict=True))])]
-    for label, cells in rows:
-        lines.append(
-            "  ".join([label.ljust(width0), *(c.rjust(w) for c, w in zip(cells, widths, strict=True))])
-        )
-    diff = report.diff
-    if "nonstrict" in report.runs:
-        lines.append("")
-        lines.append(
-            f"breaks: {len(diff.resolved)} resolved, {len(diff.remaining)} remaining, {len(diff.introduced)} introduced"
-        )
-        for status, breaks in (
-            ("resolved", diff.resolved),
-            ("remaining", diff.remaining),
-            ("introduced", diff.introduced),
-        ):
-            for b in breaks:
-                loc = b.location
-                where = f"{_short_path(loc.file)}:{loc.line} {loc.function}"
-                seen = f" (x{b.count})" if b.count > 1 else ""
-                fatal = " [fatal]" if b.fatal else ""
-                lines.append(
-                    f"  {status:<10} {b.gb_id or '-':<7} {where}  {_short(b.reason, 70)}{seen}{fatal}"
-                )
-    else:
-        for b in report.runs["baseline"].breaks if "baseline" in report.runs else ():
-            loc = b.location
-            lines.append(
-                f"  break {b.gb_id or '-':<7} {_short_path(loc.file)}:{loc.line} {_short(b.reason, 70)}"
-            )
-    lines.append(_outputs_line(report))
-    shown: set[str] = set()
-    for name in names:
-        for mark in report.runs[name].marked:
-            if mark.warning and mark.warning not in shown:
-                shown.add(mark.warning)
-                lines.append(f"warning: {mark.warning}")
-            elif not mark.applied and not mark.warning:
-                lines.append(
-                    f"warning: --nonstrict {mark.spec} ({mark.qualname}) never applied in the {name} run"
-                )
-    lines.extend(_advisor_lines(report))
-    lines.extend(f"note: {note}" for note in report.notes if note not in shown)
-    return "\n".join(lines)
-
-
-def _advisor_lines(report: Report) -> list[str]:
-    """The advisor's attempts, one line each, then its recommendation and the code to apply it."""
-    if not report.candidates and report.recommendation is None:
-        return []
-    lines = ["", "advisor:"]
-    for c in report.candidates:
-        breaks = f"breaks {c.breaks_before} -> {c.breaks_after}" if c.breaks_after is not None else ""
-        outputs = {True: "outputs match", False: "outputs DIFFER", None: ""}[c.outputs_match]
-        why_not = c.error or "; ".join(c.precheck)
-        facts = ", ".join(
-            x for x in (breaks, outputs, (c.gb_id or ""), _short(why_not, 90) if why_not else "") if x
-        )
-        lines.append(
-            f"  {c.status:<9} {c.function}" + (f": {facts}" if facts else "") + f"  ({_short(c.why, 70)})"
-        )
-    rec = report.recommendation
-    if rec is None:
-        lines.append("  no recommendation: no candidate reduced the breaks with matching outputs")
-    else:
-        lines.append(
-            f"  recommended: {', '.join(rec.functions)} (breaks {rec.breaks_before} -> {rec.breaks_after})"
-        )
-        lines.extend(("    " + line).rstrip() for line in rec.code.rstrip().splitlines())
-    return lines
-
-
-def _outputs_line(report: Report) -> str:
-    out = report.outputs
-    if out.skipped_reason:
-        return f"outputs: not checked ({out.skipped_reason})"
-    if out.match is None:
-        return "outputs: not compared"
-    diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
-    line = ("outputs: match" if out.match else "outputs: DIFFER") + diff
-    if out.nondeterministic:
-        line += " [non-deterministic: the baseline disagreed with itself]"
-    bad = [d for d in out.details if d.match is False]
-    for detail in bad[:5]:
-        why = detail.note or (
-            f"max abs diff {detail.max_abs_diff:.3g}" if detail.max_abs_diff is not None else ""
-        )
-        line += f"\n  {_short(detail.path, 40)}: {_short(why, 100)}"
-    if len(bad) > 5:
-        line += f"\n  ... and {len(bad) - 5} more"
-    return line
-
-
-def _short(text: str, limit: int) -> str:
-    first = " ".join(str(text).split())
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
-def _short_path(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return rel if not rel.startswith("..") else path
-
-
-def _file_url(path: Path) -> str:
-    return path.resolve().as_uri()
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -502,7 +106,7 @@ def _write_outputs(report: Report, html_path: str | None, json_path: str | None,
         _ensure_parent(target)
         save_html(report, target)
         written.append(target)
-        out.write(f"wrote {target} ({target.stat().st_size / 1e6:.2f} MB, open {_file_url(target)})\n")
+        out.write(f"wrote {target} ({target.stat().st_size / 1e6:.2f} MB, open {file_url(target)})\n")
     return written
 
 
@@ -511,42 +115,6 @@ def _ensure_parent(target: Path) -> None:
         raise CliError(
             f"cannot write {target}: folder {target.parent} does not exist", hint="create it first"
         )
-
-
-def _raised(run: Run) -> bool:
-    """True when the run's code raised something other than a graph break or a clean exit."""
-    if not run.error or any(b.fatal for b in run.breaks):
-        return False
-    if run.error_type == "SystemExit":
-        return run.error not in ("SystemExit", "SystemExit: 0", "SystemExit: None")
-    return run.error_type not in _dynamo_error_names()
-
-
-def _dynamo_error_names() -> frozenset[str]:
-    """Names of torch's Dynamo exceptions: how a fatal graph break (fullgraph=True) surfaces."""
-    try:
-        from torch._dynamo import exc as dynamo_exc
-    except ImportError:  # pragma: no cover
-        return frozenset({"Unsupported"})
-    return frozenset(
-        name
-        for name, value in vars(dynamo_exc).items()
-        if isinstance(value, type) and issubclass(value, dynamo_exc.TorchDynamoException)
-    )
-
-
-def _status_code(report: Report) -> int:
-    """3 when the baseline raised something other than a graph break, else 0."""
-    baseline = report.runs.get("baseline")
-    return EXIT_SCRIPT_RAISED if baseline is not None and _raised(baseline) else EXIT_OK
-
-
-def _script_error_lines(report: Report) -> list[str]:
-    lines = []
-    for name, run in report.runs.items():
-        if _raised(run):
-            lines.append(f"error: the script raised in the {name} run: {_short(run.error or '', 160)}")
-    return lines
 
 
 def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -558,13 +126,13 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     out.write(summary_table(report) + "\n\n")
     written = _write_outputs(report, args.output, args.json, out)
     out.write(f"{written[-1].resolve() if written else ''}\n")
-    return _status_code(report)
+    return status_code(report)
 
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report = _capture(args, err)
     out.write(summary_table(report) + "\n")
-    for line in _script_error_lines(report):
+    for line in script_error_lines(report):
         err.write(line + "\n")
     html_path = args.output
     if html_path is None and args.json is None:
@@ -573,7 +141,7 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     written = _write_outputs(report, html_path, args.json, out)
     if written:
         out.write(f"{written[-1].resolve()}\n")
-    return _status_code(report)
+    return status_code(report)
 
 
 def _check_capture_args(args: argparse.Namespace) -> None:
@@ -604,7 +172,7 @@ def _check_capture_args(args: argparse.Namespace) -> None:
 
 
 def _capture(args: argparse.Namespace, err: TextIO) -> Report:
-    nonstrict = _split_names(args.nonstrict)
+    nonstrict = split_names(args.nonstrict)
     if not nonstrict and not args.auto:
         raise CliError(
             "nothing to compare: give --nonstrict NAME (the functions to trace non-strictly) or --auto",
@@ -663,8 +231,8 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.json or args.output:
         _write_outputs(report, args.output, args.json, out)
     failures = check_failures(report, fail_on_break=args.fail_on_break)
-    status = _status_code(report)
-    for line in _script_error_lines(report):
+    status = status_code(report)
+    for line in script_error_lines(report):
         err.write(line + "\n")
     if status:
         return status
@@ -673,27 +241,6 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return EXIT_CHECK_FAILED
     out.write("check passed\n")
     return EXIT_OK
-
-
-def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
-    """Return why ``nstviz check`` fails for this Report (empty when it passes)."""
-    failures = []
-    nonstrict = report.runs.get("nonstrict")
-    if nonstrict is None:
-        return ["there is no nonstrict run (see the notes above)"]
-    if _raised(nonstrict):
-        failures.append(f"the nonstrict run raised: {_short(nonstrict.error, 120)}")
-    if report.outputs.match is False:
-        failures.append("outputs differ between the baseline and nonstrict runs")
-    if report.diff.introduced:
-        failures.append(f"{len(report.diff.introduced)} break(s) introduced by the nonstrict run")
-    for mark in nonstrict.marked:
-        if not mark.applied:
-            failures.append(f"--nonstrict {mark.spec} never applied (no call went through nonstrict_trace)")
-    remaining = nonstrict.breaks
-    if fail_on_break and remaining:
-        failures.append(f"{len(remaining)} distinct break(s) remain in the nonstrict run (--fail-on-break)")
-    return failures
 
 
 # -- argument parsing -------------------------------------------------------------------
@@ -840,8 +387,8 @@ def main(
     argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None
 ) -> int:
     """Run the ``nstviz`` command; return its exit code (see the module docstring)."""
-    out: TextIO = _SafeText(stdout or sys.stdout)  # type: ignore[assignment]
-    err: TextIO = _SafeText(stderr or sys.stderr)  # type: ignore[assignment]
+    out: TextIO = SafeText(stdout or sys.stdout)  # type: ignore[assignment]
+    err: TextIO = SafeText(stderr or sys.stderr)  # type: ignore[assignment]
     argv = list(sys.argv[1:] if argv is None else argv)
     parsers = build_parsers()
     try:
@@ -873,10 +420,10 @@ def main(
                 "nstviz needs the script to call a torch.compile-d function or module",
                 EXIT_SCRIPT_RAISED if exc.exc.code not in (0, None) else EXIT_NOTHING_COMPILED,
             )
-        err.write(_user_traceback(exc.exc, exc.script))
+        err.write(user_traceback(exc.exc, exc.script))
         return _fail(
             err,
-            f"the script raised before compiling anything: {_short(str(exc), 200)}",
+            f"the script raised before compiling anything: {shorten(str(exc), 200)}",
             "",
             EXIT_SCRIPT_RAISED,
         )
@@ -897,34 +444,6 @@ def main(
         err.write("nstviz: internal error (this is a bug in nstviz; please report it with this traceback)\n")
         traceback.print_exc(file=err)
         return EXIT_INTERNAL
-
-
-class _SafeText:
-    """Wraps a text stream so that no string the Report holds can make a write fail.
-
-    Lone surrogates (from exception messages) become U+FFFD; characters the stream's
-    encoding lacks (an ASCII terminal) become backslash escapes.
-    """
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def write(self, text: str) -> int:
-        text = _LONE_SURROGATE.sub("\ufffd", text)
-        try:
-            return self._stream.write(text)
-        except UnicodeEncodeError:
-            encoding = getattr(self._stream, "encoding", None) or "ascii"
-            return self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
-
-    def flush(self) -> None:
-        self._stream.flush()
-
-    def isatty(self) -> bool:
-        return bool(getattr(self._stream, "isatty", lambda: False)())
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _fail(err: TextIO, message: str, hint: str, code: int) -> int:

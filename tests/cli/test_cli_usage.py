@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from nstviz.cli import EXIT_OK, EXIT_USAGE, _as_main, main
+from nstviz._cli_script import as_main
+from nstviz.cli import EXIT_OK, EXIT_USAGE, main
 
 
 def run_main(*argv: str) -> tuple[int, str, str]:
@@ -107,7 +108,7 @@ def test_as_main_sets_and_restores_interpreter_state(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("")
     argv, path, main_mod = sys.argv[:], sys.path[:], sys.modules["__main__"]
-    with pytest.raises(RuntimeError), _as_main(script, ["a", "--b"]) as ns:
+    with pytest.raises(RuntimeError), as_main(script, ["a", "--b"]) as ns:
         assert sys.argv == [str(script), "a", "--b"]
         assert sys.path[0] == str(tmp_path)
         assert sys.modules["__main__"].__dict__ is ns

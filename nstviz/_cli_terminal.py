@@ -1,0 +1,358 @@
+"""What the ``nstviz`` command prints: progress, the summary table, why a check failed.
+
+Also how a Report maps to the script-raised exit status (:func:`status_code`), and a writer
+that never fails on strings from the Report (:class:`SafeText`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from nstviz._cli_script import EXIT_OK, EXIT_SCRIPT_RAISED
+
+if TYPE_CHECKING:
+    from nstviz.report import Report, Run
+
+
+class Progress:
+    """Shows which run is going on and for how long, on the real stderr.
+
+    On a terminal it keeps one line up to date (a ticker thread refreshes the elapsed
+    time); elsewhere it prints one line per phase. ``quiet`` silences it.
+    """
+
+    def __init__(self, stream: TextIO | None = None, *, quiet: bool = False) -> None:
+        # Keep the stream now: the capture swaps sys.stderr while the user's code runs.
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.start = time.monotonic()
+        self.message = ""
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __call__(self, event: Any = None, message: str | None = None, **fields: Any) -> None:
+        """Accept a progress event: a dict, an object with ``phase``/``message``, or (phase, message)."""
+        if isinstance(event, dict):
+            fields = {**event, **fields}
+        elif event is not None and not isinstance(event, str):
+            fields = {
+                k: getattr(event, k)
+                for k in ("phase", "message", "runs_done", "runs_total")
+                if hasattr(event, k)
+            }
+        else:
+            fields = {"phase": event or "", "message": message or "", **fields}
+        phase = str(fields.get("phase") or "")
+        text = str(fields.get("message") or "")
+        label = _phase_label(phase)
+        self.update(f"{label}: {text}" if text and label else (label or text))
+
+    def update(self, message: str) -> None:
+        """Show ``message`` as the current step."""
+        if self.quiet or not message:
+            return
+        with self._lock:
+            self.message = message
+            if self.tty:
+                self._draw()
+            else:
+                self.stream.write(f"nstviz: {message} [{self.elapsed():.1f} s]\n")
+                self.stream.flush()
+
+    def elapsed(self) -> float:
+        """Seconds since this display was made."""
+        return time.monotonic() - self.start
+
+    def _draw(self) -> None:
+        line = f"nstviz: {self.message} [{self.elapsed():.0f} s]"
+        self.stream.write("\r\033[K" + line[:200])
+        self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            with self._lock:
+                if self.message:
+                    self._draw()
+
+    def __enter__(self) -> Progress:
+        if self.tty and not self.quiet:
+            self._thread = threading.Thread(target=self._tick, name="nstviz-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        if self.tty and not self.quiet and self.message:
+            with self._lock:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+
+
+def _phase_label(phase: str) -> str:
+    if phase == "baseline":
+        return "baseline run (code as written)"
+    if phase == "nonstrict":
+        return "nonstrict run"
+    if phase.startswith("attempt-"):
+        return f"advisor {phase.replace('-', ' ')}"
+    return {"done": "done", "error": "error", "analysis": "analysing"}.get(phase, phase)
+
+
+def _counts(report: Report, name: str) -> Any:
+    counts = report.counts.get(name)
+    if counts is not None:
+        return counts
+    run = report.runs.get(name)
+    if run is None:
+        return None
+    from nstviz.report import RunCounts
+
+    dynamo = [g for g in run.graphs if g.level == "dynamo"]
+    aten = [g for g in run.graphs if g.level.startswith("aten")]
+    return RunCounts(
+        graphs=len(dynamo),
+        breaks=len(run.breaks),
+        break_hits=sum(b.count for b in run.breaks),
+        ops=sum(g.op_count for g in dynamo),
+        aten_ops=sum(g.op_count for g in aten),
+        regions=len(run.regions),
+        inlined_nodes=sum(len(n) for r in run.regions for n in r.nodes.values()),
+        full_graph=len(dynamo) == 1 and not run.breaks,
+    )
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def summary_table(report: Report) -> str:
+    """Return the runs side by side as a plain-text table, then the breaks and outputs."""
+    names = [n for n in ("baseline", "nonstrict") if n in report.runs]
+    names += [n for n in report.runs if n not in names and not n.startswith("attempt-")]
+    counts = {n: _counts(report, n) for n in names}
+    rows: list[tuple[str, list[str]]] = [
+        ("graphs", [str(counts[n].graphs) for n in names]),
+        ("distinct breaks", [str(counts[n].breaks) for n in names]),
+        ("break hits", [str(counts[n].break_hits) for n in names]),
+        ("ops (Dynamo)", [str(counts[n].ops) for n in names]),
+        ("ops (ATen)", [str(counts[n].aten_ops) for n in names]),
+        ("non-strict regions", [str(counts[n].regions) for n in names]),
+        ("single graph", [_yes(counts[n].full_graph) for n in names]),
+        ("error", [shorten(report.runs[n].error_type or report.runs[n].error or "-", 24) for n in names]),
+    ]
+    width0 = max(len(r[0]) for r in rows)
+    widths = [max(len(n), *(len(r[1][i]) for r in rows)) for i, n in enumerate(names)]
+    lines = ["  ".join([" " * width0, *(n.rjust(w) for n, w in zip(names, widths, strict=True))])]
+    for label, cells in rows:
+        lines.append(
+            "  ".join([label.ljust(width0), *(c.rjust(w) for c, w in zip(cells, widths, strict=True))])
+        )
+    diff = report.diff
+    if "nonstrict" in report.runs:
+        lines.append("")
+        lines.append(
+            f"breaks: {len(diff.resolved)} resolved, {len(diff.remaining)} remaining, {len(diff.introduced)} introduced"
+        )
+        for status, breaks in (
+            ("resolved", diff.resolved),
+            ("remaining", diff.remaining),
+            ("introduced", diff.introduced),
+        ):
+            for b in breaks:
+                loc = b.location
+                where = f"{_short_path(loc.file)}:{loc.line} {loc.function}"
+                seen = f" (x{b.count})" if b.count > 1 else ""
+                fatal = " [fatal]" if b.fatal else ""
+                lines.append(
+                    f"  {status:<10} {b.gb_id or '-':<7} {where}  {shorten(b.reason, 70)}{seen}{fatal}"
+                )
+    else:
+        for b in report.runs["baseline"].breaks if "baseline" in report.runs else ():
+            loc = b.location
+            lines.append(
+                f"  break {b.gb_id or '-':<7} {_short_path(loc.file)}:{loc.line} {shorten(b.reason, 70)}"
+            )
+    lines.append(_outputs_line(report))
+    shown: set[str] = set()
+    for name in names:
+        for mark in report.runs[name].marked:
+            if mark.warning and mark.warning not in shown:
+                shown.add(mark.warning)
+                lines.append(f"warning: {mark.warning}")
+            elif not mark.applied and not mark.warning:
+                lines.append(
+                    f"warning: --nonstrict {mark.spec} ({mark.qualname}) never applied in the {name} run"
+                )
+    lines.extend(_advisor_lines(report))
+    lines.extend(f"note: {note}" for note in report.notes if note not in shown)
+    return "\n".join(lines)
+
+
+def _advisor_lines(report: Report) -> list[str]:
+    """The advisor's attempts, one line each, then its recommendation and the code to apply it."""
+    if not report.candidates and report.recommendation is None:
+        return []
+    lines = ["", "advisor:"]
+    for c in report.candidates:
+        breaks = f"breaks {c.breaks_before} -> {c.breaks_after}" if c.breaks_after is not None else ""
+        outputs = {True: "outputs match", False: "outputs DIFFER", None: ""}[c.outputs_match]
+        why_not = c.error or "; ".join(c.precheck)
+        facts = ", ".join(
+            x for x in (breaks, outputs, (c.gb_id or ""), shorten(why_not, 90) if why_not else "") if x
+        )
+        lines.append(
+            f"  {c.status:<9} {c.function}" + (f": {facts}" if facts else "") + f"  ({shorten(c.why, 70)})"
+        )
+    rec = report.recommendation
+    if rec is None:
+        lines.append("  no recommendation: no candidate reduced the breaks with matching outputs")
+    else:
+        lines.append(
+            f"  recommended: {', '.join(rec.functions)} (breaks {rec.breaks_before} -> {rec.breaks_after})"
+        )
+        lines.extend(("    " + line).rstrip() for line in rec.code.rstrip().splitlines())
+    return lines
+
+
+def _outputs_line(report: Report) -> str:
+    out = report.outputs
+    if out.skipped_reason:
+        return f"outputs: not checked ({out.skipped_reason})"
+    if out.match is None:
+        return "outputs: not compared"
+    diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
+    line = ("outputs: match" if out.match else "outputs: DIFFER") + diff
+    if out.nondeterministic:
+        line += " [non-deterministic: the baseline disagreed with itself]"
+    bad = [d for d in out.details if d.match is False]
+    for detail in bad[:5]:
+        why = detail.note or (
+            f"max abs diff {detail.max_abs_diff:.3g}" if detail.max_abs_diff is not None else ""
+        )
+        line += f"\n  {shorten(detail.path, 40)}: {shorten(why, 100)}"
+    if len(bad) > 5:
+        line += f"\n  ... and {len(bad) - 5} more"
+    return line
+
+
+def shorten(text: str, limit: int) -> str:
+    first = " ".join(str(text).split())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def _short_path(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return rel if not rel.startswith("..") else path
+
+
+def file_url(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+def _raised(run: Run) -> bool:
+    """True when the run's code raised something other than a graph break or a clean exit."""
+    if not run.error or any(b.fatal for b in run.breaks):
+        return False
+    if run.error_type == "SystemExit":
+        return run.error not in ("SystemExit", "SystemExit: 0", "SystemExit: None")
+    return run.error_type not in _dynamo_error_names()
+
+
+def _dynamo_error_names() -> frozenset[str]:
+    """Names of torch's Dynamo exceptions: how a fatal graph break (fullgraph=True) surfaces."""
+    try:
+        from torch._dynamo import exc as dynamo_exc
+    except ImportError:  # pragma: no cover
+        return frozenset({"Unsupported"})
+    return frozenset(
+        name
+        for name, value in vars(dynamo_exc).items()
+        if isinstance(value, type) and issubclass(value, dynamo_exc.TorchDynamoException)
+    )
+
+
+def status_code(report: Report) -> int:
+    """3 when the baseline raised something other than a graph break, else 0."""
+    baseline = report.runs.get("baseline")
+    return EXIT_SCRIPT_RAISED if baseline is not None and _raised(baseline) else EXIT_OK
+
+
+def script_error_lines(report: Report) -> list[str]:
+    lines = []
+    for name, run in report.runs.items():
+        if _raised(run):
+            lines.append(f"error: the script raised in the {name} run: {shorten(run.error or '', 160)}")
+    return lines
+
+
+def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
+    """Return why ``nstviz check`` fails for this Report (empty when it passes)."""
+    failures = []
+    nonstrict = report.runs.get("nonstrict")
+    if nonstrict is None:
+        return ["there is no nonstrict run (see the notes above)"]
+    if _raised(nonstrict):
+        failures.append(f"the nonstrict run raised: {shorten(nonstrict.error, 120)}")
+    if report.outputs.match is False:
+        failures.append("outputs differ between the baseline and nonstrict runs")
+    if report.diff.introduced:
+        failures.append(f"{len(report.diff.introduced)} break(s) introduced by the nonstrict run")
+    for mark in nonstrict.marked:
+        if not mark.applied:
+            failures.append(f"--nonstrict {mark.spec} never applied (no call went through nonstrict_trace)")
+    remaining = nonstrict.breaks
+    if fail_on_break and remaining:
+        failures.append(f"{len(remaining)} distinct break(s) remain in the nonstrict run (--fail-on-break)")
+    return failures
+
+
+class SafeText:
+    """Wraps a text stream so that no string the Report holds can make a write fail.
+
+    Lone surrogates (from exception messages) become U+FFFD; characters the stream's
+    encoding lacks (an ASCII terminal) become backslash escapes.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        text = _LONE_SURROGATE.sub("\ufffd", text)
+        try:
+            return self._stream.write(text)
+        except UnicodeEncodeError:
+            encoding = getattr(self._stream, "encoding", None) or "ascii"
+            return self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self._stream, "isatty", lambda: False)())
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+__all__ = [
+    "Progress",
+    "SafeText",
+    "check_failures",
+    "file_url",
+    "script_error_lines",
+    "status_code",
+    "summary_table",
+]
