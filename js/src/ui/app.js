@@ -421,8 +421,24 @@ export class App {
     if (origin === "model" && this.store.get("tab") !== "breaks") this.store.set({ tab: "breaks" });
     const loc = b.location || {};
     this.source.reveal(loc.file, loc.line);
-    const specs = [b.graph_before, b.graph_after].filter((g) => g && this.index.graph(sb.run, g)).map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));
+    let ids = [b.graph_before, b.graph_after].filter((g) => g && this.index.graph(sb.run, g));
+    if (!ids.length) ids = this.graphsOfCompiles(sb.run, b.compile_ids || []).slice(0, 2);
+    const specs = ids.map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));
     if (specs.length) this.showGraphs(specs, specs.length === 2 ? "side_by_side" : "single");
+  }
+
+  /** Graph ids compiled by the given tlparse compile ids ("1/0", "1/0_1"), in that order. */
+  graphsOfCompiles(run, compileIds) {
+    const compiles = (this.index.run(run) || {}).compiles || [];
+    const out = [];
+    for (const cid of compileIds) {
+      const m = /^(\d+)\/(\d+)(?:_(\d+))?$/.exec(String(cid));
+      if (!m) continue;
+      const c = compiles.find((x) => x.frame_id === +m[1] && x.compile_id === +m[2] && (m[3] == null || (x.attempt || 0) === +m[3]));
+      const gid = c && (c.graph_ids || []).find((g) => this.index.graph(run, g));
+      if (gid && !out.includes(gid)) out.push(gid);
+    }
+    return out;
   }
 
   /** Breaks name Dynamo graphs; show the same graph at the level the user is looking at. */

@@ -5,6 +5,7 @@
 
 import { clear, h, safeUrl } from "./dom.js";
 import { shortPath } from "./graphpane.js";
+import { sourceExcerpt } from "./source.js";
 
 /**
  * @param {HTMLElement} host
@@ -39,6 +40,7 @@ export function renderBreaks(host, report, index, cb) {
           h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(loc) }, `${shortPath(loc.file)}:${loc.line ?? "?"}`),
           h("span", { class: "nsv-muted" }, ` in ${loc.function ?? "?"}`)),
         h("div", { class: "nsv-break-body" },
+          sourceExcerpt(index, loc, cb.onFrame),
           b.gb_type && b.reason !== b.gb_type ? h("div", { class: "nsv-break-text" }, b.reason) : null,
           b.root_cause ? h("div", { class: "nsv-break-text" }, `root cause: ${b.root_cause}`) : null,
           b.explanation ? h("div", { class: "nsv-break-text nsv-muted" }, b.explanation) : null,

@@ -7,6 +7,7 @@ import { KIND_NAMES, tensorText } from "../contract/graphmodel.js";
 import { h } from "./dom.js";
 import { shortPath } from "./graphpane.js";
 import { renderStack } from "./breaks.js";
+import { sourceExcerpt } from "./source.js";
 
 export function renderDetails(ctx) {
   const { gm, i, run, graphId, index, onNode, onFrame, regionInfo } = ctx;
@@ -41,6 +42,7 @@ export function renderDetails(ctx) {
     h("dl", { class: "nsv-kv nsv-kv-wide" }, rows.map(([k, v]) => [h("dt", null, k), h("dd", { class: "nsv-mono" }, String(v ?? ""))])),
     h("div", { class: "nsv-section-title" }, `inputs (${ins.length})`), nodeList(ins),
     h("div", { class: "nsv-section-title" }, `users (${outs.length})`), nodeList(outs),
+    stack.length ? sourceExcerpt(index, stack[stack.length - 1], onFrame, 2, "node") : null,
     h("div", { class: "nsv-section-title" }, "user stack"),
     stack.length ? renderStack(stack, onFrame) : h("div", { class: "nsv-muted" }, "no user stack recorded"),
   );

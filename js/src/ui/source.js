@@ -112,3 +112,24 @@ export class SourcePane {
     return true;
   }
 }
+
+/**
+ * A few lines of source around `loc` (the line itself highlighted), or null when the Report
+ * has no text for that file. Clicking it calls `onOpen(loc)` (show it in the Source tab).
+ */
+export function sourceExcerpt(index, loc, onOpen, radius = 2, tone = "break") {
+  if (!loc || !loc.file || !loc.line) return null;
+  const src = index.source(loc.file);
+  if (!src) return null;
+  const lines = src.text.split("\n");
+  const from = Math.max(1, loc.line - radius), to = Math.min(lines.length, loc.line + radius);
+  if (loc.line > lines.length) return null;
+  const rows = [];
+  for (let ln = from; ln <= to; ln++) {
+    const text = lines[ln - 1];
+    rows.push(h("div", { class: `nsv-src-row${ln === loc.line ? ` nsv-l-excerpt nsv-l-excerpt-${tone}` : ""}` },
+      h("span", { class: "nsv-gutter" }, h("span", { class: "nsv-ln" }, String(ln))),
+      h("span", { class: "nsv-src-text" }, text.length > 300 ? text.slice(0, 300) + " …" : text)));
+  }
+  return h("button", { class: "nsv-excerpt", type: "button", title: `open ${loc.file}:${loc.line} in the Source tab`, onclick: () => onOpen(loc) }, rows);
+}
