@@ -38,7 +38,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from nstviz.report import Break, Candidate, Location, OutputCheck, Recommendation, Run
+from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 
 __all__ = ["TryMarks", "plan_candidates", "run_advisor"]
 
@@ -115,23 +115,57 @@ def _is_torch_file(path: str) -> bool:
     return "torch" in parts and any(p in ("site-packages", "dist-packages") for p in parts)
 
 
-def _compiled_frames(run: Run, b: Break | None) -> set[tuple[str | None, str]]:
-    """(file or None, function) of the frames Dynamo compiled: for ``b`` (its compile ids) or all."""
+_FrameKey = tuple[str | None, str, int | None]
+"""(file or None, function, line of its ``def`` where the source tells)."""
+
+
+def _enclosing_def_line(file: str, line: int, function: str) -> int | None:
+    """The ``def`` line of the innermost function named ``function`` around ``line``."""
+    index = _index(file) if file else None
+    if index is None or line <= 0:
+        return None
+    best = None
+    for name, start, first, end, _qual in index.defs:
+        if name == function and start <= line <= end and (best is None or first > best):
+            best = first
+    return best
+
+
+def _frame_key(file: str | None, line: int, function: str) -> _FrameKey:
+    fn = _plain_function_name(function)
+    return (file, fn, _enclosing_def_line(file, line, fn) if file else None)
+
+
+def _compile_key(c: Compile) -> _FrameKey | None:
+    fn = _plain_function_name(c.function or (c.location.function if c.location else ""))
+    if not fn:
+        return None
+    if c.location is None:
+        return (None, fn, None)
+    # A resume function's location is its resume point, inside the original function.
+    return _frame_key(c.location.file, c.location.line, fn)
+
+
+def _compiled_frames(run: Run, b: Break | None) -> set[_FrameKey]:
+    """The frames Dynamo compiled: for ``b`` (its compile ids) or all of the run's."""
     ids = set(b.compile_ids) if b is not None else set()
-    found: set[tuple[str | None, str]] = set()
+    found: set[_FrameKey] = set()
     for c in run.compiles:
         cid = f"{c.frame_id}/{c.compile_id}"
         if ids and cid not in ids and f"{cid}_{c.attempt}" not in ids:
             continue
-        fn = _plain_function_name(c.function or (c.location.function if c.location else ""))
-        if fn:
-            found.add((c.location.file if c.location else None, fn))
+        key = _compile_key(c)
+        if key is not None:
+            found.add(key)
     return found
 
 
-def _matches(frame: Location, compiled: set[tuple[str | None, str]]) -> bool:
-    fn = _plain_function_name(frame.function)
-    return any(f == fn and (path is None or path == frame.file) for path, f in compiled)
+def _matches(frame: Location, compiled: set[_FrameKey]) -> bool:
+    file, fn, def_line = _frame_key(frame.file, frame.line, frame.function)
+    return any(
+        f == fn and (path is None or path == file) and (dl is None or def_line is None or dl == def_line)
+        for path, f, dl in compiled
+    )
 
 
 def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, bool | None, Location | None]:
@@ -163,14 +197,11 @@ def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, 
     return list(reversed(stack[start + 1 :])), stack[start], markable, stack[start - 1] if start > 0 else None
 
 
-def _entry_frames(run: Run) -> set[tuple[str | None, str]]:
-    """(file, function) of the first frame Dynamo compiled: the user's compiled entry point."""
+def _entry_frames(run: Run) -> set[_FrameKey]:
+    """The first frame Dynamo compiled: the user's compiled entry point."""
     first = min((c.frame_id for c in run.compiles), default=None)
-    return {
-        (c.location.file if c.location else None, _plain_function_name(c.function))
-        for c in run.compiles
-        if c.frame_id == first and c.function
-    }
+    keys = {_compile_key(c) for c in run.compiles if c.frame_id == first}
+    return {k for k in keys if k is not None}
 
 
 def qualname_at(frame: Location) -> str:

@@ -48,6 +48,12 @@ class Block(torch.nn.Module):
         return self.stats(x)
 
 
+class Encoder(torch.nn.Module):
+    def forward(self, x):
+        print("encoder")
+        return x
+
+
 def takes_optional(x, m=None):
     print(m)
     return x
@@ -87,6 +93,7 @@ NAMESPACE = {
     "gen": gen,
     "entry_with_closure": entry_with_closure,
     "Block.forward": Block.forward,
+    "Encoder.forward": Encoder.forward,
     "takes_optional": takes_optional,
     "calls_with_none": calls_with_none,
     "reads_global": reads_global,
@@ -201,6 +208,19 @@ def test_a_frame_compiled_later_is_a_candidate_even_when_the_stack_lacks_its_cal
     b = brk([Location(file="<cell>", line=1, function="<module>"), loc(other_leaf)], compile_ids=("3/0",))
     plan = plan_candidates(run("baseline", b, compiles=compiles))
     assert [p.name for p in plan] == ["other_leaf"] and not plan[0].problems
+
+
+def test_same_named_frames_are_told_apart_by_their_def_line():
+    # frame 0 is Block.forward (the entry); Encoder.forward, same name and file, was compiled later
+    compiles = (
+        Compile(frame_id=0, compile_id=0, function="forward", location=loc(Block.forward, 0)),
+        Compile(frame_id=1, compile_id=0, function="forward", location=loc(Encoder.forward, 0)),
+    )
+    b = brk([Location(file="<cell>", line=1, function="<module>"), loc(Encoder.forward)], compile_ids=("0/0", "1/0"))
+    cands, _ = run_advisor(run("baseline", b, compiles=compiles), resolve, Table({}, ((b,), MATCH)), budget_s=10, max_attempts=3)
+    (c,) = cands
+    assert c.function == "Encoder.forward" and c.status == "rejected"
+    assert "ignores nonstrict marks on forward" in c.precheck[0]
 
 
 # -- pre-checks ----------------------------------------------------------------------------------
