@@ -9,6 +9,7 @@ kernel's ``Viewer`` (read back with a kernel client on the kernel's connection f
 from __future__ import annotations
 
 import json
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,8 @@ def open_notebook(browser, server, path: str, name: str):
     page = browser.new_page(viewport={"width": 1500, "height": 1100})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(f"{exc}\n{exc.stack}"))
+    if path == "lab/tree":  # a fresh workspace: no tabs restored from earlier tests
+        path = f"lab/workspaces/t{secrets.token_hex(4)}/tree"
     page.goto(f"{server.url}/{path}/{name}?token={server.token}")
     page.wait_for_function(OPEN_JS, arg=[name], timeout=90_000)
     deadline = time.monotonic() + 90
@@ -258,19 +261,19 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
     kernel_id = page.evaluate(f"() => {KERNEL_JS}.id")
     run_all(page)
     page.wait_for_function(
-        "() => /Running: baseline/.test(document.querySelector('.nsv-progress')?.textContent || '')",
+        "() => /Running: baseline/.test(window.jupyterapp.shell.currentWidget.node.querySelector('.nsv-progress')?.textContent || '')",
         timeout=60_000,
     )
     time.sleep(1.0)
     page.click('.lm-MenuBar-itemLabel:text-is("Kernel")')
     page.click('li.lm-Menu-item[data-command="kernelmenu:interrupt"]')
     page.wait_for_function(
-        "() => /interrupted/i.test(document.querySelector('.nsv-progress')?.textContent || '')",
+        "() => /interrupted/i.test(window.jupyterapp.shell.currentWidget.node.querySelector('.nsv-progress')?.textContent || '')",
         timeout=30_000,
     )
     page.wait_for_function(
-        "() => !document.querySelector('.jp-Notebook').textContent.includes('[*]:')"
-        " && /KeyboardInterrupt/.test(document.querySelector('.jp-Notebook').textContent)",
+        "() => { const t = window.jupyterapp.shell.currentWidget.node.textContent;"
+        " return !t.includes('[*]:') && /KeyboardInterrupt/.test(t); }",
         timeout=30_000,
     )
     page.screenshot(path=str(artifacts / "jupyterlab-interrupted.png"))
