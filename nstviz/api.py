@@ -864,13 +864,22 @@ def _sources(runs: Iterable[Run], stacks: Sequence[Sequence[Any]]) -> dict[str, 
             if c.location is not None:
                 paths.append(c.location.file)
     out: dict[str, SourceFile] = {}
+    budget = MAX_TOTAL_SOURCE_CHARS
     for path in dict.fromkeys(paths):
-        if not is_user_file(path) or ("site-packages" in path and "/transformers/" not in path):
+        if not is_user_file(path):
             continue
         src = read_source(path)
-        if src is not None:
-            out[path] = src
+        if src is None:
+            continue
+        if len(src.text) > budget:
+            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
+        budget -= len(src.text)
+        out[path] = src
     return out
+
+
+MAX_TOTAL_SOURCE_CHARS = 8_000_000
+"""Source text kept in a Report, all files together (later files are truncated)."""
 
 
 def _nstviz_version() -> str:

@@ -27,6 +27,7 @@ MAX_GUARDS = 200
 MAX_SOURCE_BYTES = 2_000_000
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
 _NSTVIZ_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep
 _EXAMPLES_DIR = _NSTVIZ_DIR + "examples" + os.sep  # the built-in example is user code (`nstviz demo`)
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
@@ -50,10 +51,15 @@ _DTYPES = {
 
 
 def is_user_file(path: str | None) -> bool:
-    """True for files of user code: not torch's, not nstviz's, not frozen/builtin modules."""
+    """True for files of user code: not torch's, nstviz's, the standard library's or frozen modules.
+
+    Third-party libraries (transformers...) count as user code: their breaks are the user's.
+    """
     if not path:
         return False
     if path.startswith(_TORCH_DIR) or (path.startswith(_NSTVIZ_DIR) and not path.startswith(_EXAMPLES_DIR)):
+        return False
+    if path.startswith(_STDLIB_DIR) and "site-packages" not in path and "dist-packages" not in path:
         return False
     return not path.startswith("<frozen")
 
