@@ -91,3 +91,15 @@ test("search over 50,000 nodes finds every match (timings: benchmarks/bench_view
   const hits = searchNodes(gm, "a4999");
   assert.deepEqual(hits.map((i) => gm.nodes[i].name), ["a4999", "a49990", "a49991", "a49992", "a49993", "a49994", "a49995", "a49996", "a49997", "a49998", "a49999"]);
 });
+
+test("backward nodes borrow the module of the forward node with the same seq_nr", async () => {
+  const { inferModulesFromForward } = await import("../src/contract/graphmodel.js");
+  const fwd = graph([["x", "placeholder"], ["mm", "call_function", ["x"], { module: "blocks.0.attn", extra: { seq_nr: "7" } }], ["output", "output", ["mm"]]]);
+  const bwd = buildGraphModel(graph([["g", "placeholder"], ["mm_b", "call_function", ["g"], { extra: { seq_nr: "7" } }], ["z", "call_function", ["mm_b"], { extra: { seq_nr: "99" } }], ["output", "output", ["z"]]]));
+  assert.equal(inferModulesFromForward(bwd, fwd), 1);
+  assert.equal(bwd.module[1], "blocks.0.attn");
+  assert.equal(bwd.moduleInferred[1], 1);
+  const tree = buildGroupTree(bwd);
+  assert.equal(tree.groups[tree.leafGroup[1]].key, "blocks.0.attn");
+  assert.equal(bwd.nodes[1].module, undefined); // the Report itself is not changed
+});

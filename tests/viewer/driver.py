@@ -92,7 +92,7 @@ def _step(page, step: dict[str, Any]) -> Any:
         page.wait_for_selector(f'{ROOT}[data-nstviz-ready="1"]', timeout=step.get("timeout_ms", 30000), state="attached")
         return page.evaluate("window.__bench.readyAt ?? performance.now()")
     if do == "eval":
-        return page.evaluate(step["js"])
+        return page.evaluate(step["js"], step["arg"]) if "arg" in step else page.evaluate(step["js"])
     if do in ("click_node", "hover_node", "dblclick_node"):
         pt = page.evaluate(
             "([k, n]) => document.querySelector('#nstviz-root').__nstviz.screenPoint(k, n)",

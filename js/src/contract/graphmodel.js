@@ -111,8 +111,9 @@ export function buildGraphModel(graph) {
       outIdx[fill[u]++] = v;
     }
   }
+  const module = nodes.map((nd) => nd.module || null);
   return {
-    graph, nodes, n, byName, kind, labels, search: null, region, regionIds, baseline, baselineIds,
+    graph, nodes, n, byName, kind, labels, search: null, region, module, moduleInferred: null, regionIds, baseline, baselineIds,
     inStart, inIdx, outStart, outIdx, edgeCount: e,
   };
 }
@@ -123,9 +124,35 @@ export function searchText(gm) {
     const out = new Array(gm.n);
     for (let i = 0; i < gm.n; i++) {
       const nd = gm.nodes[i];
-      out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${nd.module ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
+      out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${gm.module[i] ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
     }
     gm.search = out;
   }
   return gm.search;
+}
+
+/**
+ * Backward graphs: nodes without a module path take the module of the forward node with the
+ * same autograd sequence number (`extra.seq_nr`), the link tlparse's provenance view uses.
+ * Marks them in gm.moduleInferred. Returns how many were filled.
+ */
+export function inferModulesFromForward(gm, forward) {
+  const bySeq = new Map();
+  for (const nd of forward.nodes || []) {
+    const seq = nd.extra && nd.extra.seq_nr;
+    if (seq != null && nd.module && !bySeq.has(seq)) bySeq.set(seq, nd.module);
+  }
+  let filled = 0;
+  for (let i = 0; i < gm.n; i++) {
+    if (gm.module[i]) continue;
+    const seq = gm.nodes[i].extra && gm.nodes[i].extra.seq_nr;
+    const m = seq != null ? bySeq.get(seq) : undefined;
+    if (m) {
+      gm.module[i] = m;
+      if (!gm.moduleInferred) gm.moduleInferred = new Uint8Array(gm.n);
+      gm.moduleInferred[i] = 1;
+      filled++;
+    }
+  }
+  return filled;
 }

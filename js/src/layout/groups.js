@@ -53,11 +53,12 @@ export function buildGroupTree(gm, opts = {}) {
   // did not attribute) join the deepest group holding all their users, so a parameter shows
   // inside the Linear that uses it. The output node is not counted as a user: training graphs
   // return parameters and activations for the backward.
-  const follows = (i) => !nodes[i].module && gm.region[i] < 0 && gm.kind[i] !== 1;
+  const moduleOf = gm.module || nodes.map((nd) => nd.module || null);
+  const follows = (i) => !moduleOf[i] && gm.region[i] < 0 && gm.kind[i] !== 1;
   for (let i = 0; i < n; i++) {
     if (follows(i)) continue;
     // the opaque non-strict call node stays in its module; inlined nodes get a region group
-    leafGroup[i] = groupFor(nodes[i].module, nodes[i].nonstrict_call ? -1 : gm.region[i]);
+    leafGroup[i] = groupFor(moduleOf[i], nodes[i].nonstrict_call ? -1 : gm.region[i]);
   }
   for (let i = n - 1; i >= 0; i--) {
     if (leafGroup[i] >= 0) continue;

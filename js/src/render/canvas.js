@@ -147,7 +147,14 @@ export class GraphCanvas {
     const fitAll = Math.min((this.W - 2 * m) / Math.max(v.width, 1), (this.H - 2 * m) / Math.max(v.height, 1));
     // the whole graph when it is readable that way, else a readable scale from the top
     let k = fitAll >= 0.75 ? Math.min(1.2, fitAll) : Math.min(1, Math.max(0.75, (this.W - 2 * m) / Math.max(v.width, 1)));
-    const tx = v.width * k <= this.W - 2 * m ? (this.W - v.width * k) / 2 : m;
+    let tx = (this.W - v.width * k) / 2;
+    if (v.width * k > this.W - 2 * m) {
+      // wider than the canvas: centre on the first box at the top (where reading starts)
+      let top = null;
+      for (const b of v.boxes) if (!top || b.y < top.y - 1 || (Math.abs(b.y - top.y) <= 1 && b.x < top.x)) top = b;
+      tx = top ? this.W / 2 - (top.x + top.w / 2) * k : m;
+      tx = Math.min(m, Math.max(this.W - m - v.width * k, tx));
+    }
     const ty = v.height * k < this.H - 2 * m ? (this.H - v.height * k) / 2 : m;
     this.setCamera(k, tx, ty);
   }

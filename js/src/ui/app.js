@@ -5,7 +5,7 @@
 // Must not: parse Report JSON itself (contract/), lay out (layout/) or draw (render/);
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
-import { buildGraphModel, KIND_NONSTRICT } from "../contract/graphmodel.js";
+import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
 import { decodeReport, LEVEL_NAMES } from "../contract/decode.js";
 import { buildGroupTree } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
@@ -285,7 +285,13 @@ export class App {
     let e = this.cache.get(key);
     if (e) return e;
     const t0 = performance.now();
-    const gm = buildGraphModel(this.index.graph(run, graphId));
+    const graph = this.index.graph(run, graphId);
+    const gm = buildGraphModel(graph);
+    if (graph.level === "aten_backward") {
+      const fwd = this.index.graphs(run).find((g) => g.level === "aten_forward" && g.frame_id === graph.frame_id
+        && g.compile_id === graph.compile_id && (g.attempt || 0) === (graph.attempt || 0));
+      if (fwd) inferModulesFromForward(gm, fwd);
+    }
     for (let i = 0; i < gm.n; i++) {
       // the opaque node reads better as the call it stands for
       if (gm.kind[i] === KIND_NONSTRICT && gm.region[i] >= 0) gm.labels[i] = `nonstrict: ${this.regionFunction(run, gm.regionIds[gm.region[i]])}`;

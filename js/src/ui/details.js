@@ -19,6 +19,7 @@ export function renderDetails(ctx) {
   if (nd.tensors && nd.tensors.length) rows.push(["tensors", nd.tensors.map((t) => `${tensorText(t)} ${t.device || ""}${t.requires_grad ? " grad" : ""}`).join("\n")]);
   if (nd.value != null) rows.push(["value", nd.value]);
   if (nd.module) rows.push(["module", `${nd.module}${nd.module_type ? " (" + nd.module_type + ")" : ""}`]);
+  else if (gm.module[i]) rows.push(["module", `${gm.module[i]} (from the forward node with the same seq_nr)`]);
   if (nd.from_node) rows.push(["from Dynamo node", nd.from_node]);
   if (nd.baseline_graph) rows.push(["baseline graph", nd.baseline_graph]);
   if (nd.nonstrict_call) rows.push(["non-strict call", "the opaque node standing for a nonstrict_trace call; its body is inlined at the ATen level"]);
