@@ -4,23 +4,36 @@ Steps:
 
 1. **Propose.** For each distinct break of the baseline (most frequent first), walk its user
    stack from the innermost frame outwards: the function that contains the break, then its
-   callers, up to (not including) the frame ``torch.compile`` compiled. Frames in torch
-   itself, comprehensions, lambdas and module-level code are passed over. Each candidate says
-   why it was proposed (``contains the break at model.py:42 (GB0026 ...)``).
+   callers, up to the frame Dynamo compiled. That frame itself is a candidate only when Dynamo
+   compiled it on its own after breaking at its call site (its caller is compiled code, or it
+   is not the first frame compiled); the user's compiled entry point never is. Frames in torch
+   itself, comprehensions and module-level code are passed over. Frames are matched to
+   compiles by file, name and ``def`` line. Each candidate says why it was proposed
+   (``contains the break at model.py:42 (GB0026 ...)``) and what it reads that nonstrict_trace
+   would bake in (:mod:`nstviz.analysis.free_reads`).
 2. **Pre-check** what can be known without running: the name resolves (through the caller's
-   ``resolve``) to the same function the stack shows; it is a plain Python function (not a
-   builtin, class, lambda, generator, or a closure created inside the compiled function); it
-   is not torch's own code; the arguments it is declared to take are pytree-able as far as
-   annotations tell. Failures are ``rejected`` with the reasons.
-3. **Try.** Candidates are tried one at a time on top of the ones already kept (``try_marks``
-   runs the code again, a new run ``attempt-N``). A candidate is kept when the breaks go down
-   (or, after a ``fullgraph=True`` failure, the fatal break moves on) and the outputs still
-   match the baseline. Once a break is gone, the remaining (outer) candidates for it are not
-   needed. Breaks revealed by an attempt (hidden behind a fatal break) get candidates too.
+   ``resolve``, also as ``module.qualname``) to the very function the stack shows (same file
+   and line range); it is a plain Python function: not a builtin, class, lambda, generator,
+   a closure created inside the compiled region, torch's own code, an ``nn.Module.forward``
+   (torch 2.13 ignores marks on forward for ``module(...)`` calls) or already marked in the
+   code; its call sites on the stacks pass no explicit ``None``, lambda or generator
+   (GB0236 on 2.13); annotations name no non-pytree type. Failures are ``rejected`` with
+   the reasons.
+3. **Try.** Candidates are tried one at a time *on top of the ones already kept*
+   (``try_marks`` runs the code again as run ``attempt-N``), so each attempt also checks the
+   combination; ``breaks_before`` of a candidate is the count with the marks kept so far. A
+   candidate is kept when the distinct breaks go down (or, after a ``fullgraph=True`` failure,
+   the fatal break moves on to a later one) and the outputs still match the baseline. A
+   failure says why: GB0236 (inputs), GB0251 with its root cause, and for data-dependent
+   operations that nonstrict_trace cannot trace them either. Once a break is gone, its
+   remaining (outer) candidates are ``skipped`` as not needed. Breaks revealed by an attempt
+   (hidden behind a fatal break) get candidates too.
 4. **Recommend** the kept set, verified by the last improving attempt (which ran exactly that
    set), with the code to apply it.
 
-The work is bounded by ``max_attempts`` and ``budget_s``: what is left is marked ``skipped``.
+The work is bounded by ``max_attempts`` and ``budget_s`` (an attempt is not started when the
+time left is shorter than the longest run so far, or than the baseline before any attempt):
+what is left is marked ``skipped`` with the reason.
 """
 
 from __future__ import annotations
@@ -40,7 +53,7 @@ from typing import Any
 
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 
-__all__ = ["TryMarks", "plan_candidates", "run_advisor"]
+__all__ = ["TryMarks", "apply_code", "plan_candidates", "qualname_at", "run_advisor"]
 
 TryMarks = Callable[[tuple[Callable, ...], str], tuple[Run, OutputCheck]]
 
