@@ -54,6 +54,11 @@ export default { render };
 """
 
 
+# The most recently parsed (JSON text, Report) pair, shared by all viewers: a kernel may hold many
+# viewers, each keeps only its JSON text, and the parsed form of just one stays in memory.
+_PARSED: list[tuple[str, Report]] = []
+
+
 def _asset(name: str, fallback: str) -> pathlib.Path | str:
     path = _STATIC / name
     return path if path.is_file() else fallback
@@ -108,7 +113,6 @@ class Viewer(anywidget.AnyWidget):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._report: Report | None = None
         self._report_ref: weakref.ref[Report] | None = None
         self._report_source = ""
         self._started = time.monotonic()
@@ -125,20 +129,23 @@ class Viewer(anywidget.AnyWidget):
     @property
     def report(self) -> Report | None:
         """The Report shown (None while the runs are in progress)."""
-        if not self.report_json:
+        text = self.report_json
+        if not text:
             return None
         report = self._report_ref() if self._report_ref is not None else None
-        if report is not None and self._report_source == self.report_json:
+        if report is not None and self._report_source == text:
             return report
-        if self._report is None or self._report_source != self.report_json:
-            self._report = Report.from_json(self.report_json)
-            self._report_source = self.report_json
-        return self._report
+        for cached_text, cached in _PARSED:
+            if cached_text is text:
+                return cached
+        report = Report.from_json(text)
+        _PARSED[:] = [(text, report)]
+        return report
 
     @report.setter
     def report(self, value: Report | str | Mapping[str, Any] | None) -> None:
         if value is None:
-            self._report, self._report_ref, self._report_source = None, None, ""
+            self._report_ref, self._report_source = None, ""
             self.report_json = ""
             return
         if isinstance(value, Report):
@@ -158,7 +165,7 @@ class Viewer(anywidget.AnyWidget):
         text = report.to_json()
         # Held weakly: a displayed widget lives as long as the kernel (ipywidgets keeps it), and
         # must not keep the live Report (and the user's exception, its frames) alive with it.
-        self._report, self._report_ref, self._report_source = None, weakref.ref(report), text
+        self._report_ref, self._report_source = weakref.ref(report), text
         self.report_json = text
         runs_total = len(report.runs)
         self.progress = {

@@ -29,8 +29,8 @@ def before() -> ProcessState:
 @pytest.fixture(scope="module")
 def ip():
     """The in-process IPython shell with ``%load_ext nstviz`` (a singleton, shared by modules)."""
-    from IPython.testing.globalipapp import start_ipython
+    from IPython.testing.globalipapp import get_ipython
 
-    shell = start_ipython()
+    shell = get_ipython()  # start_ipython() returns None once another test module started it
     shell.run_line_magic("load_ext", "nstviz")
     return shell
