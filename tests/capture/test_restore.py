@@ -109,3 +109,32 @@ def test_no_threads_or_handlers_left_after_many_calls():
         nstviz.compare(c.loop_fn, torch.ones(3), nonstrict=[c.loop_helper])
     state.assert_same(before, state.take())
     assert {t.name for t in threading.enumerate()} <= threads | {"MainThread"}
+
+
+def test_keyboard_interrupt_during_compile_restores():
+    calls = []
+
+    def interrupting_backend(gm, example_inputs):
+        calls.append(1)
+        raise KeyboardInterrupt
+
+    before = state.take()
+    with pytest.raises(KeyboardInterrupt):
+        nstviz.compare(c.loop_fn, torch.ones(3), nonstrict=["loop_helper"], backend=interrupting_backend)
+    state.assert_same(before, state.take())
+    assert calls
+
+
+def test_internal_failure_restores(monkeypatch):
+    from nstviz.capture import runner
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("nstviz bug")
+
+    monkeypatch.setattr(runner, "link_breaks", broken)
+    before = state.take()
+    ns = _ns()
+    with pytest.raises(RuntimeError, match="nstviz bug"):
+        nstviz.trace_code(CELL, ns, nonstrict=["loop_helper"])
+    state.assert_same(before, state.take())
+    assert "y" not in ns
