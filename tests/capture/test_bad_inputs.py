@@ -93,3 +93,13 @@ def test_marks_are_removed_after_errors():
             assert id(c.loop_helper) in trace_rules._nonstrict_trace_callable_ids()
             raise ValueError
     assert frozenset(trace_rules._nonstrict_trace_callable_ids()) == before
+
+
+def test_torch_without_nonstrict_trace_is_refused_clearly(monkeypatch):
+    from nstviz.errors import UnsupportedTorchError
+
+    monkeypatch.delattr(torch._dynamo, "nonstrict_trace")
+    with pytest.raises(UnsupportedTorchError, match=r"lacks torch._dynamo.nonstrict_trace.*torch==2.13.0"):
+        nstviz.compare(c.loop_fn, torch.ones(2))
+    with pytest.raises(UnsupportedTorchError):
+        nstviz.trace_code("y = 1", {})
