@@ -140,6 +140,35 @@ def _trace_kwargs(args: Any) -> dict[str, Any]:
 
 
 _LAST_VIEWER: weakref.ref[Any] | None = None
+# The viewer each notebook cell displayed last (by the cellId JupyterLab and Notebook 7 send), so
+# re-running a cell releases the previous run's widget: the front end has cleared it already.
+_VIEWER_OF_CELL: dict[str, weakref.ref[Any]] = {}
+
+
+def _cell_id(shell: Any) -> str | None:
+    kernel = getattr(shell, "kernel", None)
+    if kernel is None or not hasattr(kernel, "get_parent"):
+        return None
+    try:
+        parent = kernel.get_parent("shell") or {}
+    except Exception:
+        return None
+    cell_id = (parent.get("metadata") or {}).get("cellId")
+    return cell_id if isinstance(cell_id, str) and cell_id else None
+
+
+def _replace_cell_viewer(shell: Any, viewer: Any) -> None:
+    """Close the viewer this cell displayed on its previous run, and remember the new one."""
+    cell_id = _cell_id(shell)
+    if cell_id is None:
+        return
+    old_ref = _VIEWER_OF_CELL.get(cell_id)
+    old = old_ref() if old_ref is not None else None
+    if old is not None and old is not viewer:
+        old.close()
+    for key in [k for k, ref in _VIEWER_OF_CELL.items() if ref() is None]:
+        del _VIEWER_OF_CELL[key]
+    _VIEWER_OF_CELL[cell_id] = weakref.ref(viewer)
 
 
 def last_viewer() -> Any:
@@ -364,6 +393,7 @@ class NstraceMagics(Magics):
             global _LAST_VIEWER
             viewer = Viewer(html_path=args.html)
             _LAST_VIEWER = weakref.ref(viewer)
+            _replace_cell_viewer(shell, viewer)
             viewer.start_progress(runs_total=3 if args.auto else 2, message="starting the baseline run")
             handle = display(viewer, display_id=True)
             return viewer

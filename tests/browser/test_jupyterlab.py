@@ -174,6 +174,20 @@ def test_notebook_1_in_jupyterlab(jupyterlab, browser, artifacts: Path) -> None:
             lambda: kernel.json("__import__('nstviz.jupyter').jupyter.last_viewer().last_export"), ".html"
         )
         assert (jupyterlab.root / exported).is_file() or Path(exported).is_file()
+
+        # re-running the cell releases the previous run's widget (JupyterLab sends the cellId)
+        count = "sum(type(w).__name__ == 'Viewer' for w in __import__('ipywidgets.widgets.widget', fromlist=['_'])._instances.values())"
+        last_id = "__import__('nstviz.jupyter').jupyter.last_viewer().model_id"
+        first_id = kernel.json(last_id)
+        assert kernel.json(count) == 1
+        page.locator(".jp-Cell:has(.nsv-root) .jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        deadline = time.monotonic() + 90
+        while kernel.json(last_id) == first_id:
+            assert time.monotonic() < deadline, "the cell was not re-run"
+            time.sleep(0.5)
+        wait_done(page)
+        assert kernel.json(count) == 1
     finally:
         kernel.close()
     assert errors == []
