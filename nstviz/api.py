@@ -369,6 +369,12 @@ class _Session:
             if not base.run.graphs and not base.run.breaks and not base.run.compiles:
                 if base.exception is not None and not isinstance(base.exception, NothingCompiledError):
                     raise base.exception
+                if self.entry == "compare":
+                    raise NothingCompiledError(
+                        f"calling {self.title or 'the function'}(...) compiled nothing: Dynamo produced no graph "
+                        "(it ran no tensor code, or returned a generator without running it); pass a "
+                        "function or module whose call runs tensor operations"
+                    )
                 raise NothingCompiledError(
                     "the code ran but torch.compile compiled nothing: no function or module "
                     "wrapped by torch.compile was called. Wrap it (e.g. @torch.compile(fullgraph=True)) "
