@@ -221,13 +221,16 @@ def test_nan_infinite_diffs_survive_json():
     assert Report.from_json(Report(torch_version="x", runs={}, outputs=check).to_json()).outputs == check
 
 
-def test_inputs_are_not_modified_and_grad_state_untouched():
+def test_inputs_are_not_modified_and_torch_state_untouched():
     a = torch.randn(5, requires_grad=True)
     b = a.detach().clone() + 1
     before = a.detach().clone()
+    threads = torch.get_num_threads()
     cmp({"a": a}, {"a": b})
+    snapshot_outputs({"a": a})
     assert torch.equal(a.detach(), before)
     assert torch.is_grad_enabled()
+    assert torch.get_num_threads() == threads  # set to 1 inside, restored
 
 
 def test_half_precision_and_complex():
