@@ -200,7 +200,7 @@ function* viewSteps(gm, tree, expanded, opts, sliceMs) {
   const boxes = []; // {item, x, y, w, h}
   const boxOf = new Map();
   const offsets = new Map(); // gid -> [ox, oy] of the content origin
-  const place = (gid, ox, oy) => {
+  const place = function* (gid, ox, oy) {
     const { items, res } = layouts.get(gid);
     const gp = ports.get(gid) || [];
     const pad = gid === 0 ? 0 : PAD;
@@ -209,15 +209,17 @@ function* viewSteps(gm, tree, expanded, opts, sliceMs) {
     const cx = ox + pad + (inner - res.width) / 2;
     const cy = oy + head;
     offsets.set(gid, [cx, cy]);
-    items.forEach((it, idx) => {
+    for (let idx = 0; idx < items.length; idx++) {
+      const it = items[idx];
       const x = cx + res.x[idx] - sizeW[it] / 2;
       const y = cy + res.y[idx] - sizeH[it] / 2;
       boxOf.set(it, boxes.length);
       boxes.push({ item: it, x, y, w: sizeW[it], h: sizeH[it] });
-      if (it >= n && expanded.has(it - n)) place(it - n, x, y);
-    });
+      if (it >= n && expanded.has(it - n)) yield* place(it - n, x, y);
+    }
+    if (tired()) { yield; rest(); }
   };
-  place(0, 0, 0);
+  yield* place(0, 0, 0);
   // drawn edge routes, hop by hop
   const pushRoute = (pts, gid, k) => {
     const route = layouts.get(gid).res.routes[k];
@@ -231,7 +233,10 @@ function* viewSteps(gm, tree, expanded, opts, sliceMs) {
     const [ox, oy] = offsets.get(gid);
     pts.push(L.res.x[idx] + ox, L.res.y[idx] + oy);
   };
-  const edges = drawn.map((d) => {
+  const edges = new Array(drawn.length);
+  for (let k = 0; k < drawn.length; k++) {
+    if ((k & 2047) === 0 && tired()) { yield; rest(); }
+    const d = drawn[k];
     const A = boxes[boxOf.get(d.a)], B = boxes[boxOf.get(d.b)];
     const pts = [A.x + A.w / 2, A.y + A.h];
     for (let j = 0; j < d.outHops.length; j += 3) {
@@ -244,8 +249,8 @@ function* viewSteps(gm, tree, expanded, opts, sliceMs) {
       pushRoute(pts, d.inHops[j], d.inHops[j + 1]);
     }
     pts.push(B.x + B.w / 2, B.y);
-    return { a: d.a, b: d.b, count: d.count, pts };
-  });
+    edges[k] = { a: d.a, b: d.b, count: d.count, pts };
+  }
   return {
     n, boxes, boxOf, itemOf, edges, width: sizeW[n], height: sizeH[n], layoutCount,
     isGroup: (it) => it >= n, groupOf: (it) => it - n,

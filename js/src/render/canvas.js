@@ -74,6 +74,13 @@ export class GraphCanvas {
       eb[4 * k] = x0; eb[4 * k + 1] = y0; eb[4 * k + 2] = x1; eb[4 * k + 3] = y1;
     });
     this.edgeBox = eb;
+    this.grid = null; // built on the first hit test (keeps a big relayout's task short)
+    this.invalidate();
+  }
+
+  buildGrid() {
+    const scene = this.scene;
+    const v = scene.view;
     const grid = new Map();
     v.boxes.forEach((b, idx) => {
       const exp = b.item >= v.n && scene.expanded.has(b.item - v.n);
@@ -88,7 +95,6 @@ export class GraphCanvas {
       }
     });
     this.grid = grid;
-    this.invalidate();
   }
 
   /** Box index under the screen point (x, y) (CSS pixels, relative to canvas), or -1. */
@@ -96,6 +102,7 @@ export class GraphCanvas {
     if (!this.scene) return -1;
     const { k, tx, ty } = this.cam;
     const wx = (sx - tx) / k, wy = (sy - ty) / k;
+    if (!this.grid) this.buildGrid();
     const list = this.grid.get(Math.floor(wx / CELL) * 1e6 + Math.floor(wy / CELL));
     if (!list) return -1;
     const v = this.scene.view;
