@@ -12,7 +12,8 @@ What is restored:
   again (the namespace dict itself is kept: functions defined earlier hold it as globals).
   Names starting with ``__`` are left alone: Dynamo installs the globals its compiled code
   needs there (``__compiled_fn_1``, ``__resume_at_...``, ``__builtins_dict___0``) and removes
-  them itself when the code is freed;
+  them itself when the code is freed. IPython's own names (``In``, ``Out``, ``_``, ``_i3``,
+  ``_5``...) are left alone too;
 - **tensors** reachable from the namespace (directly, in lists/tuples/dicts/sets, in
   attributes of plain objects, in ``nn.Module`` s, optimizers and schedulers): their data is
   restored *in place*, storage by storage, so every view, alias and shared parameter comes
@@ -163,10 +164,10 @@ class NamespaceCheckpoint:
         if saved is None:
             raise RuntimeError("this NamespaceCheckpoint was discarded; take a new one before the run")
         ns = self._namespace
-        for name in [n for n in ns if n not in saved.bindings and not n.startswith("__")]:
+        for name in [n for n in ns if n not in saved.bindings and not _left_alone(n)]:
             del ns[name]
         for name, value in saved.bindings.items():
-            if not name.startswith("__") and ns.get(name, _MISSING) is not value:
+            if not _left_alone(name) and ns.get(name, _MISSING) is not value:
                 ns[name] = value
         for live, copy in saved.attr_dicts:
             _restore_dict(live, copy)
@@ -376,6 +377,11 @@ _MISSING = object()
 
 def _is_ipython_name(name: str) -> bool:
     return name in _IPYTHON_NAMES or bool(_IPYTHON_HISTORY.match(name))
+
+
+def _left_alone(name: str) -> bool:
+    """Names restore() never touches: Dynamo's ``__`` globals and IPython's history names."""
+    return name.startswith("__") or _is_ipython_name(name)
 
 
 def _is_scheduler(value: Any) -> bool:
