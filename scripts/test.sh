@@ -39,5 +39,5 @@ step "ruff check"
 "$PYTHON" -m ruff check .
 
 step "pytest (everything, browser and notebook tests included)"
-"$PYTHON" -m pytest -q -p no:cacheprovider --durations=15 "$@"
-step "all tests passed"
+# Last, so that pytest's closing line ("N passed in ...") ends the output.
+exec "$PYTHON" -m pytest -q -p no:cacheprovider --durations=15 "$@"
