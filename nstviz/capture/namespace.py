@@ -12,8 +12,8 @@ What is restored:
   again (the namespace dict itself is kept: functions defined earlier hold it as globals).
   Names starting with ``__`` are left alone: Dynamo installs the globals its compiled code
   needs there (``__compiled_fn_1``, ``__resume_at_...``, ``__builtins_dict___0``) and removes
-  them itself when the code is freed. IPython's own names (``In``, ``Out``, ``_``, ``_i3``,
-  ``_5``...) are left alone too;
+  them itself when the code is freed. In an IPython namespace, IPython's own names (``In``,
+  ``Out``, ``_``, ``_i3``, ``_5``...) are left alone too;
 - **tensors** reachable from the namespace (directly, in lists/tuples/dicts/sets, in
   attributes of plain objects, in ``nn.Module`` s, optimizers and schedulers): their data is
   restored *in place*, storage by storage, so every view, alias and shared parameter comes
@@ -123,6 +123,7 @@ class NamespaceCheckpoint:
         if not isinstance(namespace, dict):
             raise TypeError(f"NamespaceCheckpoint needs the namespace dict, got {type(namespace).__name__}")
         self._namespace = namespace
+        self._ipython = "_ih" in namespace or "get_ipython" in namespace
         self._max_data_bytes = max_data_bytes
         self.skipped: list[str] = []
         """Values that were found but cannot be checkpointed (name and why)."""
@@ -134,7 +135,7 @@ class NamespaceCheckpoint:
         self._count = 0
         with torch.no_grad():
             for name, value in list(namespace.items()):
-                if _is_ipython_name(name) or name.startswith("__"):
+                if name.startswith("__") or (self._ipython and _is_ipython_name(name)):
                     continue
                 self._top_level_container(value)
                 self._visit(value, name, 0)
@@ -164,10 +165,10 @@ class NamespaceCheckpoint:
         if saved is None:
             raise RuntimeError("this NamespaceCheckpoint was discarded; take a new one before the run")
         ns = self._namespace
-        for name in [n for n in ns if n not in saved.bindings and not _left_alone(n)]:
+        for name in [n for n in ns if n not in saved.bindings and not _left_alone(n, self._ipython)]:
             del ns[name]
         for name, value in saved.bindings.items():
-            if not _left_alone(name) and ns.get(name, _MISSING) is not value:
+            if not _left_alone(name, self._ipython) and ns.get(name, _MISSING) is not value:
                 ns[name] = value
         for live, copy in saved.attr_dicts:
             _restore_dict(live, copy)
@@ -379,9 +380,9 @@ def _is_ipython_name(name: str) -> bool:
     return name in _IPYTHON_NAMES or bool(_IPYTHON_HISTORY.match(name))
 
 
-def _left_alone(name: str) -> bool:
-    """Names restore() never touches: Dynamo's ``__`` globals and IPython's history names."""
-    return name.startswith("__") or _is_ipython_name(name)
+def _left_alone(name: str, ipython: bool) -> bool:
+    """Names restore() never touches: Dynamo's ``__`` globals and, in IPython, its history names."""
+    return name.startswith("__") or (ipython and _is_ipython_name(name))
 
 
 def _is_scheduler(value: Any) -> bool:

@@ -71,6 +71,14 @@ def ns():
     return namespace
 
 
+def test_underscore_is_an_ordinary_name_outside_ipython():
+    ns = {"keep": 1}
+    cp = NamespaceCheckpoint(ns)
+    exec("for _ in range(2):\n    pass", ns)
+    cp.restore()
+    assert "_" not in ns
+
+
 def test_training_cell_run_twice_starts_from_identical_state(ns):
     torch._dynamo.reset()
     ids = {k: id(v) for k, v in ns.items() if not k.startswith("__")}
@@ -214,7 +222,7 @@ def test_top_level_containers_and_objects_holding_torch_state():
 
 def test_ipython_history_names_are_neither_walked_nor_restored():
     big = torch.zeros(1000)
-    ns = {"Out": {1: big}, "_1": big, "_i1": "x = 1", "keep": 1}
+    ns = {"Out": {1: big}, "_1": big, "_i1": "x = 1", "_ih": ["", "x = 1"], "keep": 1}
     cp = NamespaceCheckpoint(ns)
     assert cp.nbytes == 0
     ns["_i2"] = "y = 2"  # IPython's history moves on while the checkpoint lives: left alone
