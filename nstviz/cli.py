@@ -132,6 +132,7 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report = _capture(args, err)
     out.write(summary_table(report) + "\n")
+    out.write(_printed_note(report, args.show_output))
     for line in script_error_lines(report):
         err.write(line + "\n")
     html_path = args.output
@@ -142,6 +143,15 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if written:
         out.write(f"{written[-1].resolve()}\n")
     return status_code(report)
+
+
+def _printed_note(report: Report, shown: bool) -> str:
+    """Say where the script's printed output went (kept per run in the report)."""
+    baseline = report.runs.get("baseline")
+    if shown or baseline is None or not (baseline.stdout or baseline.stderr):
+        return ""
+    lines = len((baseline.stdout + baseline.stderr).splitlines())
+    return f"the script printed {lines} line(s) per run: kept in the report (--show-output prints them)\n"
 
 
 def _check_capture_args(args: argparse.Namespace) -> None:

@@ -93,6 +93,8 @@ def test_run_writes_report_and_passes_argv(tmp_path):
     table = out.split("\n\n")[0]
     assert table.splitlines()[0].split() == ["baseline", "nonstrict"]
     assert "distinct breaks" in table and "breaks: 1 resolved, 1 remaining, 0 introduced" in out
+    assert "the script printed 1 line(s) per run: kept in the report (--show-output prints them)" in out
+    assert "argv [" not in out
     assert (tmp_path / "r.html").stat().st_size > 10_000
 
 
