@@ -44,7 +44,17 @@ export function readTheme(el) {
   return t;
 }
 
+let probe = null;
+/** Any CSS colour ("#111", "rgb(...)", "white") to the canvas's canonical form. */
+function canonical(color) {
+  if (!probe) probe = document.createElement("canvas").getContext("2d");
+  probe.fillStyle = "#000000";
+  probe.fillStyle = color;
+  return probe.fillStyle;
+}
+
 function isDark(color) {
+  color = canonical(color);
   const m = /^#([0-9a-f]{6})$/i.exec(color);
   if (m) {
     const v = parseInt(m[1], 16);
