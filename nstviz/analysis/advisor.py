@@ -107,6 +107,8 @@ def _break_key(b: Break) -> tuple[str, int | None, str | None]:
 def _short_break(b: Break) -> str:
     where = f"{os.path.basename(b.location.file)}:{b.location.line}"
     kind = " ".join(x for x in (b.gb_id, b.gb_type or _first_line(b.reason)) if x)
+    if b.count > 1:
+        kind = f"{kind}, hit {b.count} times" if kind else f"hit {b.count} times"
     return f"{where} ({kind})" if kind else where
 
 

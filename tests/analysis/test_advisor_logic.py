@@ -170,6 +170,7 @@ def test_most_frequent_break_first_and_shared_callers_merged():
     plan = plan_candidates(run("baseline", B_LEAF, B_STATS, B_OTHER))
     names = [p.name for p in plan]
     assert names[0] == "Block.stats"  # seen 12 times
+    assert plan[0].reasons[0].endswith("(GB0059 Failed to trace builtin operator, hit 12 times)")
     assert set(names) == {"Block.stats", "leaf", "middle", "other_leaf"}
 
 
