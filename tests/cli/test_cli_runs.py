@@ -294,7 +294,9 @@ def test_auto_finds_the_helper_and_prints_the_code(tmp_path):
 
 def test_show_output_lets_the_scripts_prints_through(tmp_path, capsys):
     script = write(tmp_path, HELPER_SCRIPT)
-    code, out, _ = run_main("run", script, "x", "-n", "helper", "--show-output", "--json", tmp_path / "r.json", "-q")
+    code, out, _ = run_main(
+        "run", script, "x", "-n", "helper", "--show-output", "--json", tmp_path / "r.json", "-q"
+    )
     assert code == EXIT_OK
     assert capsys.readouterr().out.count("argv ['x']") == 2  # once per run
     assert "kept in the report" not in out
