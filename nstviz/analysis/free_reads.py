@@ -83,6 +83,7 @@ class _Ctx:
     results: dict[tuple[str, str], NonInputRead]
     scanned: set[int]
     root: str
+    at_line: int | None = None
 
 
 def find_non_input_reads(fn: Callable) -> tuple[NonInputRead, ...]:
@@ -94,7 +95,8 @@ def find_non_input_reads(fn: Callable) -> tuple[NonInputRead, ...]:
 
     Returns:
         One :class:`~nstviz.report.NonInputRead` per distinct name and kind, in code order,
-        each with the line where it first happens and a ``detail`` explaining the risk.
+        each with the line of ``fn`` where it first happens (for reads inside functions it
+        calls: the line of that call) and a ``detail`` explaining the risk.
         Empty for builtins and other callables without Python bytecode.
     """
     func, instance = _unwrap(fn)
@@ -197,8 +199,14 @@ def _scan_function(func: types.FunctionType, instance: Any, ctx: _Ctx, depth: in
             elif self_name is not None and op == "LOAD_FAST" and ins.argval == self_name and sub is code:
                 _on_self(func, instance, instrs, i, line, ctx, via, callees)
     if depth < _MAX_DEPTH:
-        for callee, callee_self, label in callees:
-            _scan_function(callee, callee_self, ctx, depth + 1, label)
+        for callee, callee_self, label, call_line in callees:
+            outer = ctx.at_line
+            # Reads inside callees are reported at the root function's line that leads to them.
+            ctx.at_line = outer if outer is not None else call_line
+            try:
+                _scan_function(callee, callee_self, ctx, depth + 1, label)
+            finally:
+                ctx.at_line = outer
 
 
 def _local_imports(instrs: list[dis.Instruction]) -> dict[str, Any]:
@@ -334,7 +342,7 @@ def _on_value(
     if _is_code_like(value):
         callee = _user_function(value)
         if callee is not None:
-            callees.append((callee, None, f"{callee.__qualname__}()"))
+            callees.append((callee, None, f"{callee.__qualname__}()", line))
         return
     if isinstance(value, _SKIP_VALUE_TYPES):
         return
@@ -391,7 +399,7 @@ def _on_closure(
     if _is_code_like(value):
         callee = _user_function(value)
         if callee is not None:
-            callees.append((callee, None, f"{callee.__qualname__}()"))
+            callees.append((callee, None, f"{callee.__qualname__}()", line))
         return
     if isinstance(value, _SKIP_VALUE_TYPES):
         return
@@ -463,7 +471,7 @@ def _on_self(
         if isinstance(callee, (staticmethod, classmethod)):
             callee = callee.__func__
         if isinstance(callee, types.FunctionType) and _user_function(callee) is not None:
-            callees.append((callee, instance, f"self.{first}"))
+            callees.append((callee, instance, f"self.{first}", line))
         return
     if instance is not None:
         value, known = _instance_chain(instance, attrs)
@@ -773,4 +781,6 @@ def _add(ctx: _Ctx, name: str, kind: ReadKind, line: int, via: str | None, detai
         return
     if via:
         detail = f"{detail} (in {via}, called from {ctx.root})"
-    ctx.results[key] = NonInputRead(name=name, kind=kind, line=line, detail=detail)
+    ctx.results[key] = NonInputRead(
+        name=name, kind=kind, line=ctx.at_line if ctx.at_line is not None else line, detail=detail
+    )

@@ -55,6 +55,7 @@ def test_globals_randomness_and_mutations_are_found_with_lines():
     # followed into the callee, and says so
     offset = reads[("OFFSET", "global")]
     assert "inner_reads_offset" in offset.detail and "float (0.5)" in offset.detail
+    assert offset.line == src_line + 3  # the line of helper that calls inner_reads_offset
     # modules, functions, classes, builtins, dtypes/devices are not reported
     names = {r.name for r in reads.values()}
     assert not names & {"torch", "np", "inner_reads_offset", "float", "DEVICE", "torch.sin"}
