@@ -156,14 +156,28 @@ class NamespaceCheckpoint:
         """Bring the namespace and the objects reachable from it back to the checkpoint.
 
         Can be called several times (each time restores the same state) until
-        :meth:`discard`.
+        :meth:`discard`. A KeyboardInterrupt during the restore does not leave the namespace
+        half restored: the restore is finished (it is idempotent, so it starts over), then the
+        interrupt is raised.
 
         Raises:
             RuntimeError: the checkpoint was discarded.
+            KeyboardInterrupt: an interrupt arrived during the restore (after it completed).
         """
         saved = self._saved
         if saved is None:
             raise RuntimeError("this NamespaceCheckpoint was discarded; take a new one before the run")
+        interrupt: KeyboardInterrupt | None = None
+        for _ in range(5):
+            try:
+                self._restore(saved)
+                break
+            except KeyboardInterrupt as exc:
+                interrupt = exc
+        if interrupt is not None:
+            raise interrupt
+
+    def _restore(self, saved: _Saved) -> None:
         ns = self._namespace
         for name in [n for n in ns if n not in saved.bindings and not _left_alone(n, self._ipython)]:
             del ns[name]

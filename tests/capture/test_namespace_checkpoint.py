@@ -349,3 +349,30 @@ def test_data_tensors_beyond_the_budget_are_not_copied_but_their_changes_are_rep
     assert torch.equal(data, torch.ones(1000))  # not undone...
     assert len(cp.unrestored) == 1 and cp.unrestored[0].startswith("data: changed in place")  # ...but reported
     assert torch.equal(lin.weight, w0) and torch.equal(buffer_alias, w0)
+
+
+def test_an_interrupt_during_restore_still_restores_everything(monkeypatch):
+    import nstviz.capture.namespace as nsmod
+
+    t = torch.zeros(4)
+    lin = nn.Linear(2, 2)
+    ns = {"t": t, "lin": lin}
+    w0 = lin.weight.detach().clone()
+    cp = NamespaceCheckpoint(ns)
+    t.add_(1)
+    with torch.no_grad():
+        lin.weight.add_(1)
+    ns["added"] = 1
+    real = nsmod._copy_into
+    calls = {"n": 0}
+
+    def flaky(storage, copy):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyboardInterrupt
+        real(storage, copy)
+
+    monkeypatch.setattr(nsmod, "_copy_into", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        cp.restore()
+    assert torch.equal(t, torch.zeros(4)) and torch.equal(lin.weight, w0) and "added" not in ns
