@@ -16,7 +16,11 @@ Each leaf gets a path (``return.logits``, ``y[0]``, ``state['k']``) and an
 - values that cannot be compared (arbitrary objects without a usable ``==``) get
   ``match=None`` and a note; they do not make the whole comparison fail.
 
-Everything here is pure: no torch global state is changed and inputs are not modified.
+Everything here is pure: inputs are not modified and no torch state is left changed. One
+setting is changed *during* a call: torch's intra-op thread count is set to 1 and restored
+afterwards (these passes are memory-bound, and on a busy machine one thread is an order of
+magnitude faster); torch code running in another thread at that moment runs single-threaded
+for as long.
 """
 
 from __future__ import annotations
