@@ -32,7 +32,10 @@ How it works, and its limits:
   crash; the nonstrict run still happens. Other exceptions of the user's code are recorded in
   :attr:`Run.error` and kept live on :attr:`Report.user_exception` (see
   :meth:`Report.raise_user_error`, :func:`user_exception`).
-- Not thread-safe: do not run other ``torch.compile`` work in other threads meanwhile.
+- One capture at a time: a second one started meanwhile (another thread, or nested in the
+  captured code) is refused with :class:`~nstviz.errors.UsageError`. Other threads may run
+  torch meanwhile: their compiles are not recorded, but the resets make them recompile and
+  the RNG states are put back at the end (see ``docs/reliability.md``).
 - Backends: ``"record"`` (default; ``aot_autograd`` without code generation, fast),
   ``"inductor"`` (the real inductor, also records its post-grad graphs), ``"as_written"``
   (each compiled object's own backend), or any backend name or callable.
@@ -47,6 +50,7 @@ import datetime
 import itertools
 import linecache
 import platform
+import threading
 import time
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -351,9 +355,14 @@ class _Session:
         max_attempts: int,
         lazy_namespace: dict[str, Any] | None = None,
     ) -> Report:
-        snapshot = state.StateSnapshot.take()
+        _acquire_capture()
+        try:
+            snapshot = state.StateSnapshot.take()
+            checkpoint = _checkpoint(namespace)
+        except BaseException:
+            _release_capture()
+            raise
         rng = snapshot.rng
-        checkpoint = _checkpoint(namespace)
         finished = False
         outputs: dict[str, Mapping[str, Any]] = {}
         try:
@@ -416,10 +425,13 @@ class _Session:
                     checkpoint.restore()
             raise
         finally:
-            with state.interrupt_latch(defer=True):  # a Ctrl-C now must not cut the restore in half
-                with contextlib.suppress(Exception):
-                    _torch_compat.dynamo_reset()
-                snapshot.restore()
+            try:
+                with state.interrupt_latch(defer=True):  # a Ctrl-C now must not cut the restore in half
+                    with contextlib.suppress(Exception):
+                        _torch_compat.dynamo_reset()
+                    snapshot.restore()
+            finally:
+                _release_capture()
 
     # -- pieces -------------------------------------------------------------------------
 
@@ -648,6 +660,32 @@ class _Session:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+# nstviz patches process-wide torch state (trace rules, the backend call, the trace logger,
+# RNG, dynamo caches): two captures at once would undo each other, so one runs at a time.
+_CAPTURE_LOCK = threading.Lock()
+_capture_thread: list[int] = []
+
+
+def _acquire_capture() -> None:
+    if _CAPTURE_LOCK.acquire(blocking=False):
+        _capture_thread[:] = [threading.get_ident()]
+        return
+    if _capture_thread and _capture_thread[0] == threading.get_ident():
+        raise UsageError(
+            "nstviz is already capturing in this thread: the code being captured called "
+            "nstviz.compare/trace_code (or %nstrace) itself; remove the nested call"
+        )
+    raise UsageError(
+        "another nstviz capture is running in another thread; nstviz captures one at a time "
+        "(it patches process-wide torch state); wait for it to finish, then run this again"
+    )
+
+
+def _release_capture() -> None:
+    _capture_thread.clear()
+    _CAPTURE_LOCK.release()
+
 
 
 def _failed_nonstrict(run: Run, fn: Any) -> Any:

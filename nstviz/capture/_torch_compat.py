@@ -13,6 +13,7 @@ import functools
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -206,9 +207,12 @@ def intercept_backends(wrap: CompilerWrap) -> Iterator[None]:
     """
     owner = call_user_compiler_owner()
     original = owner.__dict__["call_user_compiler"]
+    capturing_thread = threading.get_ident()
 
     @functools.wraps(original)
     def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
+        if threading.get_ident() != capturing_thread:  # another thread's compile: not ours to record
+            return original(self, gm, example_inputs)
         saved = self.compiler_fn
         try:
             co_name = str(self.root_tx.f_code.co_name)

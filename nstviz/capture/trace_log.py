@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,8 +71,11 @@ class TraceCollector(logging.Handler):
         super().__init__(level=logging.DEBUG)
         self.events: list[TraceEvent] = []
         self._strings: dict[int, str] = {}
+        self._thread = threading.get_ident()  # only the capturing thread's compiles are ours
 
     def emit(self, record: logging.LogRecord) -> None:  # noqa: D102
+        if record.thread != self._thread and "str" not in (getattr(record, "metadata", None) or {}):
+            return  # (interned file names are shared by all threads: always kept)
         try:
             self._handle(record)
         except Exception:  # never let nstviz break the user's compile
