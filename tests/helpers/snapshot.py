@@ -54,8 +54,19 @@ def _loggers() -> dict[str, tuple[Any, ...]]:
     for name, logger in items:
         if not isinstance(logger, logging.Logger):
             continue  # a PlaceHolder
-        out[name] = (tuple(logger.handlers), logger.level, logger.propagate, logger.disabled)
+        handlers = tuple(h for h in logger.handlers if not _inert_lazy_trace_handler(h))
+        out[name] = (handlers, logger.level, logger.propagate, logger.disabled)
     return out
+
+
+def _inert_lazy_trace_handler(handler: logging.Handler) -> bool:
+    """torch's LazyTraceHandler with no trace dir: it removes itself at its first record.
+
+    torch adds one at import; the first structured-trace record in ANY thread makes it remove
+    itself, and nstviz's restore puts it back (the run removed it): its presence depends only on
+    which thread logged last, and it has no effect, so snapshots leave it out.
+    """
+    return type(handler).__name__ == "LazyTraceHandler" and getattr(handler, "root_dir", None) is None
 
 
 def _rng() -> dict[str, Any]:
@@ -125,6 +136,8 @@ def _torch_state() -> dict[str, Any]:
 def _shared_state() -> dict[str, Any]:
     """The shared helper's snapshot, with tensors and configs made comparable with ``==``."""
     base = state.take()
+    base.pop("trace_log", None)  # compared as the 'torch.__trace' logger below (inert handler aside)
+    base.pop("loggers", None)  # every logger is compared below
     base["torch_rng"] = bytes(base["torch_rng"].numpy().tobytes())
     base["dynamo_config"] = {k: repr(v) for k, v in base["dynamo_config"].items()}
     base.pop("threads", None)  # compared below, with a grace period

@@ -1,0 +1,141 @@
+"""Concurrency: what is supported (magics in a row, widgets kept alive, other threads running torch)
+and what nstviz refuses with a clear message (a second capture at the same time, a nested one)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+import torch
+from IPython.utils.capture import capture_output
+
+import nstviz
+from nstviz.errors import UsageError
+from tests.helpers.snapshot import ProcessState, assert_restored
+from tests.reliability import programs
+
+SLOW_CELL = """
+import time
+@torch.compile
+def slow(x):
+    return x.sin() + 1
+y = slow(torch.ones(3))
+time.sleep(1.0)
+"""
+
+
+def test_two_magics_in_a_row_and_the_first_widget_stays_usable(ip: Any, before: ProcessState) -> None:
+    from nstviz.jupyter import last_viewer
+
+    ip.run_cell(programs.SEED_DEFS)
+    with capture_output():
+        ip.run_cell("%%nstrace --nonstrict get_magic_num\n" + programs.SEED_CELL)
+    first = last_viewer()
+    first_json = first.report_json
+    with capture_output():
+        result = ip.run_cell("%%nstrace --nonstrict helper\n" + programs.BREAKING_CELL)
+    assert result.success, result.error_in_exec
+    second = last_viewer()
+    assert second is not first
+    # the first widget still shows its own Report and can be driven from Python
+    assert first.report_json == first_json and first.report.counts["nonstrict"].full_graph
+    first.select(node=first.report.runs["nonstrict"].graphs[-1].nodes[1].name)
+    assert first.selected_node
+    assert second.report.nonstrict == ("helper",)
+    assert_restored(before)
+
+
+def _in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
+    out: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            out["value"] = fn()
+        except BaseException as exc:
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, name="second-capture")
+    thread.start()
+    return thread, out
+
+
+def test_a_second_concurrent_capture_is_refused(before: ProcessState) -> None:
+    started = threading.Event()
+
+    def first() -> Any:
+        ns = {"torch": torch, "started": started}
+        return nstviz.trace_code("started.set()\n" + SLOW_CELL, ns)
+
+    thread, out = _in_thread(first)
+    assert started.wait(30)
+    with pytest.raises(UsageError, match="another nstviz capture is running in another thread"):
+        nstviz.compare(programs.func, torch.ones(4), nonstrict=[programs.get_magic_num])
+    thread.join(60)
+    assert "error" not in out, out.get("error")
+    assert out["value"].counts["baseline"].graphs == 1
+    # and once it is done, captures work again
+    assert nstviz.compare(programs.func, torch.ones(4), nonstrict=[programs.get_magic_num]).counts["nonstrict"].full_graph
+    assert_restored(before)
+
+
+def test_a_nested_capture_is_refused(before: ProcessState) -> None:
+    ns = {"torch": torch, "nstviz": nstviz, "programs": programs}
+    code = programs.RANDOM_CELL + "inner = nstviz.compare(programs.func, torch.ones(4))\n"
+    report = nstviz.trace_code(code, ns)
+    assert report.runs["baseline"].error_type == "UsageError"
+    assert "already capturing in this thread" in report.runs["baseline"].error
+    assert_restored(before)
+
+
+def test_capture_while_another_thread_compiles(before: ProcessState) -> None:
+    """Supported with limits: the other thread's compiles are neither recorded nor broken, but
+    nstviz's dynamo reset makes it recompile (see docs/reliability.md)."""
+    stop = threading.Event()
+    results: list[float] = []
+
+    @torch.compile(backend="eager")
+    def other(x: torch.Tensor) -> torch.Tensor:
+        return x.cos() * 3
+
+    def worker() -> None:
+        while not stop.is_set():
+            results.append(float(other(torch.ones(2)).sum()))
+            time.sleep(0.005)
+
+    thread = threading.Thread(target=worker, name="other-torch-thread")
+    thread.start()
+    try:
+        time.sleep(0.2)
+        for _ in range(3):
+            report = nstviz.compare(programs.breaking, torch.ones(4), nonstrict=["helper"])
+            functions = {g.function for run in report.runs.values() for g in run.graphs}
+            assert "other" not in functions, "the other thread's graphs leaked into the Report"
+            assert report.counts["baseline"].breaks == 1 and report.counts["nonstrict"].breaks == 0
+    finally:
+        stop.set()
+        thread.join(30)
+    assert results and set(results) == {float(torch.ones(2).cos().sum() * 3)}
+    assert_restored(before)
+
+
+def test_capture_while_another_thread_runs_eager_torch(before: ProcessState) -> None:
+    stop = threading.Event()
+    sums: list[float] = []
+
+    def worker() -> None:
+        a = torch.randn(64, 64, generator=torch.Generator().manual_seed(0))
+        while not stop.is_set():
+            sums.append(float((a @ a).sum()))
+
+    thread = threading.Thread(target=worker, name="eager-torch-thread")
+    thread.start()
+    try:
+        report = nstviz.trace_code(programs.SEED_CELL, programs.seed_namespace(), nonstrict=["get_magic_num"])
+    finally:
+        stop.set()
+        thread.join(30)
+    assert report.counts["nonstrict"].full_graph
+    assert len(set(sums)) == 1  # the other thread computed undisturbed
+    assert_restored(before)
