@@ -110,8 +110,10 @@ def _lookup(text: str, namespace: Mapping[str, Any]) -> Any:
     head = parts[0]
     if head in namespace:
         obj = namespace[head]
-    elif head in sys.modules and len(parts) > 1:
-        obj = sys.modules[head]
+    elif len(parts) > 1 and _importable(parts):
+        module_name, rest = _importable(parts)
+        obj = sys.modules[module_name]
+        parts = [module_name, *rest]
     elif len(parts) == 1:
         return _search(head, namespace)
     else:
@@ -131,6 +133,21 @@ def _lookup(text: str, namespace: Mapping[str, Any]) -> Any:
                     f"cannot resolve {text!r}: {where} ({type(obj).__name__}) has no attribute {part!r}"
                 ) from None
     return obj
+
+
+def _importable(parts: list[str]) -> tuple[str, list[str]] | None:
+    """The longest module prefix of a dotted path that is (or can be) imported, and the rest."""
+    import importlib
+
+    for cut in range(len(parts) - 1, 0, -1):
+        name = ".".join(parts[:cut])
+        if name not in sys.modules:
+            try:
+                importlib.import_module(name)
+            except Exception:
+                continue
+        return name, parts[cut:]
+    return None
 
 
 def _search(name: str, namespace: Mapping[str, Any]) -> Any:
