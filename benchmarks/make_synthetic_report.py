@@ -110,10 +110,15 @@ class GPT(nn.Module):
 model = torch.compile(GPT(24, 64))
 out = model(torch.randint(0, 50257, (2, 16)))
 '''
-LINE = {  # source lines by role
-    "attn": 19, "att": 20, "softmax": 21, "attn_proj": 22, "mlp": 31, "ln_1": 45, "ln_2": 47,
-    "stats": 42, "stats_call": 46, "magic": 8, "wte": 60, "head": 63, "block": 62, "gelu": 31,
+_SNIPPETS = {  # source line of each role, found by its text
+    "attn": "q, k, v = self.c_attn(x)", "att": "att = (q @ k.transpose", "softmax": "att = att.softmax",
+    "attn_proj": "return self.c_proj(att @ v)", "mlp": "return self.c_proj(torch.nn.functional.gelu",
+    "gelu": "return self.c_proj(torch.nn.functional.gelu", "ln_1": "x = x + self.attn(self.ln_1(x))",
+    "ln_2": "return x + self.mlp(self.ln_2(x))", "stats": "return x * get_magic_num() + x.std()",
+    "stats_call": "x = self.stats(x)", "magic": "torch._dynamo.graph_break()", "wte": "x = self.wte(idx)",
+    "head": "return self.lm_head(self.ln_f(x))", "block": "x = block(x)", "item": 'print("mean", x.mean().item())',
 }
+LINE = {role: next(i + 1 for i, line in enumerate(SOURCE.splitlines()) if snippet in line) for role, snippet in _SNIPPETS.items()}
 HOSTILE = '</script><img src=x onerror="window.__pwned=1">\u2028<b>bold</b> javascript:alert(1)'
 
 
@@ -282,13 +287,13 @@ def make_report(n_nodes: int = 2000, *, flat: bool = False, regions: bool = True
     reason = "Call to `torch._dynamo.graph_break()`" + (HOSTILE if hostile else "")
     loc_break = Location(file=SOURCE_PATH, line=LINE["magic"], function="get_magic_num",
                          code="torch._dynamo.graph_break()")
-    loc_item = Location(file=SOURCE_PATH, line=43, function="stats", code='print("mean", x.mean().item())')
+    loc_item = Location(file=SOURCE_PATH, line=LINE["item"], function="stats", code='print("mean", x.mean().item())')
     outer = Location(file=SOURCE_PATH, line=LINE["block"], function="forward", code="x = block(x)")
     b1 = Break(gb_id="GB0025", reason=reason, count=n_real_blocks, fatal=False, location=loc_break,
                gb_type="Call to `torch._dynamo.graph_break()`", explanation="User-inserted graph break.",
                hints=("Remove the `torch._dynamo.graph_break()` call.",),
                link="https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0025.html",
-               stack=(outer, Location(file=SOURCE_PATH, line=47, function="forward", code="x = self.stats(x)"), loc_break),
+               stack=(outer, Location(file=SOURCE_PATH, line=LINE["stats_call"], function="forward", code="x = self.stats(x)"), loc_break),
                graph_before="0/0:dynamo", graph_after="1/0:dynamo")
     b2 = Break(gb_id="GB0124", reason="Unsupported Tensor.item() call with capture_scalar_outputs=False",
                count=n_real_blocks, fatal=False, location=loc_item, gb_type="Unsupported Tensor.item() call",
@@ -296,16 +301,16 @@ def make_report(n_nodes: int = 2000, *, flat: bool = False, regions: bool = True
                link="javascript:alert(1)" if hostile else "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0124.html",
                stack=(outer, loc_item), graph_before="1/0:dynamo", graph_after="2/0:dynamo")
     b3 = Break(gb_id="GB0007", reason="Attempted to call function marked as skipped", count=1, fatal=False,
-               location=Location(file=SOURCE_PATH, line=71, function="<module>", code="out = model(...)"),
+               location=Location(file=SOURCE_PATH, line=len(SOURCE.splitlines()), function="<module>", code="out = model(...)"),
                stack=(), graph_before="2/0:dynamo")
     regions_list = []
     for rid, names in region_nodes.items():
         i = int(rid[1:])
         regions_list.append(Region(id=rid, function="Block.stats", nodes={"0/0:aten_inference": tuple(names)},
-                                   file=SOURCE_PATH, line_start=41, line_end=43,
-                                   call_site=Location(file=SOURCE_PATH, line=46, function="forward", code="x = self.stats(x)"),
+                                   file=SOURCE_PATH, line_start=LINE["item"] - 1, line_end=LINE["stats"],
+                                   call_site=Location(file=SOURCE_PATH, line=LINE["stats_call"], function="forward", code="x = self.stats(x)"),
                                    call_graph="0/0:dynamo", call_node=None if i >= 4 else "flat_apply_capture"))
-    marked = (MarkedFunction(spec="Block.stats", qualname="Block.stats", file=SOURCE_PATH, line_start=41, line_end=43),)
+    marked = (MarkedFunction(spec="Block.stats", qualname="Block.stats", file=SOURCE_PATH, line_start=LINE["item"] - 1, line_end=LINE["stats"]),)
     baseline = Run(name="baseline", graphs=tuple(base_graphs), breaks=(b1, b2, b3), stdout="mean 0.1\n" * 3)
     nonstrict = Run(name="nonstrict", graphs=(ns_dyn, ns_aten), breaks=(b3,), regions=tuple(regions_list), marked=marked)
     ops_b = sum(g.op_count for g in base_graphs)
@@ -323,7 +328,7 @@ def make_report(n_nodes: int = 2000, *, flat: bool = False, regions: bool = True
     if advisor:
         cands = (
             Candidate(function="Block.stats", why="contains the break at model.py:43 (GB0124)", status="improved",
-                      file=SOURCE_PATH, line=41, run="attempt-1", breaks_before=3, breaks_after=1, outputs_match=True, elapsed_s=1.9),
+                      file=SOURCE_PATH, line=LINE["item"] - 1, run="attempt-1", breaks_before=3, breaks_after=1, outputs_match=True, elapsed_s=1.9),
             Candidate(function="get_magic_num", why="contains the break at model.py:8 (GB0025)", status="no_change",
                       file=SOURCE_PATH, line=7, run="attempt-2", breaks_before=3, breaks_after=2, outputs_match=True, elapsed_s=1.2),
             Candidate(function="GPT.forward", why="caller of Block.forward", status="rejected",

@@ -194,7 +194,7 @@ def test_hostile_strings_stay_text(write_page, drive, artifacts):
 def test_tooltip_and_svg_png_export(write_page, drive, artifacts, tmp_path):
     import xml.etree.ElementTree as ET
 
-    from make_synthetic_report import make_report
+    from make_synthetic_report import LINE, make_report
 
     page = write_page(make_report(300), name="small.html")
     svg, png = tmp_path / "view.svg", tmp_path / "view.png"
@@ -209,7 +209,7 @@ def test_tooltip_and_svg_png_export(write_page, drive, artifacts, tmp_path):
     assert out["errors"] == []
     hidden, tip = out["results"][2]
     assert not hidden
-    assert "embedding" in tip and "transformer.wte" in tip and "f32[2, 16, 64]" in tip and "model.py:60" in tip
+    assert "embedding" in tip and "transformer.wte" in tip and "f32[2, 16, 64]" in tip and f"model.py:{LINE['wte']}" in tip
     root = ET.parse(svg).getroot()
     texts = {t.text for t in root.iter("{http://www.w3.org/2000/svg}text")}
     assert "embedding" in texts

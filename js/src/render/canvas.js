@@ -75,6 +75,7 @@ export class GraphCanvas {
     });
     this.edgeBox = eb;
     this.grid = null; // built on the first hit test (keeps a big relayout's task short)
+    if (this.minimap) this.minimap.setScene(scene, this.theme);
     this.invalidate();
   }
 
@@ -183,6 +184,7 @@ export class GraphCanvas {
   drawNow() {
     const t0 = performance.now();
     this._draw();
+    if (this.minimap) this.minimap.draw();
     const dt = performance.now() - t0;
     this.frameTimes.push(dt);
     if (this.frameTimes.length > 240) this.frameTimes.shift();

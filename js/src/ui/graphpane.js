@@ -10,6 +10,7 @@ import { KIND_NAMES, KIND_NONSTRICT, searchText, tensorText } from "../contract/
 import { initialExpansion, revealNode, ROOT } from "../layout/groups.js";
 import { computeView, computeViewAsync, groupLabel } from "../layout/view.js";
 import { GraphCanvas } from "../render/canvas.js";
+import { Minimap } from "../render/minimap.js";
 import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
@@ -46,6 +47,7 @@ export class GraphPane {
       h("div", { class: "nsv-pane-bar" }, this.runSel, this.levelSel, this.graphSel, this.info),
       h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty, this.busy));
     this.gc = new GraphCanvas(this.canvasHost);
+    this.gc.minimap = new Minimap(this.gc, this.el.querySelector(".nsv-pane-body"));
     this._detach = attachPanZoom(this.gc, {
       onClick: (idx) => this.onClick(idx),
       onDblClick: (idx) => this.onDblClick(idx),
@@ -215,6 +217,7 @@ export class GraphPane {
     this.gc.setScene({
       gm, tree, view: v, expanded: this.expanded, colorMode: this.app.colorMode(this),
       hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem,
+      showMinimap: v.boxes.length > 12 && (v.width > this.gc.W * 1.2 || v.height > this.gc.H * 1.2),
     });
   }
 
