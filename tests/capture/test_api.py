@@ -112,3 +112,30 @@ def test_training_cell_compares_updated_module_state():
     c.train_step(ref, ns["x"])
     ref_opt.step()
     assert torch.allclose(model.lin.weight, ref.lin.weight)
+
+
+CELL_WITH_CLASS = '''
+import zlib
+import torch
+
+class Norm(torch.nn.Module):
+    def stats(self, x):
+        k = zlib.crc32(b"n") % 3 + 1
+        return x.mean(-1, keepdim=True) * k
+
+    def forward(self, x):
+        return x - self.stats(x)
+
+model = torch.compile(Norm())
+out = model(torch.ones(2, 3))
+'''
+
+
+def test_method_of_class_defined_in_the_cell():
+    ns: dict = {}
+    report = nstviz.trace_code(CELL_WITH_CLASS, ns, nonstrict=["Norm.stats"], filename="<class-cell>")
+    base, nst = report.runs["baseline"], report.runs["nonstrict"]
+    assert [(b.gb_id, b.location.line) for b in base.breaks] == [("GB0007", 7)]
+    assert nst.breaks == () and [r.function for r in nst.regions] == ["Norm.stats"]
+    assert [(r.file, r.line_start, r.line_end) for r in nst.regions] == [("<class-cell>", 6, 8)]
+    assert nst.marked[0].applied
