@@ -43,6 +43,14 @@ class _Capture(io.TextIOBase):
         self.size = 0
         self.passthrough = passthrough
 
+    @property
+    def encoding(self) -> str:  # libraries (tqdm, rich) read it
+        return getattr(self.passthrough, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self) -> str:
+        return "strict"
+
     def writable(self) -> bool:
         return True
 
