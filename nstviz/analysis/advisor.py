@@ -405,13 +405,16 @@ def _precheck(
     obj, tried = _resolve(p, resolve)
     if obj is None:
         other = [t.removeprefix("<mismatch>") for t in tried if t.startswith("<mismatch>")]
-        names = ", ".join(repr(t) for t in tried if not t.startswith("<mismatch>"))
+        errors = [t.removeprefix("<error>") for t in tried if t.startswith("<error>")]
+        names = ", ".join(repr(t) for t in tried if not t.startswith(("<mismatch>", "<error>")))
         if other:
             p.problems.append(
                 f"the name {names} now refers to another function (defined at {other[0]}), not the one "
                 f"on the break stack ({os.path.basename(p.frame.file)}:{p.frame.line}); it was redefined "
                 "or rebound, so it cannot be marked by name"
             )
+        elif errors:
+            p.problems.append(f"cannot resolve it by name (tried {names}): {errors[0]}")
         else:
             p.problems.append(f"cannot find it by name (tried {names}) in the namespace")
         return
@@ -434,7 +437,8 @@ def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[C
         tried.append(n)
         try:
             obj = resolve(n)
-        except Exception:
+        except Exception as exc:  # e.g. NameResolutionError for an ambiguous name
+            tried.append(f"<error>{exc}")
             obj = None
         if obj is None:
             continue

@@ -320,6 +320,12 @@ def test_unresolvable_name_is_rejected():
     assert by_fn(cands)["other_leaf"].status == "rejected"
     assert "cannot find it by name" in by_fn(cands)["other_leaf"].precheck[0]
 
+    def ambiguous(name):
+        raise LookupError(f"'{name}' is ambiguous: it names 2 functions")
+
+    cands, _ = run_advisor(run("baseline", B_OTHER), ambiguous, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
+    assert "'other_leaf' is ambiguous" in by_fn(cands)["other_leaf"].precheck[0]
+
 
 # -- trying and selecting ------------------------------------------------------------------------
 
