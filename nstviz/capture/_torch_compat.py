@@ -254,8 +254,16 @@ def compile_fx() -> Callable[..., Any]:
 
 def is_inductor(backend: Any) -> bool:
     """Whether a Dynamo compiler function is inductor (the default of ``torch.compile``)."""
-    inner = getattr(backend, "compiler_fn", backend)
-    name = type(inner).__name__ + "." + getattr(inner, "__name__", "")
+    seen = 0
+    while seen < 8:
+        seen += 1
+        if getattr(backend, "_compiler_name", None) == "inductor" or getattr(backend, "compiler_name", None) == "inductor":
+            return True
+        inner = getattr(backend, "_torchdynamo_orig_backend", None) or getattr(backend, "compiler_fn", None)
+        if inner is None or inner is backend:
+            break
+        backend = inner
+    name = type(backend).__name__ + "." + getattr(backend, "__name__", "")
     return "Inductor" in name or "compile_fx" in name
 
 

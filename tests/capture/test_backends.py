@@ -47,3 +47,15 @@ def test_fullgraph_setting_of_compiled_object_is_kept():
     base = report.runs["baseline"]
     assert [(b.gb_id, b.fatal) for b in base.breaks] == [("GB0007", True)]
     assert report.counts["nonstrict"].full_graph
+
+
+@pytest.mark.slow
+def test_as_written_with_default_inductor_object_records_aten_graphs():
+    report = nstviz.trace_code(
+        "y = torch.compile(loop_fn)(torch.ones(3))\n",
+        {"torch": torch, "loop_fn": c.loop_fn},
+        nonstrict=["loop_helper"],
+        backend="as_written",
+    )
+    levels = [g.level for g in report.runs["nonstrict"].graphs]
+    assert levels == ["dynamo", "aten_inference", "inductor_post_grad"]
