@@ -252,6 +252,17 @@ def compile_fx() -> Callable[..., Any]:
     return _compile_fx
 
 
+def backend_name(backend: Any) -> str:
+    """The registered name of a Dynamo backend (``"inductor"``, ``"aot_eager"``...), or ``""``."""
+    if isinstance(backend, str):
+        return backend
+    for attr in ("_compiler_name", "compiler_name", "__name__"):
+        value = getattr(backend, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
 def is_inductor(backend: Any) -> bool:
     """Whether a Dynamo compiler function is inductor (the default of ``torch.compile``)."""
     seen = 0

@@ -10,7 +10,7 @@ compiles with the chosen backend:
 - ``"inductor"``: the real inductor; its forward/backward/inference graphs (before its
   passes) and its post-grad graphs (``inductor_post_grad``) are recorded;
 - ``"as_written"``: each compiled object's own backend; only the Dynamo graph is recorded
-  (ATen graphs too when that backend is inductor);
+  (ATen graphs too when that backend is inductor or ``aot_eager``);
 - any other backend name or callable: that backend, recording the Dynamo graph around it.
 """
 
@@ -124,7 +124,10 @@ class Recorder:
 
     def _compile(self, original: Callable[..., Any], gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
         backend = self.backend
-        if backend == "record":
+        # aot_eager is exactly what "record" runs: record its ATen graphs too
+        if backend in ("record", "aot_eager") or (
+            backend == "as_written" and _torch_compat.backend_name(original) == "aot_eager"
+        ):
             return self._aot_record(gm, example_inputs, info)
         if backend == "inductor" or (backend == "as_written" and _torch_compat.is_inductor(original)):
             return self._inductor(gm, example_inputs, info)

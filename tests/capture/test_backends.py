@@ -26,8 +26,11 @@ def test_as_written_keeps_the_objects_backend_and_records_dynamo():
     compiled = torch.compile(c.loop_fn, backend="aot_eager")
     report = nstviz.compare(compiled, torch.ones(3), nonstrict=["loop_helper"], backend="as_written")
     nst = report.runs["nonstrict"]
-    assert [g.level for g in nst.graphs] == ["dynamo"] and len(nst.regions) == 6
+    assert [g.level for g in nst.graphs] == ["dynamo", "aten_inference"] and len(nst.regions) == 6
     assert report.backend == "as_written"
+    eager = nstviz.compare(torch.compile(c.loop_fn, backend="eager"), torch.ones(3), nonstrict=["loop_helper"],
+                           backend="as_written")
+    assert [g.level for g in eager.runs["nonstrict"].graphs] == ["dynamo"]
 
 
 def test_user_backend_callable_is_called():
