@@ -358,7 +358,9 @@ class NamespaceCheckpoint:
                 if p is not None:
                     self._visit(p, f"{label}.{pname}", depth + 1, state=True)
             for k, item in sub.__dict__.items():
-                if not k.startswith("_") and not isinstance(item, (torch.nn.Module, torch.Tensor)):
+                if isinstance(item, torch.Tensor):  # a plain tensor attribute: module state too
+                    self._visit(item, f"{label}.{k}", depth + 1, state=True)
+                elif not k.startswith("_") and not isinstance(item, torch.nn.Module):
                     self._visit(item, f"{label}.{k}", depth + 1)
 
     def _optimizer(self, opt: torch.optim.Optimizer, where: str, depth: int) -> None:

@@ -146,6 +146,18 @@ def test_rebound_names_and_parameters_are_restored():
     assert lin.training is True
 
 
+def test_plain_tensor_attributes_of_modules_are_restored():
+    lin = nn.Linear(2, 2)
+    lin.cache = torch.zeros(3)
+    lin._private_cache = torch.zeros(2)
+    ns = {"lin": lin}
+    cp = NamespaceCheckpoint(ns, max_data_bytes=0)  # module tensors are state: copied anyway
+    lin.cache.add_(1)
+    lin._private_cache.add_(1)
+    cp.restore()
+    assert torch.equal(lin.cache, torch.zeros(3)) and torch.equal(lin._private_cache, torch.zeros(2))
+
+
 def test_hooks_registered_by_a_run_are_removed():
     lin = nn.Linear(2, 2)
     calls = []
