@@ -4,7 +4,7 @@
 // Must not: run anything or talk to the kernel.
 
 import { h } from "./dom.js";
-import { shortPath } from "./graphpane.js";
+import { shortPath } from "./format.js";
 
 export function hasAdvisor(report) {
   return (report.candidates || []).length > 0 || !!report.recommendation;

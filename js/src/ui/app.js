@@ -16,6 +16,8 @@ import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
+import { makeDebugHook } from "./debug.js";
+import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
 import { headlineParts, renderSummary } from "./summary.js";
 
@@ -320,38 +322,7 @@ export class App {
   }
 
   renderLegend() {
-    clear(this.legend);
-    const kinds = [["input", "nsv-lg-input"], ["call", "nsv-lg-call"], ["constant", "nsv-lg-attr"], ["output", "nsv-lg-output"], ["non-strict call (opaque)", "nsv-lg-nonstrict"], ["module group (click to expand)", "nsv-lg-group"]];
-    this.legend.appendChild(h("div", { class: "nsv-legend-row" }, kinds.map(([t, c]) => h("span", { class: "nsv-lg" }, h("span", { class: `nsv-sw ${c}` }), t))));
-    const regionRows = [];
-    const merged = [];
-    for (const p of this.panes) {
-      if (!p.entry) continue;
-      const gm = p.entry.gm;
-      if (this.mode === "merged") {
-        gm.baselineIds.forEach((id, b) => merged.push([id, graphColor(b)]));
-        continue;
-      }
-      const counts = new Map();
-      for (let i = 0; i < gm.n; i++) if (gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT) counts.set(gm.region[i], (counts.get(gm.region[i]) || 0) + 1);
-      const byFn = new Map();
-      for (const [r, c] of counts) {
-        const fn = this.regionFunction(p.run, gm.regionIds[r]);
-        const cur = byFn.get(fn) || { regions: [], nodes: 0, color: regionColor(r) };
-        cur.regions.push(gm.regionIds[r]);
-        cur.nodes += c;
-        byFn.set(fn, cur);
-      }
-      for (const [fn, v] of byFn) regionRows.push(h("button", { class: "nsv-lg nsv-lg-region-item", type: "button", title: `regions ${v.regions.join(", ")} (click: show the next one)`, onclick: () => p.revealNextRegion(v.regions) },
-        h("span", { class: "nsv-sw nsv-sw-region" }), `${fn}: ${v.regions.length} call${v.regions.length === 1 ? "" : "s"}, ${v.nodes} inlined node${v.nodes === 1 ? "" : "s"}${this.panes.length > 1 ? ` (${p.run})` : ""}`));
-    }
-    if (regionRows.length) this.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Inlined from non-strict regions"), regionRows));
-    if (merged.length) {
-      this.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Baseline graph each node would have belonged to"),
-        merged.map(([id, col]) => { const sw = h("span", { class: "nsv-sw" }); sw.style.background = col; return h("span", { class: "nsv-lg" }, sw, id); })));
-    } else if (this.mode === "merged") {
-      this.legend.appendChild(h("div", { class: "nsv-legend-row nsv-muted" }, "This graph's nodes carry no baseline_graph information."));
-    }
+    renderLegend(this);
   }
 
   // -- selection -----------------------------------------------------------------------
@@ -529,34 +500,8 @@ export class App {
     this._toastT = setTimeout(() => { this.toast.hidden = true; }, 4000);
   }
 
-  // -- debug hook (read-only) ----------------------------------------------------------
-
   debugHook() {
-    const app = this;
-    return Object.freeze({
-      version: 1,
-      ready: () => app.el.dataset.nstvizReady === "1",
-      error: () => (app.el.dataset.nstvizError ? app.root.textContent : null),
-      state: () => JSON.parse(JSON.stringify(app.store.state)),
-      mode: () => app.mode,
-      panes: () => app.panes.map((p) => p.debug()),
-      /** Client (page) coordinates of a drawn node or group key in pane k, or null. */
-      screenPoint(k, nameOrKey) {
-        const p = app.panes[k];
-        if (!p || !p.view) return null;
-        const { gm, tree } = p.entry;
-        let item = gm.byName.has(nameOrKey) ? p.view.itemOf[gm.byName.get(nameOrKey)] : -1;
-        if (item < 0) { const g = tree.groups.find((x) => !x.dead && x.key === nameOrKey); if (g) item = gm.n + g.id; }
-        const bi = p.view.boxOf.get(item);
-        if (bi === undefined) return null;
-        const b = p.view.boxes[bi];
-        const r = p.gc.canvas.getBoundingClientRect();
-        const [sx, sy] = p.gc.worldToScreen(b.x + b.w / 2, b.y + Math.min(b.h / 2, 12));
-        return { x: r.left + sx, y: r.top + sy, inside: sx >= 0 && sy >= 0 && sx <= r.width && sy <= r.height };
-      },
-      timings: () => ({ decodeMs: app.decodeMs, firstPaintMs: app.firstPaintMs, lastSearchMs: app.lastSearchMs, panes: app.panes.map((p) => ({ ...p.stats })) }),
-      levelNames: LEVEL_NAMES,
-    });
+    return makeDebugHook(this);
   }
 }
 

@@ -4,7 +4,7 @@
 // Must not: change the graph panes or the source pane itself.
 
 import { clear, h, safeUrl } from "./dom.js";
-import { shortPath } from "./graphpane.js";
+import { shortPath } from "./format.js";
 import { sourceExcerpt } from "./source.js";
 
 /**

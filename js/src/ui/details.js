@@ -5,7 +5,7 @@
 
 import { KIND_NAMES, tensorText } from "../contract/graphmodel.js";
 import { h } from "./dom.js";
-import { shortPath } from "./graphpane.js";
+import { shortPath } from "./format.js";
 import { renderStack } from "./breaks.js";
 import { sourceExcerpt } from "./source.js";
 

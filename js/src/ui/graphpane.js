@@ -14,6 +14,7 @@ import { Minimap } from "../render/minimap.js";
 import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
+import { shortPath } from "./format.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -423,10 +424,4 @@ export class GraphPane {
       hits: this.hits.map((i) => gm.nodes[i].name), stats: { ...this.stats }, frameTimes: this.gc.frameTimes.slice(),
     };
   }
-}
-
-export function shortPath(p) {
-  const s = String(p || "");
-  const parts = s.split(/[\\/]/);
-  return parts.length > 2 ? parts.slice(-2).join("/") : s;
 }

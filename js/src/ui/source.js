@@ -5,7 +5,7 @@
 // Must not: select anything by itself except through the onLine callback.
 
 import { clear, h } from "./dom.js";
-import { shortPath } from "./graphpane.js";
+import { shortPath } from "./format.js";
 
 export class SourcePane {
   constructor(report, index) {
