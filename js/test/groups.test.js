@@ -103,3 +103,12 @@ test("backward nodes borrow the module of the forward node with the same seq_nr"
   assert.equal(tree.groups[tree.leafGroup[1]].key, "blocks.0.attn");
   assert.equal(bwd.nodes[1].module, undefined); // the Report itself is not changed
 });
+
+test("corresponding nodes across graphs: same target and same user stack", async () => {
+  const { correspondingNodes } = await import("../src/ui/app.js");
+  const a = buildGraphModel(graph([["x", "placeholder"], ["mm", "call_function", ["x"], { target: "aten.mm.default", stack: 3 }], ["output", "output", ["mm"]]]));
+  const b = buildGraphModel(graph([["y", "placeholder"], ["mm_1", "call_function", ["y"], { target: "aten.mm.default", stack: 3 }],
+    ["mm_2", "call_function", ["mm_1"], { target: "aten.mm.default", stack: 4 }], ["add", "call_function", ["mm_2"], { target: "aten.add.Tensor", stack: 3 }], ["output", "output", ["add"]]]));
+  assert.deepEqual(correspondingNodes(a, 1, b).map((j) => b.nodes[j].name), ["mm_1"]);
+  assert.deepEqual(correspondingNodes(a, 0, b), []); // no stack: no guess
+});

@@ -332,6 +332,16 @@ export class GraphCanvas {
     const radius = kind === KIND_INPUT || kind === KIND_OUTPUT ? b.h / 2 : 5;
     roundRect(ctx, b.x, b.y, b.w, b.h, radius);
     ctx.fill();
+    if (s.linked && s.linked.has(i)) {
+      ctx.save();
+      ctx.strokeStyle = th.select;
+      ctx.setLineDash([5, 3]);
+      ctx.lineWidth = Math.max(2, 2.5 * px);
+      roundRect(ctx, b.x - 4 * px, b.y - 4 * px, b.w + 8 * px, b.h + 8 * px, radius + 2);
+      ctx.stroke();
+      ctx.restore();
+      roundRect(ctx, b.x, b.y, b.w, b.h, radius);
+    }
     if (s.hits && s.hits.has(i)) {
       ctx.save();
       ctx.strokeStyle = th.hit;

@@ -21,6 +21,18 @@ import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
 import { headlineParts, renderSummary } from "./summary.js";
 
+/** Nodes of graph `other` with the same target and user stack as node i of `gm`. */
+export function correspondingNodes(gm, i, other) {
+  const nd = gm.nodes[i];
+  if (nd.stack == null) return [];
+  const out = [];
+  for (let j = 0; j < other.n; j++) {
+    const o = other.nodes[j];
+    if (o.stack === nd.stack && o.target === nd.target) out.push(j);
+  }
+  return out.length <= 50 ? out : [];
+}
+
 export class App {
   constructor(model, el, host = {}) {
     this.model = model;
@@ -359,7 +371,7 @@ export class App {
     const sn = this.store.get("selectedNode") || {};
     clear(this.tabBodies.node);
     if (!sn.node) {
-      this.panes.forEach((p) => p.entry && p.highlightNode(-1));
+      this.panes.forEach((p) => { if (p.entry) { p.highlightNode(-1); p.setLinked([]); } });
       this.tabBodies.node.appendChild(h("div", { class: "nsv-muted nsv-pad" }, "Click a node in the graph to see its data here."));
       this.source.setNodeLines([]);
       return;
@@ -375,7 +387,13 @@ export class App {
     const i = entry.gm.byName.get(sn.node);
     if (i === undefined) return;
     if (pane && (origin === "model" || pane.selected !== i)) pane.highlightNode(i, true);
-    for (const p of this.panes) if (p !== pane && p.entry) p.highlightNode(-1);
+    if (pane) pane.setLinked([]);
+    for (const p of this.panes) {
+      if (p === pane || !p.entry) continue;
+      p.highlightNode(-1);
+      // the same op from the same source line in the other graph (baseline <-> nonstrict)
+      p.setLinked(correspondingNodes(entry.gm, i, p.entry.gm));
+    }
     this.tabBodies.node.appendChild(renderDetails({
       gm: entry.gm, i, run: sn.run, graphId: sn.graph, index: this.index,
       onNode: (j) => this.selectNode(sn.run, sn.graph, j, pane, true),

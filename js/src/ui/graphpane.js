@@ -35,6 +35,7 @@ export class GraphPane {
     this.hitPos = -1;
     this.selected = -1; // node index
     this.selectedGroup = -1;
+    this.linked = new Set();
     this.stats = {};
     this.runSel = h("select", { class: "nsv-select", "aria-label": "run", onchange: () => this.pick(this.runSel.value, null) });
     this.levelSel = h("select", { class: "nsv-select", "aria-label": "level", onchange: () => this.pickLevel(this.levelSel.value) });
@@ -217,7 +218,7 @@ export class GraphPane {
     this.gc.canvas.setAttribute("aria-label", `${this.run} graph ${this.graphId}: ${gm.n} nodes, ${v.boxes.length} boxes shown${sel}. Arrows pan, + and - zoom, 0 fits, Shift+Up/Down walk inputs/users, Escape clears.`);
     this.gc.setScene({
       gm, tree, view: v, expanded: this.expanded, colorMode: this.app.colorMode(this),
-      hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem,
+      hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem, linked: this.linked,
       showMinimap: v.boxes.length > 12 && (v.width > this.gc.W * 1.2 || v.height > this.gc.H * 1.2),
     });
   }
@@ -376,6 +377,12 @@ export class GraphPane {
     }
   }
 
+  /** Outline nodes that correspond to the selection in the other pane (no camera move). */
+  setLinked(list) {
+    this.linked = new Set(list);
+    if (this.entry && this.view) this.pushScene();
+  }
+
   setHits(list) {
     this.hits = list;
     this.hitSet = new Set(list);
@@ -411,7 +418,7 @@ export class GraphPane {
       if (b.item < gm.n) {
         const i = b.item;
         nodes.push({ name: gm.nodes[i].name, kind: KIND_NAMES[gm.kind[i]], region: gm.region[i] >= 0 ? gm.regionIds[gm.region[i]] : null,
-          highlighted: gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT, hit: this.hitSet.has(i), x: b.x, y: b.y, w: b.w, h: b.h });
+          highlighted: gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT, hit: this.hitSet.has(i), linked: this.linked.has(i), x: b.x, y: b.y, w: b.w, h: b.h });
       } else {
         const g = tree.groups[b.item - gm.n];
         groups.push({ id: g.id, key: g.key, label: groupLabel(tree, g.id), kind: g.kind, expanded: this.expanded.has(g.id),
