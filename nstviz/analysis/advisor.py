@@ -415,6 +415,12 @@ def _precheck(
             )
         elif errors:
             p.problems.append(f"cannot resolve it by name (tried {names}): {errors[0]}")
+        elif "<locals>" in p.name:
+            maker = p.name.split(".<locals>.")[0]
+            p.problems.append(
+                f"it is a function created at run time inside `{maker}` (e.g. by a decorator or a "
+                "factory), so there is no name to mark it by; mark the function it wraps or calls instead"
+            )
         else:
             p.problems.append(f"cannot find it by name (tried {names}) in the namespace")
         return

@@ -315,6 +315,24 @@ def test_a_name_that_now_means_another_function_is_rejected():
     assert c.status == "rejected" and "now refers to another function (defined at <elsewhere>:1)" in c.precheck[0]
 
 
+def make_wrapper(fn):
+    def wrapped(x):
+        print("wrapped")
+        return fn(x)
+
+    return wrapped
+
+
+def test_functions_made_by_decorators_outside_the_region_say_why_they_cannot_be_named():
+    wrapped = make_wrapper(leaf)
+    code = wrapped.__code__
+    frame = Location(file=code.co_filename, line=code.co_firstlineno + 1, function="wrapped")
+    b = brk([loc(compiled_entry), frame])
+    cands, _ = run_advisor(run("baseline", b), resolve, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
+    c = by_fn(cands)["make_wrapper.<locals>.wrapped"]
+    assert c.status == "rejected" and "created at run time inside `make_wrapper`" in c.precheck[0]
+
+
 def test_unresolvable_name_is_rejected():
     cands, _ = run_advisor(run("baseline", B_OTHER), {}.get, Table({}, ((), MATCH)), budget_s=10, max_attempts=5)
     assert by_fn(cands)["other_leaf"].status == "rejected"
