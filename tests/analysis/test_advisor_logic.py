@@ -7,6 +7,8 @@ compiles are in test_advisor_compile.py.
 import os
 
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nstviz.analysis.advisor import plan_candidates, qualname_at, run_advisor
 from nstviz.report import Break, Compile, Location, MarkedFunction, OutputCheck, OutputDetail, Run
@@ -502,3 +504,51 @@ def test_functions_of_other_modules_get_their_module_path_and_an_import(tmp_path
         )
     finally:
         sys.modules.pop("nstviz_advisor_helpermod", None)
+
+
+# -- property: invariants of the selection on random oracles ----------------------------------
+
+
+FUNCS = [leaf, middle, other_leaf, Block.stats, takes_optional, reads_global]
+FRAMES = [loc(f) for f in FUNCS]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    stacks=st.lists(st.lists(st.integers(0, len(FUNCS) - 1), min_size=1, max_size=3, unique=True), min_size=1, max_size=4),
+    fixes=st.lists(st.sets(st.integers(0, 3)), min_size=len(FUNCS), max_size=len(FUNCS)),
+    bad_outputs=st.sets(st.integers(0, len(FUNCS) - 1)),
+    max_attempts=st.integers(0, 5),
+)
+def test_property_selection_invariants(stacks, fixes, bad_outputs, max_attempts):
+    breaks = [brk([loc(compiled_entry), *(FRAMES[i] for i in s)], gb=f"GB{k:04d}") for k, s in enumerate(stacks)]
+    by_qual = {qualname_at(FRAMES[i]): i for i in range(len(FUNCS))}
+    calls = []
+
+    def oracle(marks, name):
+        idx = [by_qual[m.__qualname__] for m in marks]
+        calls.append((name, idx))
+        fixed = set().union(*(fixes[i] for i in idx)) if idx else set()
+        left = tuple(b for k, b in enumerate(breaks) if k not in fixed)
+        return run(name, *left), (DIFFER if any(i in bad_outputs for i in idx) else MATCH)
+
+    names = {qualname_at(f): fn for f, fn in zip(FRAMES, FUNCS, strict=True)}
+    cands, rec = run_advisor(run("baseline", *breaks), names.get, oracle, budget_s=60, max_attempts=max_attempts)
+    assert len(calls) <= max_attempts
+    assert [c[0] for c in calls] == [f"attempt-{i + 1}" for i in range(len(calls))]
+    tried = [c for c in cands if c.run]
+    assert len({c.function for c in tried}) == len(tried)  # nothing tried twice
+    improved = [c.function for c in sorted(tried, key=lambda c: int(c.run.split("-")[1])) if c.status == "improved"]
+    # every attempt marks exactly the ones kept so far plus the new one
+    kept: list[int] = []
+    for (_, idx), c in zip(calls, sorted(tried, key=lambda c: int(c.run.split("-")[1])), strict=True):
+        assert idx[:-1] == kept
+        if c.status == "improved":
+            kept.append(idx[-1])
+            assert c.outputs_match is True and c.breaks_after <= c.breaks_before
+    if rec is None:
+        assert improved == []
+    else:
+        assert list(rec.functions) == improved
+        assert rec.outputs_match is True and rec.breaks_after < rec.breaks_before
+    assert all(c.status in ("improved", "no_change", "worse", "failed", "rejected", "skipped") for c in cands)
