@@ -353,6 +353,13 @@ def _compare_leaf(path: str, left: Any, right: Any, rtol: float, atol: float) ->
     return OutputDetail(path=path, match=None, note=f"not comparable: {_kind(left)} has no usable ==")
 
 
+def _safe_compare_leaf(path: str, left: Any, right: Any, rtol: float, atol: float) -> OutputDetail:
+    try:
+        return _compare_leaf(path, left, right, rtol, atol)
+    except Exception as exc:  # exotic tensors (fake, distributed), objects whose == raises oddly
+        return OutputDetail(path=path, match=None, note=f"not compared: {type(exc).__name__}: {exc}"[:300])
+
+
 def _is_number(v: Any) -> bool:
     return isinstance(v, (bool, int, float, complex))
 
@@ -612,7 +619,9 @@ def compare_outputs(
         _flatten(value, str(name), rflat, 0, set())
     details: list[OutputDetail] = []
     with _single_thread():
-        compared = {p: _compare_leaf(p, lv, rflat[p], rtol, atol) for p, lv in lflat.items() if p in rflat}
+        compared = {
+            p: _safe_compare_leaf(p, lv, rflat[p], rtol, atol) for p, lv in lflat.items() if p in rflat
+        }
     for path in lflat:
         if path in compared:
             details.append(compared[path])
