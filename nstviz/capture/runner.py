@@ -153,7 +153,7 @@ def execute(
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # the user's code failed: a finding, not a crash
-            error = exc
+            error = exc.with_traceback(_without_nstviz_frames(exc.__traceback__))
     wall = time.perf_counter() - start
     if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
         raise KeyboardInterrupt(f"interrupted during the {name} run")
@@ -192,6 +192,21 @@ def execute(
         notes=notes,
         marked_ids=frozenset(marked_ids),
     )
+
+
+_NSTVIZ_DIR = __file__.rsplit("/capture/", 1)[0] + "/"
+
+
+def _without_nstviz_frames(tb: Any) -> Any:
+    """The traceback from the first frame that is not nstviz's (the user's code).
+
+    Keeps the traceback short for users, and keeps nstviz's own frames (which hold the whole
+    capture session) from being kept alive by a Report that holds the exception.
+    """
+    first = tb
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_NSTVIZ_DIR):
+        tb = tb.tb_next
+    return tb if tb is not None else first
 
 
 def _error_text(exc: BaseException | None) -> str | None:
