@@ -163,3 +163,23 @@ def test_fullgraph_failures_are_walked_one_fatal_break_at_a_time():
     rec = report.recommendation
     assert rec is not None and rec.functions == ("get_magic_num", "other") and rec.breaks_after == 0
     assert report.counts["nonstrict"].full_graph
+
+
+def masked(x, mask):
+    print("masked")
+    return x if mask is None else x * mask
+
+
+def model_with_none_mask(x):
+    mask = None  # None at run time: the call-site pre-check cannot see it, the attempt does
+    return masked(x.sin(), mask).cos()
+
+
+def test_a_none_argument_seen_only_at_run_time_fails_with_gb0236():
+    report = nstviz.compare(model_with_none_mask, torch.ones(3), auto=True, budget_s=60, max_attempts=3)
+    got = {c.function: c for c in report.candidates}
+    c = got["masked"]
+    assert c.status == "failed" and c.gb_id == "GB0236", c
+    assert "Invalid input type for nonstrict_trace-ed function" in c.error
+    assert "model_with_none_mask" not in got  # the compiled entry point is never a candidate
+    assert report.recommendation is None
