@@ -85,6 +85,11 @@ def summary(report: Report) -> str:
             lines.append(f"outputs {comp.left} vs {comp.right}: {verdict}{diff}")
         if not out.comparisons:
             lines.append(f"outputs: {'match' if out.match else 'differ'}")
+    if out.nondeterministic:
+        lines.append(
+            "outputs: the code gave different results in two eager runs (non-deterministic); "
+            "differences may not come from compiling or from nonstrict_trace"
+        )
     if report.recommendation is not None:
         rec = report.recommendation
         lines.append(f"advisor: mark {', '.join(rec.functions)} ({rec.breaks_before} -> {rec.breaks_after} breaks)")

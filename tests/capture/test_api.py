@@ -139,3 +139,17 @@ def test_method_of_class_defined_in_the_cell():
     assert nst.breaks == () and [r.function for r in nst.regions] == ["Norm.stats"]
     assert [(r.file, r.line_start, r.line_end) for r in nst.regions] == [("<class-cell>", 6, 8)]
     assert nst.marked[0].applied
+
+
+def _noisy(x):
+    import time
+
+    return x * (time.perf_counter_ns() % 1000 + 1)
+
+
+def test_nondeterministic_code_is_flagged():
+    report = nstviz.compare(_noisy, torch.ones(2))
+    assert report.outputs.nondeterministic is True
+    assert any(cmp.right == "eager (again)" for cmp in report.outputs.comparisons)
+    deterministic = nstviz.compare(c.loop_fn, torch.ones(2))
+    assert deterministic.outputs.nondeterministic is False
