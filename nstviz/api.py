@@ -9,7 +9,7 @@ Two entry points build a :class:`~nstviz.report.Report`:
 Both run the code several times under capture: **baseline** (as written), **nonstrict**
 (with the chosen functions traced by ``torch._dynamo.nonstrict_trace``), and, with
 ``auto=True``, advisor attempts (``attempt-N``); :func:`compare` also runs the function
-eagerly for the output check.
+eagerly, twice, for the output check (the second eager run tells non-deterministic code).
 
 How it works, and its limits:
 
@@ -38,7 +38,12 @@ How it works, and its limits:
   the RNG states are put back at the end (see ``docs/reliability.md``).
 - Backends: ``"record"`` (default; ``aot_autograd`` without code generation, fast),
   ``"inductor"`` (the real inductor, also records its post-grad graphs), ``"as_written"``
-  (each compiled object's own backend), or any backend name or callable.
+  (each compiled object's own backend; ATen graphs are recorded for inductor and
+  ``aot_eager``, the Dynamo graph for any backend), or any backend name or callable
+  (Dynamo graphs recorded around it).
+- Size limits: a graph keeps at most ``nstviz.capture.convert.MAX_NODES_PER_GRAPH`` nodes
+  (60,000; :attr:`Graph.truncated` and a note say so), source text at most 8 M characters
+  per Report, guards 200 lines per compile, printed output 200,000 characters per run.
 """
 
 from __future__ import annotations
