@@ -202,6 +202,7 @@ export class App {
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
         tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
         tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
+        tool("?", "keyboard and mouse help (?)", () => this.toggleHelp()),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as PNG", onclick: () => this.exportPng() }, "PNG")));
     this.paneHost = h("div", { class: "nsv-panes" });
@@ -211,6 +212,8 @@ export class App {
     this.root.appendChild(h("div", { class: "nsv-body" }, side, main));
     this.root.appendChild(this.toast);
     this.keyHandler = (ev) => {
+      const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement && document.activeElement.tagName);
+      if (ev.key === "?" && !typing && (this.el.contains(document.activeElement) || this.host.standalone)) { this.toggleHelp(); ev.preventDefault(); return; }
       if (ev.key === "/" && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement && document.activeElement.tagName)) {
         if (this.el.contains(document.activeElement) || this.host.standalone) { this.searchInput.focus(); ev.preventDefault(); }
       }
@@ -469,6 +472,22 @@ export class App {
       const i = p.nextHit(dir);
       if (i >= 0) this.searchCount.textContent = `${p.hitPos + 1} / ${p.hits.length}`;
     }
+  }
+
+  toggleHelp() {
+    if (this.help) { this.help.remove(); this.help = null; return; }
+    const rows = [
+      ["drag, wheel, Shift+wheel", "pan"], ["Ctrl/⌘ + wheel, pinch, + / −", "zoom at the cursor"], ["0 / ⤢", "fit the graph"],
+      ["click a node", "select it: details, source lines, the same op in the other pane"], ["click a group", "expand or collapse it"],
+      ["double-click", "zoom in there"], ["/", "search (name, op, target, module; prefixes op: target: module: name: region:)"],
+      ["Enter / Shift+Enter", "next / previous match"], ["Shift + ↑ / ↓", "walk to the selected node's first input / user"],
+      ["arrows", "pan"], ["Esc", "clear the selection"], ["⊟ ◫ ⊞", "collapse all, expand non-strict regions, expand all"],
+    ];
+    this.help = h("div", { class: "nsv-help", role: "dialog", "aria-label": "help" },
+      h("div", { class: "nsv-help-head" }, h("strong", null, "Graph view"), h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => this.toggleHelp() }, "close")),
+      h("dl", { class: "nsv-kv nsv-kv-wide" }, rows.map(([k, v]) => [h("dt", { class: "nsv-mono" }, k), h("dd", null, v)])),
+      h("div", { class: "nsv-muted nsv-small" }, "Orange marks nodes inlined from functions traced with torch._dynamo.nonstrict_trace; a dashed node is the opaque call Dynamo keeps for one."));
+    this.root.appendChild(this.help);
   }
 
   toggleFullscreen() {
