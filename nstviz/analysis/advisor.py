@@ -684,6 +684,16 @@ def _judge(
                 "data-dependent branches) either: keep the break, or try the break's own hint "
                 "(torch._dynamo.config.capture_scalar_outputs / capture_dynamic_output_shape_ops = True)"
             )
+        elif failure.gb_id == "GB0236":
+            seen = re.search(
+                r"Encountered input of type <?([^>\n.]+)>?", f"{failure.detail} {failure.reason}"
+            )
+            what = f" (it got a {seen.group(1).strip()})" if seen else ""
+            hint = (
+                f"{what}; only tensors, numbers and lists/tuples/dicts of them can be inputs: leave a "
+                "None parameter at its default, or register the type with "
+                "torch.utils._pytree.register_constant / register_dataclass"
+            )
         return _Outcome("failed", False, f"{_first_line(failure.reason, 200)}{cause}{hint}", failure.gb_id)
     if after.error and not before.error:
         m = _GB_RE.search(after.error or "")

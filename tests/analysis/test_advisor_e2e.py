@@ -181,5 +181,6 @@ def test_a_none_argument_seen_only_at_run_time_fails_with_gb0236():
     c = got["masked"]
     assert c.status == "failed" and c.gb_id == "GB0236", c
     assert "Invalid input type for nonstrict_trace-ed function" in c.error
+    assert "leave a None parameter at its default" in c.error
     assert "model_with_none_mask" not in got  # the compiled entry point is never a candidate
     assert report.recommendation is None
