@@ -845,6 +845,8 @@ def run_advisor(
         outcome = _judge(current, run, check, {k[2] for k in p.breaks})
         if outcome.status == "worse" and check.match is False and p.notes:
             outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
+        if outcome.status in ("no_change", "worse") and outcome.error is None:
+            outcome.error = _mark_warning(run, p.name)
         results[p.name] = replace(
             results[p.name],
             status=outcome.status,
@@ -888,6 +890,14 @@ def run_advisor(
     )
     del last_run_name
     return candidates, recommendation
+
+
+def _mark_warning(run: Run, name: str) -> str | None:
+    """The capture's warning for a mark that did not take effect in ``run`` (e.g. never called)."""
+    for m in run.marked:
+        if (m.qualname == name or name.endswith("." + m.qualname)) and not m.applied and m.warning:
+            return m.warning
+    return None
 
 
 def _gb(text: str) -> str | None:

@@ -388,6 +388,17 @@ def test_method_code_form_and_cumulative_marks():
     assert table.calls[-1] == ("attempt-2", frozenset({"Block.stats", "leaf"}))  # the combination ran
 
 
+def test_no_change_says_when_the_mark_never_applied():
+    def try_marks(marks, name):
+        warn = "leaf was marked but no call went through nonstrict_trace"
+        marked = (MarkedFunction(spec="leaf", qualname="leaf", origin="advisor", applied=False, warning=warn),)
+        return Run(name=name, breaks=(B_LEAF,), compiles=COMPILES, marked=marked), MATCH
+
+    cands, _ = run_advisor(run("baseline", B_LEAF), resolve, try_marks, budget_s=10, max_attempts=1)
+    c = by_fn(cands)["leaf"]
+    assert c.status == "no_change" and c.error == "leaf was marked but no call went through nonstrict_trace"
+
+
 def test_outputs_that_differ_make_a_candidate_worse_not_kept():
     table = Table({frozenset({"leaf"}): ((), DIFFER)}, ((B_LEAF,), MATCH))
     cands, rec = run_advisor(run("baseline", B_LEAF), resolve, table, budget_s=60, max_attempts=10)
