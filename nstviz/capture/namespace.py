@@ -45,8 +45,15 @@ Limits (not rolled back):
 - state outside the namespace: module globals of imported modules, files written, network
   or database effects, printed output, caches of other libraries;
 - RNG states (the runner seeds torch, random and numpy itself before each run);
-- tensors without data (meta, fake) and sparse tensors (left as they are, listed in
-  :attr:`NamespaceCheckpoint.skipped`).
+- tensors without data (meta, fake), sparse tensors and tensor subclasses (left as they
+  are, listed in :attr:`NamespaceCheckpoint.skipped`); tensors only reachable through
+  closures of functions or through more than 6 levels of objects; containers of more than
+  100,000 items are not scanned;
+- a mutation made through ``tensor.data`` (which bypasses the version counter) of a data
+  tensor that was not copied goes unreported.
+
+A KeyboardInterrupt that arrives during :meth:`~NamespaceCheckpoint.restore` is held until
+the restore has finished.
 """
 
 from __future__ import annotations
