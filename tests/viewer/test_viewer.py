@@ -103,6 +103,7 @@ def test_real_report_highlights_clicks_search_and_break(real_report, write_page,
         assert res[14] == [str(bad.location.line)]
 
 
+@pytest.mark.slow
 def test_big_synthetic_collapsed_expand_search(synthetic_2k, write_page, drive, artifacts):
     r = synthetic_2k
     page = write_page(r)
@@ -273,3 +274,32 @@ def test_sparse_reports_render_without_errors(write_page, drive, artifacts):
             assert "1 break → 0" in headline and drawn == [3]
         else:
             assert drawn == [0]
+
+
+PIXEL = ("(() => { const c = document.querySelector('.nsv-canvas'); const x = c.getContext('2d');"
+         " const d = x.getImageData(3, 3, 1, 1).data; return [d[0], d[1], d[2]]; })()")
+
+
+def test_dark_theme_and_narrow_width(write_page, drive, artifacts):
+    from make_synthetic_report import make_report
+
+    page = write_page(make_report(300), name="themes.html")
+    dark = drive({"page": str(page), "color_scheme": "dark", "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": PIXEL},
+        {"do": "screenshot", "path": str(artifacts / "dark.png")},
+    ]})
+    r, g, b = dark["results"][1]
+    assert r + g + b < 3 * 80, "the canvas follows the dark theme"
+    narrow = drive({"page": str(page), "viewport": [640, 900], "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": PIXEL},
+        {"do": "eval", "js": "(() => { const s = document.querySelector('.nsv-side').getBoundingClientRect();"
+                             " const m = document.querySelector('.nsv-main').getBoundingClientRect(); return [s.top >= m.bottom - 1, m.width]; })()"},
+        {"do": "screenshot", "path": str(artifacts / "narrow.png")},
+    ]})
+    r, g, b = narrow["results"][1]
+    assert r + g + b > 3 * 200, "light by default"
+    below, main_width = narrow["results"][2]
+    assert below and main_width > 600, "at a narrow width the panels go under the graph, which keeps the full width"
+    assert dark["errors"] == [] and narrow["errors"] == []

@@ -70,7 +70,7 @@ export class Minimap {
   /** Draw the miniature and the visible rectangle (called after every main draw). */
   draw() {
     if (!this.bitmap || !this.scene) return;
-    this.canvas.hidden = this.hidden || !this.scene.showMinimap;
+    this.canvas.hidden = this.hidden || !this.scene.showMinimap || this.gc.W < 420 || this.gc.H < 300;
     if (this.canvas.hidden) return;
     const ctx = this.ctx, dpr = window.devicePixelRatio || 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
