@@ -191,7 +191,9 @@ export function initialExpansion(tree, budget = 400) {
     const next = [];
     const cands = [];
     for (const gid of frontier) for (const it of tree.groups[gid].items) if (it < 0) cands.push(-it - 1);
-    cands.sort((a, b) => tree.groups[a].items.length - tree.groups[b].items.length);
+    // non-strict regions first (they are what the view is about), then smaller groups
+    const rank = (g) => (tree.groups[g].kind === "region" ? 0 : 1);
+    cands.sort((a, b) => rank(a) - rank(b) || tree.groups[a].items.length - tree.groups[b].items.length);
     for (const c of cands) {
       const extra = tree.groups[c].items.length - 1;
       if (visible + extra <= budget) {
