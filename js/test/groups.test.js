@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { buildGraphModel } from "../src/contract/graphmodel.js";
 import { buildGroupTree, initialExpansion, revealNode, ROOT } from "../src/layout/groups.js";
 import { searchNodes } from "../src/interaction/search.js";
+import { computeView } from "../src/layout/view.js";
 import { chain, graph } from "./fixtures.js";
 
 function model() {
@@ -111,4 +112,26 @@ test("corresponding nodes across graphs: same target and same user stack", async
     ["mm_2", "call_function", ["mm_1"], { target: "aten.mm.default", stack: 4 }], ["add", "call_function", ["mm_2"], { target: "aten.add.Tensor", stack: 3 }], ["output", "output", ["add"]]]));
   assert.deepEqual(correspondingNodes(a, 1, b).map((j) => b.nodes[j].name), ["mm_1"]);
   assert.deepEqual(correspondingNodes(a, 0, b), []); // no stack: no guess
+});
+
+test("a module called twice with work in between gets one group per call (no cycle)", async () => {
+  const gm = buildGraphModel(graph([
+    ["x", "placeholder"],
+    ["a", "call_function", ["x"], { module: "blk.lin", module_type: "Linear" }],
+    ["s", "call_function", ["a"], { module: "blk", region: "r0" }],
+    ["b", "call_function", ["s"], { module: "blk.lin", module_type: "Linear" }],
+    ["c", "call_function", ["b"], { module: "blk.lin" }],
+    ["output", "output", ["c"]],
+  ]));
+  const tree = buildGroupTree(gm);
+  const g = (name) => tree.groups[tree.leafGroup[gm.byName.get(name)]];
+  assert.equal(g("a").key, "blk.lin");
+  assert.equal(g("b").key, "blk.lin#2");
+  assert.equal(g("b"), g("c"));
+  assert.equal(g("b").label, "lin (call 2)");
+  assert.equal(g("b").moduleType, "Linear");
+  // every edge between the boxes of blk goes forward: no back edge, so nothing is drawn upward
+  const all = new Set(tree.groups.filter((x) => !x.dead).map((x) => x.id));
+  const v = computeView(gm, tree, all);
+  for (const e of v.edges) assert.ok(e.pts[e.pts.length - 1] > e.pts[1], "edge points down");
 });

@@ -28,22 +28,52 @@ export function buildGroupTree(gm, opts = {}) {
     return g.id;
   };
   mk("", "graph", "root", -1);
-  const groupFor = (module, regionIdx) => {
+  // A module called twice (self.lin(stats(self.lin(x)))) gets one group per call when the
+  // second call reads values computed after the first call ended: one group for both would
+  // make a cycle with what runs in between, drawn as edges going back up.
+  const active = new Map(); // module path -> group of its current call
+  const calls = new Map(); // module path -> number of call groups made
+  const lastIndex = [0]; // group -> index of its latest node
+  const leftAfter = [-1]; // group -> last index of its previous run, once other nodes came between
+  let prevGroup = -1; // group of the previously placed node
+  const inside = (a, g) => { for (; a >= 0; a = groups[a].parent) if (a === g) return true; return false; };
+  const reenters = (i, g) => {
+    if (prevGroup >= 0 && !inside(prevGroup, g)) leftAfter[g] = lastIndex[g]; // a new run of g starts
+    const since = leftAfter[g];
+    if (since < 0) return false;
+    for (let k = gm.inStart[i]; k < gm.inStart[i + 1]; k++) {
+      const j = gm.inIdx[k];
+      if (j > since && leafGroup[j] >= 0 && !inside(leafGroup[j], g)) return true;
+    }
+    return false;
+  };
+  const groupFor = (i, module, regionIdx) => {
     let gid = ROOT;
-    let key = "";
+    let path = "";
     if (module) {
       for (const seg of module.split(".")) {
-        key = key ? `${key}.${seg}` : seg;
-        const found = byKey.get(key);
-        gid = found !== undefined ? found : mk(key, seg, "module", gid);
+        path = path ? `${path}.${seg}` : seg;
+        let found = active.get(path);
+        if (found !== undefined && (groups[found].parent !== gid || reenters(i, found))) found = undefined;
+        if (found === undefined) {
+          const c = (calls.get(path) || 0) + 1;
+          calls.set(path, c);
+          found = mk(c === 1 ? path : `${path}#${c}`, c === 1 ? seg : `${seg} (call ${c})`, "module", gid);
+          lastIndex[found] = -1;
+          leftAfter[found] = -1;
+          active.set(path, found);
+        }
+        gid = found;
       }
     }
     if (regionIdx >= 0) {
-      const rkey = `${key}\u0000region:${regionIdx}`;
+      const rkey = `${groups[gid].key}\u0000region:${regionIdx}`;
       const found = byKey.get(rkey);
       if (found !== undefined) return found;
       const rid = mk(rkey, gm.regionIds[regionIdx], "region", gid);
       groups[rid].region = regionIdx;
+      lastIndex[rid] = -1;
+      leftAfter[rid] = -1;
       return rid;
     }
     return gid;
@@ -58,7 +88,10 @@ export function buildGroupTree(gm, opts = {}) {
   for (let i = 0; i < n; i++) {
     if (follows(i)) continue;
     // the opaque non-strict call node stays in its module; inlined nodes get a region group
-    leafGroup[i] = groupFor(moduleOf[i], nodes[i].nonstrict_call ? -1 : gm.region[i]);
+    const g = groupFor(i, moduleOf[i], nodes[i].nonstrict_call ? -1 : gm.region[i]);
+    leafGroup[i] = g;
+    for (let a = g; a >= 0; a = groups[a].parent) lastIndex[a] = i;
+    prevGroup = g;
   }
   for (let i = n - 1; i >= 0; i--) {
     if (leafGroup[i] >= 0) continue;
@@ -82,6 +115,12 @@ export function buildGroupTree(gm, opts = {}) {
     if (nd.module && nd.module_type) {
       const gid = byKey.get(nd.module);
       if (gid !== undefined && !groups[gid].moduleType) groups[gid].moduleType = nd.module_type;
+    }
+  }
+  for (const g of groups) {
+    if (g.kind === "module" && g.key.includes("#") && !g.moduleType) {
+      const base = byKey.get(g.key.slice(0, g.key.indexOf("#")));
+      if (base !== undefined) g.moduleType = groups[base].moduleType;
     }
   }
   // counts bottom-up (children are created after parents, so reverse id order is post-order)
