@@ -411,6 +411,8 @@ class NstraceMagics(Magics):
                     f"interrupted during the {progress.phase} run after {time.monotonic() - started:.1f} s; "
                     "torch and nstviz state were restored",
                 )
+                if handle is not None:
+                    handle.update(progress.viewer)  # a saved notebook's static text says so too
             raise
         except NstvizError as exc:
             _withdraw(viewer, handle)
