@@ -251,7 +251,11 @@ def trace_code(
         ) from exc
     if not linecache.getlines(filename):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    statements = [compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec") for stmt in tree.body]
+    flags = _future_flags(tree)
+    statements = [
+        compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
+        for stmt in tree.body
+    ]
     specs = tuple(nonstrict)
     defined = _bound_names(tree)
     for spec in specs:  # fail before running anything when a name cannot exist
@@ -749,6 +753,20 @@ def _code_key(fn: Any) -> Any:
     if code is None:
         return id(fn)
     return (code.co_filename, code.co_firstlineno, getattr(fn, "__qualname__", code.co_name))
+
+
+def _future_flags(tree: ast.Module) -> int:
+    """Compiler flags of the code's ``from __future__ import ...`` (statements compile one by one)."""
+    import __future__
+
+    flags = 0
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            for alias in stmt.names:
+                feature = getattr(__future__, alias.name, None)
+                if feature is not None:
+                    flags |= feature.compiler_flag
+    return flags
 
 
 def _bound_names(tree: ast.Module) -> set[str]:
