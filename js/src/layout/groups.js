@@ -84,7 +84,10 @@ export function buildGroupTree(gm, opts = {}) {
   // inside the Linear that uses it. The output node is not counted as a user: training graphs
   // return parameters and activations for the backward.
   const moduleOf = gm.module || nodes.map((nd) => nd.module || null);
-  const follows = (i) => !moduleOf[i] && gm.region[i] < 0 && gm.kind[i] !== 1;
+  // Inputs and constants follow their users too, even with a module path (Dynamo gives
+  // parameters one): placed first in FX order, they would otherwise open their module's group
+  // long before its computation, which then looks like a second call.
+  const follows = (i) => gm.region[i] < 0 && gm.kind[i] !== 1 && (!moduleOf[i] || gm.kind[i] === 0 || gm.kind[i] === 3);
   for (let i = 0; i < n; i++) {
     if (follows(i)) continue;
     // the opaque non-strict call node stays in its module; inlined nodes get a region group
