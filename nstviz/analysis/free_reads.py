@@ -495,11 +495,17 @@ def _on_self(
                 "happens once, when the function is traced, not on every call of the compiled code",
             )
             return
-        _add(ctx, dotted, "self_attribute", line, via, _baked_detail("the attribute", dotted, value))
+        detail = _TRAINING if dotted == "self.training" and isinstance(instance, torch.nn.Module) else None
+        _add(
+            ctx, dotted, "self_attribute", line, via, detail or _baked_detail("the attribute", dotted, value)
+        )
         return
     if first in _registered_in_init(cls):
         return
     dotted = f"self.{first}"
+    if first == "training" and cls is not None and issubclass(cls, torch.nn.Module):
+        _add(ctx, dotted, "self_attribute", line, via, _TRAINING)
+        return
     _add(
         ctx,
         dotted,
@@ -510,6 +516,13 @@ def _on_self(
         "nonstrict_trace bakes its value in as a constant without a guard: changing or rebinding it "
         "later is not seen by the compiled code (parameters, buffers and submodules are fine)",
     )
+
+
+_TRAINING = (
+    "reads `self.training`: nonstrict_trace bakes the train/eval mode in as a constant without a "
+    "guard, so calling model.eval() or model.train() later does not change what the compiled code "
+    "does (dropout, batch-norm statistics...) until it is compiled again"
+)
 
 
 def _instance_chain(instance: Any, attrs: list[str]) -> tuple[Any, bool]:

@@ -98,6 +98,8 @@ class Block(nn.Module):
 
     def stats(self, x):
         self.calls += 1
+        if self.training:
+            x = x * 2
         return self.scale(x) + self.buf + self.plain + self.lin(x) + self.lin.weight.sum()
 
 
@@ -105,6 +107,7 @@ def test_self_attributes_of_a_bound_method():
     reads = by_name(find_non_input_reads(Block().stats))
     assert ("self.calls", "nonlocal_mutation") in reads
     assert ("self.plain", "self_attribute") in reads
+    assert "model.eval()" in reads[("self.training", "self_attribute")].detail
     alpha = reads[("self.alpha", "self_attribute")]
     assert "float (0.5)" in alpha.detail and "self.scale" in alpha.detail
     names = {r.name for r in reads.values()}
@@ -113,8 +116,10 @@ def test_self_attributes_of_a_bound_method():
 
 
 def test_self_attributes_of_an_unbound_method_skip_registered_ones():
-    names = {r.name for r in find_non_input_reads(Block.stats)}
-    assert {"self.alpha", "self.plain", "self.calls"} <= names
+    reads = find_non_input_reads(Block.stats)
+    names = {r.name for r in reads}
+    assert {"self.alpha", "self.plain", "self.calls", "self.training"} <= names
+    assert "model.eval()" in next(r.detail for r in reads if r.name == "self.training")
     assert not names & {"self.buf", "self.lin"}
 
 
@@ -236,3 +241,25 @@ def test_generator_objects_clocks_and_ids_are_randomness():
     assert {"RNG.random", "PYRNG.random", "time.perf_counter"} <= randomness
     assert {"datetime.datetime.now", "uuid.uuid4"} <= randomness  # imported inside the function
     assert not any(n.startswith("torch") for n, _ in reads)
+
+
+def test_premise_train_eval_mode_is_baked_in_by_nonstrict_trace():
+    class Net(nn.Module):
+        @torch._dynamo.nonstrict_trace
+        def body(self, x):
+            return x * 2 if self.training else x
+
+        def forward(self, x):
+            return self.body(x)
+
+    net = Net()
+    torch._dynamo.reset()
+    try:
+        compiled = torch.compile(net, backend="aot_eager", fullgraph=True)
+        assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))
+        net.eval()
+        assert torch.equal(net(torch.ones(2)), torch.ones(2))  # eager: eval mode
+        assert torch.equal(compiled(torch.ones(2)), torch.full((2,), 2.0))  # compiled: still training
+    finally:
+        torch._dynamo.reset()
+    assert ("self.training", "self_attribute") in by_name(find_non_input_reads(Net.body))
