@@ -184,3 +184,12 @@ def test_a_none_argument_seen_only_at_run_time_fails_with_gb0236():
     assert "leave a None parameter at its default" in c.error
     assert "model_with_none_mask" not in got  # the compiled entry point is never a candidate
     assert report.recommendation is None
+
+
+def test_auto_refuses_a_helper_whose_global_read_goes_stale():
+    report = nstviz.trace_code(GLOBAL_READ, {}, auto=True, budget_s=60, max_attempts=3)
+    c = {c.function: c for c in report.candidates}["helper"]
+    assert c.status == "worse" and c.outputs_match is False
+    assert "outputs differ from the baseline at b" in c.error
+    assert "likely cause: it reads SCALE (global)" in c.error
+    assert report.recommendation is None
