@@ -76,6 +76,21 @@ class Recorder:
                 stack.enter_context(self._post_grad_hook())
             yield self
 
+    def release(self) -> None:
+        """Drop what was recorded, once the run has been converted.
+
+        Dynamo's compiled code closes over the recording backend, and Dynamo leaves that code in
+        the user's globals (``__compiled_fn_*``) after the run: without this, every run's graphs
+        would stay alive as long as the notebook (measured: ~1.7 MB per %%nstrace of a training
+        step). A late compile (e.g. a lazy backward) still works and records into empty lists.
+        """
+        self.graphs = []
+        self.nonstrict_calls = []
+        self.errors = []
+        self._ids = set()
+        self.stacks = StackTable()
+        self._inductor_compile = None
+
     def _uses_inductor(self) -> bool:
         return self.backend in ("inductor", "as_written")
 

@@ -184,7 +184,7 @@ def execute(
         stderr=err.text(),
         wall_time_s=round(wall, 4),
     )
-    return RunResult(
+    result = RunResult(
         run=run,
         value=value,
         exception=error,
@@ -192,6 +192,8 @@ def execute(
         notes=notes,
         marked_ids=frozenset(marked_ids),
     )
+    recorder.release()
+    return result
 
 
 _NSTVIZ_DIR = __file__.rsplit("/capture/", 1)[0] + "/"
