@@ -67,6 +67,14 @@ class JupyterServer:
             capture_output=True,
         )
 
+    def shutdown_sessions(self) -> None:
+        """Stop every notebook session and its kernel (REST ``DELETE /api/sessions/<id>``)."""
+        for session in self.api("/api/sessions"):  # type: ignore[union-attr]
+            req = urllib.request.Request(
+                f"{self.url}/api/sessions/{session['id']}?token={self.token}", method="DELETE"
+            )
+            urllib.request.urlopen(req, timeout=15).close()
+
     def api(self, path: str) -> object:
         with urllib.request.urlopen(f"{self.url}{path}?token={self.token}", timeout=5) as resp:
             return json.loads(resp.read())
@@ -89,6 +97,11 @@ def start_server(app: str, root: Path, home: Path, timeout: float = 60.0) -> Jup
     (notify / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
+    # save widget state with the notebook (JupyterLab's default is not to), as users who want
+    # saved notebooks to reopen showing the view do
+    widgets = dirs["settings"] / "@jupyter-widgets" / "jupyterlab-manager"
+    widgets.mkdir(parents=True, exist_ok=True)
+    (widgets / "plugin.jupyterlab-settings").write_text(json.dumps({"saveState": True}))
     env = {
         **os.environ,
         "JUPYTER_CONFIG_DIR": str(dirs["config"]),

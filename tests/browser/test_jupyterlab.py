@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import nbformat
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -188,10 +189,27 @@ def test_notebook_1_in_jupyterlab(jupyterlab, browser, artifacts: Path) -> None:
             time.sleep(0.5)
         wait_done(page)
         assert kernel.json(count) == 1
+        page.screenshot(path=str(artifacts / "jupyterlab-01-rerun.png"))
+
+        # File > Save (with widget state), stop the kernel, reopen in a fresh workspace: the view
+        # is back from the saved state alone (the notebook is trusted: JupyterLab signed it)
+        page.keyboard.press("Control+s")
+        page.wait_for_function(
+            "() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000
+        )
     finally:
         kernel.close()
-    assert errors == []
     page.close()
+    jupyterlab.shutdown_sessions()  # no kernel keeps the widget models: only the saved state can
+    saved = nbformat.read(jupyterlab.root / "01-seed-example.ipynb", as_version=4)
+    assert saved.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    reopened, errors2 = open_notebook(browser, jupyterlab, "lab/tree", "01-seed-example.ipynb")
+    reopened.wait_for_selector(WIDGET, timeout=60_000)
+    assert "1 break → 0" in reopened.text_content(f"{WIDGET} [data-testid=headline]")
+    reopened.locator(WIDGET).scroll_into_view_if_needed()
+    reopened.screenshot(path=str(artifacts / "jupyterlab-01-reopened.png"))
+    assert errors == [] and errors2 == []
+    reopened.close()
 
 
 def test_progress_reaches_the_page_while_the_cell_runs(jupyterlab, browser, artifacts: Path) -> None:
@@ -299,30 +317,5 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
     finally:
         kernel.close()
     assert restored == [True, False]
-    assert errors == []
-    page.close()
-
-
-def test_saved_widget_state_reopens_showing_the_view(jupyterlab, browser, artifacts: Path) -> None:
-    """A notebook executed and saved with widget state shows the view again without running.
-
-    (Untrusted, the same notebook shows the static ``text/html`` summary instead.)
-    """
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(jupyterlab.root / "01-seed-example.ipynb", as_version=4)
-    NotebookClient(
-        nb, timeout=240, kernel_name="python3", resources={"metadata": {"path": str(jupyterlab.root)}}
-    ).execute()
-    nbformat.write(nb, jupyterlab.root / "saved.ipynb")
-    # JupyterLab renders widgets only in trusted notebooks (those it saved itself are): sign it.
-    jupyterlab.trust(jupyterlab.root / "saved.ipynb")
-    page, errors = open_notebook(browser, jupyterlab, "lab/tree", "saved.ipynb")
-    page.wait_for_selector(WIDGET, timeout=60_000)
-    headline = page.text_content(f"{WIDGET} [data-testid=headline]")
-    assert "1 break → 0" in headline
-    page.locator(WIDGET).scroll_into_view_if_needed()
-    page.screenshot(path=str(artifacts / "jupyterlab-reopened.png"))
     assert errors == []
     page.close()
