@@ -99,3 +99,26 @@ def test_export_message_answers_export_failed_when_nothing_to_export() -> None:
     assert sent and sent[0]["type"] == "export_failed" and "not ready" in sent[0]["message"]
     w._handle_custom_msg({"type": "something_else"}, [])
     assert len(sent) == 1
+
+
+def test_export_button_message_writes_the_standalone_page(report: Report, tmp_path) -> None:
+    from nstviz.html import extract_report_json
+
+    w = Viewer(report, html_path=tmp_path / "out.html")
+    sent = []
+    w.send = sent.append  # type: ignore[method-assign]
+    w._handle_custom_msg({"type": "export_html"}, [])
+    assert sent == [{"type": "export_done", "path": str((tmp_path / "out.html").resolve())}]
+    page = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert Report.from_json(extract_report_json(page)) == report
+    assert w.last_export == str(tmp_path / "out.html")
+    # and from Python, to any path
+    assert Viewer(report).export_html(tmp_path / "again.html") == str(tmp_path / "again.html")
+
+
+def test_export_failure_is_reported_to_the_page(report: Report, tmp_path) -> None:
+    w = Viewer(report, html_path=tmp_path / "no" / "such" / "dir" / "out.html")
+    sent = []
+    w.send = sent.append  # type: ignore[method-assign]
+    w._handle_custom_msg({"type": "export_html"}, [])
+    assert len(sent) == 1 and sent[0]["type"] == "export_failed" and sent[0]["message"]
