@@ -30,6 +30,10 @@ from make_synthetic_report import make_report  # noqa: E402
 from nstviz.html import render_html  # noqa: E402
 
 HOOK = "document.querySelector('#nstviz-root').__nstviz"
+# resolves once a sliced layout is done (the busy badge hidden again), with the wall time
+WAIT_IDLE = ("() => new Promise((r) => { const t0 = performance.now(); const chk = () => {"
+             " const b = document.querySelector('.nsv-busy'); if (b && b.hidden && performance.now() - t0 > 200)"
+             " r(performance.now() - t0); else setTimeout(chk, 20); }; chk(); })")
 RAF_PROBE = """() => new Promise((resolve) => {
   const times = []; let last = performance.now(); const end = last + %d;
   function tick(t) { times.push(t - last); last = t; if (t < end) requestAnimationFrame(tick); else resolve(times); }
@@ -101,7 +105,8 @@ def scenario_10k(tmp: Path) -> None:
     for q in ("addmm", "module:transformer.h.17.attn", "gelu", "zzz-no-match"):
         expand_steps += [{"do": "fill", "selector": ".nsv-search", "text": q}, {"do": "eval", "js": f"[{HOOK}.timings().lastSearchMs, {HOOK}.panes()[0].hits.length]"}]
     expand_steps += [
-        {"do": "click", "selector": "button[title='expand all groups']", "settle_ms": 300},
+        {"do": "click", "selector": "button[title='expand all groups']", "settle_ms": 0},
+        {"do": "eval", "js": WAIT_IDLE},
         {"do": "eval", "js": f"[{HOOK}.timings().panes[0], {HOOK}.panes()[0].nodes.length]"},
         {"do": "eval", "js": f"{HOOK}.panes()[0].frameTimes.length"},
     ]
@@ -124,7 +129,7 @@ def scenario_10k(tmp: Path) -> None:
         ms, hits = res[i + 1]
         print(f"  search {q!r}: {ms:.1f} ms, {hits} hits  [target <= 100 ms]")
         i += 2
-    (tall, nodes_drawn) = res[i + 1]
+    (tall, nodes_drawn) = res[i + 2]
     print(f"  expand ALL groups: {tall.get('lastLayoutMs', float('nan')):.0f} ms layout; {nodes_drawn} nodes laid out")
     frames = res[-1]
     print(f"  zoom/pan with {nodes_drawn} nodes in view (fit): draw time p50 {pct(frames, 50):.1f} ms, p95 {pct(frames, 95):.1f} ms, "
@@ -135,14 +140,15 @@ def scenario_10k(tmp: Path) -> None:
         cont.append(["wheel", 25 * ((k % 4) - 1.5), 30 * (1 if k % 8 < 4 else -1)])
     out2 = run({"page": str(path), "viewport": [1400, 900], "steps": [
         {"do": "ready", "timeout_ms": 60000},
-        {"do": "click", "selector": "button[title='expand all groups']", "settle_ms": 300},
+        {"do": "click", "selector": "button[title='expand all groups']", "settle_ms": 0},
+        {"do": "eval", "js": WAIT_IDLE},
         {"do": "eval", "js": "(() => { window.__raf = []; let last = performance.now(); const loop = (t) => { window.__raf.push(t - last); last = t; if (window.__raf.length < 600) requestAnimationFrame(loop); }; requestAnimationFrame(loop); return true; })()"},
         {"do": "mouse", "moves": cont},
         {"do": "wait", "ms": 300},
         {"do": "eval", "js": "window.__raf.slice(1)"},
         {"do": "eval", "js": f"{HOOK}.panes()[0].frameTimes.slice(-60)"},
     ]})
-    raf, draws = out2["results"][5], out2["results"][6]
+    raf, draws = out2["results"][6], out2["results"][7]
     print(f"  continuous wheel pan/zoom: frame interval p50 {pct(raf, 50):.1f} ms, p95 {pct(raf, 95):.1f} ms, max {max(raf):.1f} ms "
           f"({len(raf)} frames); draw p95 {pct(draws, 95):.1f} ms")
 
@@ -158,9 +164,7 @@ def scenario_50k(tmp: Path) -> None:
     print(f"  long tasks: {len(longtasks)}; longest {worst:.0f} ms  [target: none > 200 ms]  "
           "(" + ", ".join(f"{t['duration']:.0f}" for t in longtasks) + ")")
     # expanding everything (62k boxes): laid out in slices, the page keeps responding
-    wait_idle = ("() => new Promise((r) => { const t0 = performance.now(); const chk = () => {"
-                 " const b = document.querySelector('.nsv-busy'); if (b && b.hidden && performance.now() - t0 > 200)"
-                 " r(performance.now() - t0); else setTimeout(chk, 20); }; chk(); })")
+    wait_idle = WAIT_IDLE
     out = run({"page": str(path), "viewport": [1400, 900], "steps": [
         {"do": "ready", "timeout_ms": 60000},
         {"do": "wait", "ms": 300},
