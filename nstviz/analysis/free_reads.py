@@ -196,7 +196,7 @@ def _scan_function(func: types.FunctionType, instance: Any, ctx: _Ctx, depth: in
                     f"assigns the nonlocal `{ins.argval}`: under nonstrict_trace this assignment runs once, "
                     "when the function is traced, not on every call of the compiled code",
                 )
-            elif self_name is not None and op == "LOAD_FAST" and ins.argval == self_name and sub is code:
+            elif self_name is not None and ins.argval == self_name and _loads_self(op, sub is code):
                 _on_self(func, instance, instrs, i, line, ctx, via, callees)
     if depth < _MAX_DEPTH:
         for callee, callee_self, label, call_line in callees:
@@ -235,6 +235,12 @@ def _local_imports(instrs: list[dis.Instruction]) -> dict[str, Any]:
                 found[str(instrs[j + 1].argval)] = attr
             j += 2
     return found
+
+
+def _loads_self(op: str, in_function: bool) -> bool:
+    # ``self`` is a local (LOAD_FAST), or a cell when a comprehension or inner function captures
+    # it (LOAD_DEREF, in the function and in the comprehension alike).
+    return op == "LOAD_DEREF" or (in_function and op == "LOAD_FAST")
 
 
 def _looks_like_method(func: types.FunctionType, instance: Any) -> bool:

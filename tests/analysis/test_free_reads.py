@@ -123,6 +123,22 @@ def test_self_attributes_of_an_unbound_method_skip_registered_ones():
     assert not names & {"self.buf", "self.lin"}
 
 
+class Scaled(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.factor = 3.0
+        self.offset = 1.0
+
+    def parts(self, xs):
+        offset = self.offset  # a cell here: the comprehension below captures self
+        return [x * self.factor + offset for x in xs]
+
+
+def test_self_reads_inside_comprehensions():
+    reads = by_name(find_non_input_reads(Scaled().parts))
+    assert ("self.factor", "self_attribute") in reads and ("self.offset", "self_attribute") in reads
+
+
 def test_wrappers_partials_and_callables_are_unwrapped():
     marked = torch._dynamo.nonstrict_trace(helper)
     assert by_name(find_non_input_reads(marked)).keys() == by_name(find_non_input_reads(helper)).keys()
