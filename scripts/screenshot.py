@@ -99,11 +99,14 @@ def main(argv: list[str] | None = None) -> int:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
                 page, errors = open_notebook(browser, server, "lab/tree", NOTEBOOK)
-                page.set_viewport_size({"width": 1280, "height": 1000})
+                page.set_viewport_size({"width": 1280, "height": 1400})
                 run_all(page)
                 wait_done(page)
                 # hide the side bar and file browser so the notebook gets the width
                 page.evaluate("() => window.jupyterapp.commands.execute('application:toggle-left-area')")
+                time.sleep(0.5)
+                cell = page.locator(f".jp-Cell:has({WIDGET})")
+                cell.scroll_into_view_if_needed()
                 time.sleep(0.5)
                 pane = page.evaluate(f"() => {HOOK}.panes()[0]")
                 inlined = [n["name"] for n in pane["nodes"] if n["highlighted"]]
@@ -113,8 +116,6 @@ def main(argv: list[str] | None = None) -> int:
                         page.mouse.click(point["x"], point["y"])
                 page.mouse.move(5, 5)  # no hover card over the graph
                 time.sleep(0.5)
-                cell = page.locator(f".jp-Cell:has({WIDGET})")
-                cell.scroll_into_view_if_needed()
                 out = Path(args.output)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 cell.screenshot(path=str(out))
