@@ -199,3 +199,20 @@ def test_extension_list_loads_the_magics(tmp_path) -> None:
         capture_output=True, text=True, timeout=120, env=env,
     )  # fmt: skip
     assert "['nstrace']" in out.stdout, out.stdout + out.stderr
+
+
+def test_options_reach_the_capture(seeded) -> None:
+    """--baseline strict lifts the code's own marks in the baseline; --no-check skips the check."""
+    cell = (
+        "%%nstrace --baseline strict --no-check --name strict_rep\n"
+        "marked = torch._dynamo.nonstrict_trace(get_magic_num)\n"
+        "s = torch.compile(lambda x: x + marked())(torch.ones(2))\n"
+    )
+    with capture_output():
+        result = seeded.run_cell(cell)
+    assert result.success, result.error_in_exec
+    rep = seeded.user_ns["strict_rep"]
+    assert rep.baseline_mode == "strict"
+    assert rep.counts["baseline"].breaks == 1 and rep.counts["nonstrict"].breaks == 0
+    assert rep.outputs.match is None and rep.outputs.skipped_reason
+    assert rep.title.startswith("In [") and "--baseline strict" in rep.title
