@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 MODEL = textwrap.dedent(
@@ -115,9 +117,15 @@ SCRIPTS = {
 }
 
 
-def _run(kind: str, **consts: object) -> list[str]:
+def _run(kind: str, *, fresh_inductor_cache: bool = False, **consts: object) -> list[str]:
     head = "".join(f"{k} = {v!r}\n" for k, v in consts.items())
-    out = subprocess.run([sys.executable, "-c", head + SCRIPTS[kind]], capture_output=True, text=True, check=False)
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="nstviz-bench-") as cache:
+        if fresh_inductor_cache:  # a cold compile, as a user's first run sees it
+            env["TORCHINDUCTOR_CACHE_DIR"] = cache
+        out = subprocess.run(
+            [sys.executable, "-c", head + SCRIPTS[kind]], capture_output=True, text=True, check=False, env=env
+        )
     if out.returncode != 0:
         raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
     return [line for line in out.stdout.splitlines() if line.strip()]
@@ -130,16 +138,23 @@ def main() -> None:
         "--big-layers", type=int, default=72, help="layers of the model trained (forward + backward) for the memory figure"
     )
     parser.add_argument("--skip-inductor", action="store_true")
+    parser.add_argument("--only-inductor", action="store_true", help="only the compare / inductor ratio")
     parser.add_argument("--repeat", type=int, default=2, help="take the best of this many runs per timing")
     args = parser.parse_args()
 
     def best(kind: str, repeat: int, **consts: object) -> tuple[float, float, list[str]]:
-        runs = [_run(kind, **consts) for _ in range(repeat)]
+        runs = [_run(kind, fresh_inductor_cache=True, **consts) for _ in range(repeat)]
         walls = [float(r[0].split()[0]) for r in runs]
         cpus = [float(r[0].split()[1]) for r in runs]
         return min(walls), min(cpus), runs[0]
 
     r = args.repeat
+    if args.only_inductor:
+        ind_wall, ind_cpu, _ = best("plain", r, LAYERS=args.layers, BACKEND="inductor")
+        cmp_wall, cmp_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True)
+        print(json.dumps({"plain_compile_inductor_s": round(ind_wall, 3), "compare_record_s": round(cmp_wall, 3),
+                          "compare_over_1x_inductor": round(cmp_wall / ind_wall, 3)}, indent=2))
+        return
     plain_wall, plain_cpu, _ = best("plain", r, LAYERS=args.layers, BACKEND="aot_eager")
     cmp_wall, cmp_cpu, lines = best("compare", r, LAYERS=args.layers, CHECK=False)
     chk_wall, chk_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True)
