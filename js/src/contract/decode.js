@@ -23,16 +23,20 @@ export const LEVEL_NAMES = Object.fromEntries(LEVELS);
  * @returns {{ok: true, report: any, index: ReportIndex} | {ok: false, error: string}}
  */
 export function decodeReport(text) {
+  const parsed = parseReport(text);
+  return parsed.ok ? checkReport(parsed.data) : parsed;
+}
+
+/** Step 1 of decodeReport (JSON only), so big Reports can be checked in a later task. */
+export function parseReport(text) {
   if (typeof text !== "string" || text.trim() === "") {
     return { ok: false, error: "No Report data was given to the viewer." };
   }
-  let data;
   try {
-    data = JSON.parse(text);
+    return { ok: true, data: JSON.parse(text) };
   } catch (e) {
     return { ok: false, error: `The Report is not valid JSON (${e && e.message ? e.message : e}). The file may be truncated or corrupted.` };
   }
-  return checkReport(data);
 }
 
 /** Check an already-parsed Report object. */

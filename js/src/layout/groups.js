@@ -161,6 +161,7 @@ export function buildGroupTree(gm, opts = {}) {
   const tree = { groups, leafGroup, items: null, nonstrictCall: nodes.map((nd) => !!nd.nonstrict_call) };
   // ordered item lists: node i -> i, group g -> -(g + 1)
   const order = (g) => {
+    if (!g.groupChildren.length) return g.children.slice(); // leaves only: already in node order
     const items = g.children.map((i) => ({ k: i, v: i }));
     for (const c of g.groupChildren) items.push({ k: groups[c].minIndex, v: -(c + 1) });
     items.sort((a, b) => a.k - b.k || a.v - b.v);

@@ -75,7 +75,13 @@ export class GraphCanvas {
     });
     this.edgeBox = eb;
     this.grid = null; // built on the first hit test (keeps a big relayout's task short)
-    if (this.minimap) this.minimap.setScene(scene, this.theme);
+    if (this.minimap) {
+      // the miniature of a big scene is drawn in a later task, not in the one that laid it out
+      if (scene.view.boxes.length > 5000) {
+        clearTimeout(this._miniT);
+        this._miniT = setTimeout(() => { if (this.scene === scene) { this.minimap.setScene(scene, this.theme); this.minimap.draw(); } }, 30);
+      } else this.minimap.setScene(scene, this.theme);
+    }
     this.invalidate();
   }
 

@@ -6,7 +6,7 @@
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
 import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
-import { decodeReport, LEVEL_NAMES } from "../contract/decode.js";
+import { checkReport, decodeReport, parseReport } from "../contract/decode.js";
 import { buildGroupTree } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
@@ -93,7 +93,13 @@ export class App {
       if (token !== this._loadToken) return;
     }
     const t0 = performance.now();
-    const res = decodeReport(text);
+    let res;
+    if (text.length > 2e6) {
+      const parsed = parseReport(text);
+      await new Promise((r) => setTimeout(r, 0)); // the structural check in a task of its own
+      if (token !== this._loadToken) return;
+      res = parsed.ok ? checkReport(parsed.data) : parsed;
+    } else res = decodeReport(text);
     this.decodeMs = performance.now() - t0;
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;

@@ -173,8 +173,7 @@ export class GraphPane {
     this.busy.hidden = true;
     this.view = view;
     this.stats.lastLayoutMs = performance.now() - t0;
-    this.afterLayout(anchorGroup, before);
-    this.gc.drawNow();
+    this.afterLayout(anchorGroup, before); // drawn on the next animation frame
     return true;
   }
 
@@ -236,8 +235,8 @@ export class GraphPane {
       }
     } else this.expanded.add(gid);
     const pending = this.relayout(gid);
-    if (pending) await pending;
-    this.gc.drawNow();
+    if (pending) await pending; // big: drawn on the next animation frame
+    else this.gc.drawNow();
     this.stats.lastToggleMs = performance.now() - t0;
     this.app.onPaneChanged(this);
   }
