@@ -169,12 +169,13 @@ LEAK_RUNS = 15
 
 def test_fifteen_runs_leave_nothing_behind(shell: Any, report_refs: list[weakref.ref[Report]]) -> None:
     """No handlers, hooks, threads or Reports accumulate over consecutive %%nstrace runs."""
-    import ipywidgets
+    import ipywidgets.widgets.widget as widget_module
 
+    widgets = getattr(widget_module, "_instances", None) or widget_module.Widget.widgets
     shell.run_cell("import torch")
     _run(shell, "%%nstrace --nonstrict helper\n" + programs.BREAKING_CELL)  # warm-up
     before, before_shell = ProcessState.take(), _shell_state(shell)
-    widgets_before = len(ipywidgets.Widget.widgets)
+    widgets_before = len(widgets)
     for i in range(LEAK_RUNS):
         name = " --name kept" if i == LEAK_RUNS - 1 else ""
         result = _run(shell, f"%%nstrace --nonstrict helper{name}\n" + programs.BREAKING_CELL)
@@ -188,7 +189,7 @@ def test_fifteen_runs_leave_nothing_behind(shell: Any, report_refs: list[weakref
     assert report_refs[-1]() is shell.user_ns["kept"]
     # Each displayed Viewer (and its Layout) lives as long as the kernel, as every ipywidget does;
     # it holds the Report's JSON text only (see docs/reliability.md).
-    assert len(ipywidgets.Widget.widgets) - widgets_before == 2 * LEAK_RUNS
+    assert len(widgets) - widgets_before == 2 * LEAK_RUNS
     del shell.user_ns["kept"]
     _collect()
     alive = [i for i, r in enumerate(report_refs) if r() is not None]
