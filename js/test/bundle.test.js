@@ -35,3 +35,14 @@ test("no module builds markup from strings; every module states what it owns", (
     else if (file.endsWith(".css")) assert.match(text, /^\/\* viewer\.css — /);
   }
 });
+
+test("every CSS rule is scoped to the viewer (no global styles inside JupyterLab)", () => {
+  let css = readFileSync(join(src, "viewer.css"), "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+  css = css.replace(/@keyframes[^{]*\{([^{}]*\{[^{}]*\})*[^{}]*\}/g, "");
+  css = css.replace(/@(media|container)[^{]*\{/g, "");
+  const selectors = [...css.matchAll(/([^{}]+)\{[^{}]*\}/g)].map((m) => m[1].trim()).filter(Boolean);
+  assert.ok(selectors.length > 50);
+  for (const sel of selectors) {
+    for (const one of sel.split(",")) assert.match(one, /\.nstviz|\.nsv-/, `unscoped selector: ${one.trim()}`);
+  }
+});
