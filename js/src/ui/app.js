@@ -123,8 +123,9 @@ export class App {
     const p = this.model.get("progress") || {};
     const done = p.runs_done || 0, total = p.runs_total || 0;
     const bar = h("div", { class: "nsv-progress-bar" }, h("div", { class: "nsv-progress-fill" }));
-    bar.firstChild.style.width = total ? `${Math.round((100 * done) / total)}%` : "30%";
-    if (!total) bar.classList.add("nsv-indeterminate");
+    bar.firstChild.style.width = total && done ? `${Math.round((100 * done) / total)}%` : "30%";
+    if (!total || !done) bar.classList.add("nsv-indeterminate");
+    this.el.dataset.nstvizState = p.phase === "error" ? "error" : "progress";
     this.root.appendChild(h("div", { class: `nsv-progress${p.phase === "error" ? " nsv-progress-error" : ""}`, role: "status", "aria-live": "polite" },
       h("div", { class: "nsv-brand" }, "nstviz"),
       h("div", { class: "nsv-progress-phase" }, p.phase === "error" ? "Capture failed" : p.phase ? `Running: ${p.phase}` : "Waiting for the capture to start…"),
@@ -135,6 +136,7 @@ export class App {
 
   showError(message) {
     clear(this.root);
+    this.el.dataset.nstvizState = "error";
     this.el.dataset.nstvizError = "1";
     this.root.appendChild(h("div", { class: "nsv-fatal", role: "alert" },
       h("div", { class: "nsv-brand" }, "nstviz"),
@@ -146,6 +148,7 @@ export class App {
   async build() {
     const r = this.report;
     clear(this.root);
+    this.el.dataset.nstvizState = "report";
     // header
     const headline = h("div", { class: "nsv-headline", "data-testid": "headline" },
       headlineParts(r).map(([t, tone]) => h("span", { class: `nsv-hl nsv-hl-${tone}` }, t)));
