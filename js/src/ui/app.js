@@ -182,6 +182,7 @@ export class App {
     renderBreaks(this.breaksHost, r, this.index, {
       onSelect: (run, i) => this.store.set({ selectedBreak: { run, index: i } }),
       onGraph: (run, id) => this.showGraphs([{ run, graph: id }], "single"),
+      graphsOfCompiles: (run, ids) => this.graphsOfCompiles(run, ids),
       onFrame: (loc) => this.revealSource(loc),
     });
     this.source = new SourcePane(r, this.index);

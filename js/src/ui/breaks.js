@@ -49,7 +49,8 @@ export function renderBreaks(host, report, index, cb) {
           b.graph_before || b.graph_after ? h("div", { class: "nsv-either-side" },
             h("span", { class: "nsv-muted" }, "graphs: "),
             b.graph_before ? h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, b.graph_before) }, `before · ${b.graph_before}`) : null,
-            b.graph_after ? h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, b.graph_after) }, `after · ${b.graph_after}`) : null) : null,
+            b.graph_after ? h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, b.graph_after) }, `after · ${b.graph_after}`) : null)
+            : graphButtons(run, cb.graphsOfCompiles ? cb.graphsOfCompiles(run, b.compile_ids || []) : [], cb),
           b.detail && b.detail !== b.reason ? h("details", null, h("summary", null, "full message"), h("pre", { class: "nsv-pre" }, b.detail)) : null));
       host.appendChild(item);
     });
@@ -80,4 +81,10 @@ export function renderStack(stack, onFrame, keep = 4) {
     more.remove();
   } }, `show ${hidden} outer frame${hidden === 1 ? "" : "s"}`);
   return h("div", { class: "nsv-stack-wrap" }, h("div", { class: "nsv-section-title nsv-stack-title" }, "user stack (innermost last) ", more), list);
+}
+
+function graphButtons(run, ids, cb) {
+  if (!ids.length) return null;
+  return h("div", { class: "nsv-either-side" }, h("span", { class: "nsv-muted" }, "graphs of the compiles that hit it: "),
+    ids.slice(0, 6).map((id) => h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => cb.onGraph(run, id) }, id)));
 }
