@@ -14,6 +14,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import sys
 from pathlib import Path
@@ -273,6 +274,12 @@ def make_report(n_nodes: int = 2000, *, flat: bool = False, regions: bool = True
     ns_aten = _model_graph(n_nodes, "0/0:aten_inference", "aten_inference", regions=regions, inline=True,
                            stacks=stacks, stack_ids=stack_ids, baseline_of=baseline_of,
                            region_nodes=region_nodes, flat=flat)
+    if hostile:  # a string constant in the graph (a node's target and value) carrying markup
+        nodes = list(ns_aten.nodes)
+        out = nodes[-1]
+        nodes.insert(len(nodes) - 1, Node(name="hostile_const", op="get_attr", target=HOSTILE, value=HOSTILE, module="transformer"))
+        nodes[-1] = Node(name=out.name, op=out.op, target=out.target, inputs=(*out.inputs, "hostile_const"))
+        ns_aten = dataclasses.replace(ns_aten, nodes=tuple(nodes))
     n_real_blocks = len({nd.module.split(".")[2] for nd in ns_aten.nodes if nd.module and nd.module.startswith("transformer.h.")}) or n_blocks
     ns_dyn = _model_graph(0, "0/0:dynamo", "dynamo", regions=regions, inline=False, blocks=min(n_real_blocks, 4),
                           stacks=stacks, stack_ids=stack_ids)

@@ -176,8 +176,14 @@ def test_hostile_strings_stay_text(write_page, drive, artifacts):
 
     r = make_report(300, hostile=True)
     page = write_page(r, name="hostile.html")
+    svg = page.with_suffix(".svg")
     out = drive({"page": str(page), "steps": [
         {"do": "ready"},
+        {"do": "click", "selector": "button[title='expand all groups']"},
+        {"do": "download", "selector": "button[title='export the current graph view as SVG']", "path": str(svg)},
+        {"do": "fill", "selector": ".nsv-search", "text": "hostile_const"},
+        {"do": "press", "key": "Enter"},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=breaks]"},
         {"do": "click", "selector": ".nsv-break[data-run=baseline][data-index='0'] .nsv-break-head"},
         {"do": "click", "selector": "button.nsv-tab[data-tab=source]"},
         {"do": "eval", "js": "[window.__pwned || null, document.querySelectorAll('#nstviz-root img, #nstviz-root b, #nstviz-root script').length,"
@@ -185,11 +191,19 @@ def test_hostile_strings_stay_text(write_page, drive, artifacts):
                              " document.querySelector('#nstviz-root').textContent]"},
         {"do": "screenshot", "path": str(artifacts / "hostile.png")},
     ]})
-    pwned, injected, hrefs, text = out["results"][3]
+    pwned, injected, hrefs, text = out["results"][8]
     assert pwned is None and injected == 0 and out["dialogs"] == 0
     assert all(h.startswith("https://") for h in hrefs)
     assert "javascript:alert(1)" in text  # shown as text (the hint), not as a link
     assert HOSTILE.split("\u2028")[0] in text
+    # the node details show the hostile constant as text; the SVG export keeps it text
+    assert "hostile_const" in text and "onerror" in text
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(svg).getroot()
+    tags = {el.tag.split("}")[-1] for el in root.iter()}
+    assert tags <= {"svg", "rect", "text", "path", "g", "title"}, tags
+    assert any(HOSTILE.split("\u2028")[0][:20] in (t.text or "") for t in root.iter("{http://www.w3.org/2000/svg}text"))
 
 
 def test_tooltip_and_svg_png_export(write_page, drive, artifacts, tmp_path):
