@@ -129,6 +129,7 @@ export class GraphCanvas {
 
   setCamera(k, tx, ty) {
     this.cam = { k: Math.min(4, Math.max(0.005, k)), tx, ty };
+    if (this.onCamera) this.onCamera();
     this.invalidate();
   }
 

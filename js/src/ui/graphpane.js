@@ -50,6 +50,7 @@ export class GraphPane {
       h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty, this.busy));
     this.gc = new GraphCanvas(this.canvasHost);
     this.gc.minimap = new Minimap(this.gc, this.el.querySelector(".nsv-pane-body"));
+    this.gc.onCamera = () => { this.tip.hidden = true; }; // a tooltip must not outlive what it points at
     this._detach = attachPanZoom(this.gc, {
       onClick: (idx) => this.onClick(idx),
       onDblClick: (idx) => this.onDblClick(idx),
@@ -198,6 +199,7 @@ export class GraphPane {
 
   pushScene() {
     const { gm, tree } = this.entry;
+    this.tip.hidden = true;
     const v = this.view;
     let selectedBox = -1, selectedItem = -1;
     if (this.selected >= 0) {
