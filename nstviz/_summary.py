@@ -59,6 +59,13 @@ def summary(report: Report) -> str:
             f"({c.break_hits} hits), {c.ops} ops, {c.aten_ops} aten ops, {_plural(c.regions, 'region')} "
             f"({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
         )
+        recompiles = [cp for cp in run.compiles if cp.recompile_reason]
+        if recompiles:
+            first = recompiles[0].recompile_reason.splitlines()[0]
+            lines.append(
+                f"  {_plural(len(run.compiles), 'compile')}, {_plural(len(recompiles), 'recompile')} "
+                f"(first: {recompiles[0].frame_id}/{recompiles[0].compile_id} {first})"
+            )
         for b in run.breaks:
             gb = b.gb_id or "GB?"
             fatal = " FATAL" if b.fatal else ""

@@ -176,6 +176,7 @@ def test_dynamic_shapes_recompile():
     assert digest.breaks(base) == [(*BREAK_AT, 3, False)]
     assert base.breaks[0].graph_after == "2/0:dynamo"
     assert ns["b"].shape == (2,)
+    assert "  2 compiles, 1 recompile (first: 0/1 0/0: tensor 'x' size mismatch" in report.summary()
 
 
 def test_compiled_object_defined_earlier_is_captured(x):
