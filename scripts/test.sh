@@ -39,5 +39,13 @@ step "ruff check"
 "$PYTHON" -m ruff check .
 
 step "pytest (everything, browser and notebook tests included)"
-# Last, so that pytest's closing line ("N passed in ...") ends the output.
-exec "$PYTHON" -m pytest -q -p no:cacheprovider --durations=15 "$@"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+set +e
+"$PYTHON" -m pytest -q -p no:cacheprovider --durations=15 "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# Whatever the interpreter prints while shutting down, end with pytest's closing line.
+closing="$(grep -E '^=* ?[0-9]+ (passed|failed|error|skipped|deselected)|no tests ran' "$log" | tail -n 1)"
+if [ -n "$closing" ]; then printf '%s\n' "$closing"; fi
+exit "$status"
