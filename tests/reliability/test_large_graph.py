@@ -1,15 +1,14 @@
-"""A graph of >= 50,000 ATen nodes: captured whole, interruptible, and the Report still works.
+"""Very large graphs: the capture stays interruptible, and a graph over the cap is truncated
+with a clear note instead of crashing.
 
-The nonstrict run traces a marked helper with a 16,700-iteration loop (3 ops each): Dynamo sees
-one opaque call, AOTAutograd inlines 50,100 ATen nodes. (The baseline breaks inside the loop,
-so Dynamo skips the helper's frame and runs it eagerly: cheap.) Almost all of the time is
-torch's own tracing (AOT stage 1); nstviz's conversion is a few percent (see docs/reliability.md).
+The full >= 50,000-node capture takes minutes of torch's own tracing on 2 cores, so its
+figures (time, JSON/HTML size, memory) come from ``benchmarks/bench_large_graph.py``; here the
+50,000-node cell is only started and interrupted, and truncation is checked with a lowered cap.
 """
 
 from __future__ import annotations
 
 import _thread
-import resource
 import threading
 import time
 from pathlib import Path
@@ -18,14 +17,13 @@ import pytest
 import torch
 
 import nstviz
+from nstviz.capture import convert
 from nstviz.report import Report
 from tests.helpers.snapshot import ProcessState, assert_restored
 
-N = 16_700
-
-BIG_CELL = f"""
+CELL = """
 def helper(x):
-    for i in range({N}):
+    for i in range({n}):
         x = x.sin() * 1.01 + 0.5
         if i == 0:
             torch._dynamo.graph_break()
@@ -39,44 +37,33 @@ y = f(torch.ones(4))
 """
 
 
-@pytest.mark.slow
-def test_fifty_thousand_aten_nodes(tmp_path: Path, before: ProcessState) -> None:
-    # 1. The kernel stays interruptible in the middle of the big trace.
-    timer = threading.Timer(4.0, _thread.interrupt_main)
+def test_fifty_thousand_node_capture_stays_interruptible(before: ProcessState) -> None:
+    timer = threading.Timer(3.0, _thread.interrupt_main)
     started = time.monotonic()
     timer.start()
     with pytest.raises(KeyboardInterrupt):
-        nstviz.trace_code(BIG_CELL, {"torch": torch}, nonstrict=["helper"])
-    stopped_after = time.monotonic() - started - 4.0
+        nstviz.trace_code(CELL.format(n=16_700), {"torch": torch}, nonstrict=["helper"])
+    stopped_after = time.monotonic() - started - 3.0
     timer.join()
     assert stopped_after < 5.0, f"Ctrl-C took {stopped_after:.1f} s to stop the capture"
     assert_restored(before)
 
-    # 2. The whole capture: nothing crashes, the Report holds every node, and can be saved.
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.monotonic()
-    report = nstviz.trace_code(BIG_CELL, {"torch": torch}, nonstrict=["helper"])
-    capture_s = time.monotonic() - t0
+
+def test_graph_over_the_cap_is_truncated_with_a_note(
+    tmp_path: Path, before: ProcessState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(convert, "MAX_NODES_PER_GRAPH", 1_000)
+    report = nstviz.trace_code(CELL.format(n=500), {"torch": torch}, nonstrict=["helper"])
     aten = [g for g in report.runs["nonstrict"].graphs if g.level.startswith("aten")]
-    nodes = sum(len(g.nodes) for g in aten)
-    assert nodes >= 50_000, nodes
-    truncated = [g.id for g in aten if g.truncated]
-    assert not truncated or any("only the first" in n for n in report.notes), "truncation must be said"
-    assert report.counts["nonstrict"].inlined_nodes == 3 * N
-    t0 = time.monotonic()
-    text = report.to_json()
-    json_s = time.monotonic() - t0
-    t0 = time.monotonic()
-    assert Report.from_json(text) == report
-    load_s = time.monotonic() - t0
-    t0 = time.monotonic()
-    page = report.save_html(tmp_path / "big.html")
-    html_s = time.monotonic() - t0
-    peak_growth_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before) / 1024
-    print(
-        f"\n{nodes} ATen nodes: capture {capture_s:.1f} s, to_json {json_s:.1f} s ({len(text) / 1e6:.1f} MB), "
-        f"from_json {load_s:.1f} s, save_html {html_s:.1f} s ({Path(page).stat().st_size / 1e6:.1f} MB), "
-        f"peak RSS growth {peak_growth_mb:.0f} MB"
-    )
-    del report, text
+    truncated = [g for g in aten if g.truncated]
+    assert truncated, [(g.id, len(g.nodes)) for g in aten]
+    for graph in truncated:
+        assert len(graph.nodes) == 1_000
+        assert graph.op_count >= 1_500  # counted before truncation
+        assert any(graph.id in note and "only the first 1000 nodes" in note for note in report.notes), report.notes
+    report.validate()
+    assert Report.from_json(report.to_json()) == report
+    page = Path(report.save_html(tmp_path / "truncated.html"))
+    assert page.stat().st_size > 0
+    del report
     assert_restored(before)
