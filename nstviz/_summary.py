@@ -36,13 +36,24 @@ def headline(report: Report) -> str:
     if other.error is not None and base.error is None:
         parts.append(f"the nonstrict run raised {other.error_type or 'an error'}")
     elif out.match is True:
-        parts.append("outputs match")
+        parts.append(f"outputs match{_reference(report)}")
     elif out.match is False:
         diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
-        parts.append(f"outputs differ{diff}")
+        reference = _reference(report)
+        parts.append(f"outputs differ{' from' + reference if reference else ''}{diff}")
     else:
         parts.append("outputs not compared")
     return ", ".join(parts)
+
+
+def _reference(report: Report) -> str:
+    """``" eager"`` when the output check compared with the eager run, not the baseline."""
+    comps = report.outputs.comparisons or ()
+    if any({c.left, c.right} == {"baseline", "nonstrict"} for c in comps):
+        return ""
+    if comps and "eager" in (comps[0].left, comps[0].right) and "nonstrict" in (comps[0].left, comps[0].right):
+        return " eager"
+    return ""
 
 
 def summary(report: Report) -> str:

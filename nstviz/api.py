@@ -67,7 +67,7 @@ from nstviz.analysis.provenance import CallSite, assign_baseline_graphs, build_r
 from nstviz.capture import _torch_compat, marking, state
 from nstviz.capture.convert import StackTable, is_user_file, read_source
 from nstviz.capture.recorder import Backend
-from nstviz.capture.runner import RunResult, execute
+from nstviz.capture.runner import RunResult, captured_output, execute
 from nstviz.errors import NameResolutionError, NothingCompiledError, UsageError
 from nstviz.report import (
     Candidate,
@@ -377,10 +377,10 @@ class _Session:
         try:
             if eager_body is not None:
                 self.say("baseline", "running eagerly (reference for the output check)")
-                outputs["eager"] = self._eager(eager_body, rng, outputs_of)
+                outputs["eager"] = self._eager(eager_body, rng, outputs_of) or {}
                 checkpoint.restore()
                 # a second eager run tells whether the code disagrees with itself
-                outputs["eager (again)"] = self._eager(eager_body, rng, outputs_of)
+                outputs["eager (again)"] = self._eager(eager_body, rng, outputs_of) or {}
                 self.runs_done += 1
                 checkpoint.restore()
             self.say("baseline", "running the code as written")
@@ -419,6 +419,18 @@ class _Session:
                     )
                     self.advisor_keys.update(_code_key(t.function) for t in added)
                     targets += added
+            if check and eager_body is None and base.exception is not None:
+                # The baseline raised, so there is nothing to compare the nonstrict run with:
+                # run the code once eagerly as the reference. It runs before the nonstrict run
+                # (not after) so that the namespace still ends as after the last compiled run,
+                # whose compiled code the user keeps using, without re-running anything.
+                checkpoint.restore()
+                self.runs_total += 1
+                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
+                reference = self._eager(make_body(), rng, outputs_of, force_eager=True)
+                self.runs_done += 1
+                if reference is not None:
+                    outputs["eager"] = reference
             checkpoint.restore()
             self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
             functions = tuple(t.function for t in targets)
@@ -448,16 +460,33 @@ class _Session:
     # -- pieces -------------------------------------------------------------------------
 
     def _eager(
-        self, body: Callable[[Callable[[], None]], Any], rng: dict[str, Any], outputs_of: Callable[[RunResult], Mapping[str, Any]]
-    ) -> Mapping[str, Any]:
+        self,
+        body: Callable[[Callable[[], None]], Any],
+        rng: dict[str, Any],
+        outputs_of: Callable[[RunResult], Mapping[str, Any]],
+        *,
+        force_eager: bool = False,
+    ) -> Mapping[str, Any] | None:
+        """Outputs of one eager run of ``body``.
+
+        With ``force_eager``, ``torch.compile``-wrapped code inside ``body`` runs eagerly too
+        (``torch.compiler.set_stance("force_eager")``, put back after), its printed output is
+        captured like a run's, and None is returned when it raised.
+        """
+        import torch
+
         state.set_rng_state(rng)
         try:
-            value = body(lambda: None)
+            if force_eager:
+                with captured_output(self.echo), torch.compiler.set_stance("force_eager"):
+                    value = body(lambda: None)
+            else:
+                value = body(lambda: None)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
             self.notes.append(f"the eager reference run raised {type(exc).__name__}: {exc}"[:500])
-            return {}
+            return None if force_eager else {}
         return _snapshot(outputs_of(RunResult(run=Run(name="eager"), value=value)))
 
     def _run(
