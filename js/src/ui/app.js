@@ -311,8 +311,9 @@ export class App {
     const key = `${run}\u0000${graphId}`;
     let e = this.cache.get(key);
     if (e) return e;
-    const t0 = performance.now();
     const graph = this.index.graph(run, graphId);
+    if (yieldFn && graph.nodes.length > 5000) await yieldFn(); // big: not in the task that built the panels
+    const t0 = performance.now();
     const gm = buildGraphModel(graph);
     if (graph.level === "aten_backward") {
       const fwd = this.index.graphs(run).find((g) => g.level === "aten_forward" && g.frame_id === graph.frame_id
