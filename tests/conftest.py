@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
+import signal
+
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Make Ctrl-C raise KeyboardInterrupt even when the suite was started as a background job.
+
+    A non-interactive shell starts background jobs with SIGINT ignored, and Python then keeps
+    it ignored, so the interrupt tests would see nothing. Installing Python's own handler here
+    also gives every child process (kernels, CLI runs) the default disposition back.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
