@@ -96,18 +96,21 @@ export function buildGroupTree(gm, opts = {}) {
     for (let a = g; a >= 0; a = groups[a].parent) lastIndex[a] = i;
     prevGroup = g;
   }
+  // Users with a module of their own decide first; users that followed their own users only
+  // when there is no such user. (Backward graphs chain module-less gradient sums from block to
+  // block: placed by all their users they would all land above the blocks, cutting the chain.)
   for (let i = n - 1; i >= 0; i--) {
     if (leafGroup[i] >= 0) continue;
-    let lca = -1;
+    let lca = -1, lcaAll = -1;
     for (let k = gm.outStart[i]; k < gm.outStart[i + 1]; k++) {
       const user = gm.outIdx[k];
       if (gm.kind[user] === 1) continue;
       const c = leafGroup[user];
       if (c < 0) continue; // a user that is later in the list cannot be unplaced in FX order
-      lca = lca < 0 ? c : lowestCommon(groups, lca, c);
-      if (lca === ROOT) break;
+      lcaAll = lcaAll < 0 ? c : lowestCommon(groups, lcaAll, c);
+      if (!follows(user)) lca = lca < 0 ? c : lowestCommon(groups, lca, c);
     }
-    let g = lca < 0 ? ROOT : lca;
+    let g = lca >= 0 ? lca : lcaAll < 0 ? ROOT : lcaAll;
     while (groups[g].kind === "region") g = groups[g].parent; // regions hold inlined nodes only
     leafGroup[i] = g;
   }
