@@ -135,3 +135,20 @@ test("a module called twice with work in between gets one group per call (no cyc
   const v = computeView(gm, tree, all);
   for (const e of v.edges) assert.ok(e.pts[e.pts.length - 1] > e.pts[1], "edge points down");
 });
+
+test("module-less gradient sums chain the blocks they connect (backward graphs)", () => {
+  // b1 -> s1 (no module; users: b0 and s2) -> b0 ; s1 -> s2 (no module, user: output only)
+  const gm = buildGraphModel(graph([
+    ["g", "placeholder"],
+    ["b1", "call_function", ["g"], { module: "h.1" }],
+    ["s1", "call_function", ["b1", "g"]],
+    ["b0", "call_function", ["s1"], { module: "h.0" }],
+    ["s2", "call_function", ["s1", "b0"]],
+    ["output", "output", ["s2"]],
+  ]));
+  const tree = buildGroupTree(gm);
+  const key = (name) => tree.groups[tree.leafGroup[gm.byName.get(name)]].key;
+  assert.equal(key("s1"), "h.0"); // with its user that has a module, not above the blocks
+  const v = computeView(gm, tree, new Set([0]));
+  assert.ok(v.edges.every((e) => e.pts[e.pts.length - 1] > e.pts[1]), "all edges point down");
+});
