@@ -11,6 +11,7 @@ import { buildGroupTree } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
 import { bindModel, Store } from "../state/store.js";
+import { renderOutput } from "./output.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
@@ -161,7 +162,7 @@ export class App {
     // side tabs
     this.tabs = {};
     this.tabBodies = {};
-    const tabDefs = [["overview", "Overview"], ["breaks", `Breaks`], ["source", "Source"], ["node", "Node"]];
+    const tabDefs = [["overview", "Overview"], ["breaks", `Breaks`], ["source", "Source"], ["node", "Node"], ["output", "Output"]];
     if (hasAdvisor(r)) tabDefs.push(["advisor", "Advisor"]);
     const nBreaks = this.index.runNames.reduce((s, n) => s + (this.index.run(n).breaks || []).length, 0);
     const tabBar = h("div", { class: "nsv-tabs", role: "tablist" }, tabDefs.map(([id, label]) => {
@@ -188,6 +189,7 @@ export class App {
     this.source = new SourcePane(r, this.index);
     this.tabBodies.source.appendChild(this.source.el);
     this.tabBodies.node.appendChild(h("div", { class: "nsv-muted nsv-pad" }, "Click a node in the graph to see its data here."));
+    this.tabBodies.output.appendChild(renderOutput(r));
     if (this.tabBodies.advisor) this.tabBodies.advisor.appendChild(renderAdvisor(r));
     // graph area
     this.searchInput = h("input", { class: "nsv-search", type: "search", placeholder: "Search nodes: name, op, target, module  ( / )", "aria-label": "search nodes",

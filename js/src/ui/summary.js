@@ -27,25 +27,62 @@ export function runCounts(report, name) {
   };
 }
 
-export function outputsText(o) {
-  if (!o || o.match == null) return o && o.skipped_reason ? `outputs not checked (${o.skipped_reason})` : "outputs not checked";
-  if (o.match) return `outputs match${o.max_abs_diff ? ` (max |Δ| ${fmtNum(o.max_abs_diff)})` : ""}`;
-  return `outputs DIFFER (max |Δ| ${fmtNum(o.max_abs_diff)})`;
+/** The comparison the headline `match` summarises: baseline vs nonstrict, else the first one. */
+export function headlineComparison(o) {
+  const cs = (o && o.comparisons) || [];
+  return cs.find((c) => (c.left === "baseline" && c.right === "nonstrict") || (c.left === "nonstrict" && c.right === "baseline")) || cs[0] || null;
 }
 
-/** "3 breaks → 0 · 4 graphs → 1 · outputs match" as a list of [text, tone] parts. */
+/** The run the headline compares against, when it is not the usual baseline-vs-nonstrict pair. */
+function comparedAgainst(o) {
+  const c = headlineComparison(o);
+  if (!c) return "";
+  const pair = [c.left, c.right];
+  if (pair.includes("baseline") && pair.includes("nonstrict")) return "";
+  const other = pair.find((n) => n !== "nonstrict" && n !== "baseline") || pair.find((n) => n !== "nonstrict");
+  return other ? ` ${other}` : "";
+}
+
+export function outputsText(o) {
+  if (!o || o.match == null) return o && o.skipped_reason ? `outputs not checked (${o.skipped_reason})` : "outputs not checked";
+  const vs = comparedAgainst(o);
+  if (o.match) return `outputs match${vs}${o.max_abs_diff ? ` (max |Δ| ${fmtNum(o.max_abs_diff)})` : ""}`;
+  return `outputs DIFFER${vs ? " from" + vs : ""} (max |Δ| ${fmtNum(o.max_abs_diff)})`;
+}
+
+/** Why the baseline produced no usable compile: "fullgraph failed", "baseline raised", or null. */
+export function baselineFailure(report) {
+  const run = report.runs.baseline || {};
+  if ((run.breaks || []).some((b) => b.fatal)) return "fullgraph failed";
+  if (run.error || run.error_type) return "baseline raised";
+  return null;
+}
+
+const plural = (n, w) => `${n} ${w}${n === 1 ? "" : "s"}`;
+
+/**
+ * "3 breaks → 0 · 4 graphs → 1 · outputs match" as a list of [text, tone] parts.
+ * Red ("bad") only for real regressions: more breaks, outputs differ, the nonstrict run raised.
+ */
 export function headlineParts(report) {
   const parts = [];
   const b = runCounts(report, "baseline");
-  if (report.runs.nonstrict) {
+  const ns = report.runs.nonstrict;
+  if (ns) {
     const n = runCounts(report, "nonstrict");
-    parts.push([`${b.breaks} break${b.breaks === 1 ? "" : "s"} → ${n.breaks}`, n.breaks < b.breaks ? "good" : n.breaks > b.breaks ? "bad" : "neutral"]);
-    // fewer graphs is better, but from none (the baseline failed to compile) to some is too
-    const tone = b.graphs === 0 && n.graphs > 0 ? "good" : n.graphs < b.graphs ? "good" : n.graphs > b.graphs ? "bad" : "neutral";
-    parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"} → ${n.graphs}`, tone]);
+    parts.push([`${plural(b.breaks, "break")} → ${n.breaks}`, n.breaks < b.breaks ? "good" : n.breaks > b.breaks ? "bad" : "neutral"]);
+    const failed = baselineFailure(report);
+    if (ns.error || ns.error_type) {
+      parts.push([`nonstrict raised ${ns.error_type || ns.error || ""}`.trim(), "bad"]);
+    } else if (failed && n.graphs > 0) {
+      parts.push([`${failed} → ${plural(n.graphs, "graph")}`, "good"]);
+    } else {
+      // fewer graphs is better; more graphs alone is not a regression worth red
+      parts.push([`${plural(b.graphs, "graph")} → ${n.graphs}`, b.graphs === 0 && n.graphs > 0 ? "good" : n.graphs < b.graphs ? "good" : "neutral"]);
+    }
   } else {
-    parts.push([`${b.breaks} break${b.breaks === 1 ? "" : "s"}`, "neutral"]);
-    parts.push([`${b.graphs} graph${b.graphs === 1 ? "" : "s"}`, "neutral"]);
+    parts.push([plural(b.breaks, "break"), "neutral"]);
+    parts.push([plural(b.graphs, "graph"), "neutral"]);
   }
   const o = report.outputs;
   parts.push([outputsText(o), !o || o.match == null ? "neutral" : o.match ? "good" : "bad"]);
