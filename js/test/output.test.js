@@ -34,3 +34,10 @@ test("a run that raised shows type, message and traceback; hostile text is kept 
   assert.match(err.text, /^Traceback/);
   assert.doesNotMatch(err.text, /\n$/);
 });
+
+test("line counts ignore the final newline; the error type is not repeated", async () => {
+  const { errorHead } = await import("../src/ui/output.js");
+  assert.equal(outputSections({ runs: { baseline: { stdout: "one\n" } } })[0].blocks[0].lines, 1);
+  assert.equal(errorHead({ error: "Unsupported: x", error_type: "Unsupported" }), "Unsupported: x");
+  assert.equal(errorHead({ error: "x", error_type: "ValueError" }), "ValueError: x");
+});

@@ -317,3 +317,52 @@ def test_dark_theme_and_narrow_width(write_page, drive, artifacts):
     below, main_width = narrow["results"][2]
     assert below and main_width > 600, "at a narrow width the panels go under the graph, which keeps the full width"
     assert dark["errors"] == [] and narrow["errors"] == []
+
+
+SEED_CELL = '''
+import sys
+import zlib
+import torch
+
+def get_magic_num():
+    return torch.tensor([float(zlib.crc32(b"nstviz") % 97)])
+
+@torch.compile(fullgraph=True)
+def func(x):
+    return x + get_magic_num()
+
+print("hello from the cell </script><img src=x onerror=alert(1)>")
+print("to stderr", file=sys.stderr)
+z = func(torch.rand(10))
+'''
+
+
+def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
+    import nstviz
+
+    r = nstviz.trace_code(SEED_CELL, {}, nonstrict=["get_magic_num"])
+    assert "hello from the cell" in r.runs["nonstrict"].stdout
+    page = write_page(r, name="seed.html")
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": "[...document.querySelectorAll('#nstviz-root .nsv-hl')].map(e => [e.textContent, e.className])"},
+        {"do": "screenshot", "path": str(artifacts / "seed-headline.png")},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=output]"},
+        {"do": "eval", "js": "[...document.querySelectorAll('#nstviz-root .nsv-out-run')].map(s => [s.dataset.run,"
+                             " [...s.querySelectorAll('pre')].map(p => [p.dataset.kind, p.textContent])])"},
+        {"do": "eval", "js": "[window.__pwned || null, document.querySelectorAll('#nstviz-root img, #nstviz-root script').length,"
+                             " !!document.querySelector('#nstviz-root .nsv-tab-body[data-tab=output]:not([hidden]) pre')]"},
+        {"do": "screenshot", "path": str(artifacts / "output-tab.png")},
+    ]})
+    assert not out["errors"], out["errors"]
+    headline = out["results"][1]
+    texts = [t for t, _ in headline]
+    assert "fullgraph failed → 1 graph" in texts, headline
+    assert not any("nsv-hl-bad" in c for _, c in headline), headline
+    runs = dict(out["results"][4])
+    assert list(runs)[:2] == ["baseline", "nonstrict"]
+    ns = dict(runs["nonstrict"])
+    assert "hello from the cell </script><img src=x onerror=alert(1)>" in ns["stdout"]
+    assert "to stderr" in ns["stderr"]
+    pwned, injected, visible = out["results"][5]
+    assert pwned is None and injected == 0 and out["dialogs"] == 0 and visible

@@ -25,18 +25,25 @@ export function outputSections(report) {
     const blocks = [];
     const add = (kind, title, text) => {
       if (!text) return;
-      const lines = text.split("\n").length;
+      const lines = text.replace(/\n$/, "").split("\n").length;
       blocks.push({ kind, title, text, lines, collapsed: lines > COLLAPSE_LINES || text.length > 4000 });
     };
     add("stdout", "stdout", run.stdout || "");
     add("stderr", "stderr", run.stderr || "");
     if (run.error || run.error_type) {
-      const head = `${run.error_type || "error"}${run.error ? ": " + run.error : ""}`;
+      const head = errorHead(run);
       const tb = run.error_traceback || "";
       blocks.push({ kind: "error", title: "raised", text: tb.replace(/\s+$/, ""), head, lines: 0, collapsed: false });
     }
     return { run: name, blocks };
   });
+}
+
+/** "Type: message", without repeating the type when the message already starts with it. */
+export function errorHead(run) {
+  const type = run.error_type || "", msg = run.error || "";
+  if (!msg) return type || "error";
+  return type && !msg.startsWith(type + ":") && msg !== type ? `${type}: ${msg}` : msg;
 }
 
 function block(b) {

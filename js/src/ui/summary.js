@@ -3,6 +3,7 @@
 // Must not: keep state or listen to anything; it renders once per Report.
 
 import { h } from "./dom.js";
+import { errorHead } from "./output.js";
 
 function fmtNum(x) {
   if (x == null || Number.isNaN(x)) return "—";
@@ -103,7 +104,7 @@ export function renderSummary(report, index) {
     cards.push(h("div", { class: `nsv-card nsv-card-${name === "baseline" ? "baseline" : name === "nonstrict" ? "nonstrict" : "attempt"}` },
       h("div", { class: "nsv-card-title" }, name),
       h("dl", { class: "nsv-kv" }, rows.filter((r) => r[1] != null).map(([k, v]) => [h("dt", null, k), h("dd", null, String(v))])),
-      run.error ? h("div", { class: "nsv-error-line" }, `raised ${run.error_type ? run.error_type + ": " : ""}${run.error}`) : null,
+      run.error ? h("div", { class: "nsv-error-line" }, `raised ${errorHead(run)}`) : null,
       (run.marked || []).length ? h("div", { class: "nsv-muted nsv-small" }, "non-strict: " + run.marked.map((m) => m.qualname + (m.applied === false ? " (never applied)" : "")).join(", ")) : null,
     ));
   }
