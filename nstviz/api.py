@@ -333,6 +333,9 @@ class _Session:
         self.notes: list[str] = []
         self._reads_cache: dict[int, tuple[NonInputRead, ...]] = {}
         self.advisor_keys: set[Any] = set()
+        self._hooks_before: set[int] | None = None
+        self._names_before: set[str] = set()
+        self.namespace: dict[str, Any] | None = None  # trace_code's: where Dynamo installs its globals
 
     def say(self, phase: str, message: str) -> None:
         if self.progress_cb is None:
@@ -364,6 +367,7 @@ class _Session:
         max_attempts: int,
         lazy_namespace: dict[str, Any] | None = None,
     ) -> Report:
+        self.namespace = lazy_namespace
         _acquire_capture()
         try:
             snapshot = state.StateSnapshot.take()
@@ -499,6 +503,16 @@ class _Session:
         lift: bool = False,
         marks: Callable[[], Sequence[Callable[..., Any]]] | None = None,
     ) -> RunResult:
+        if self._hooks_before is not None:
+            # The previous run's compiled code is dead after this reset (execute() resets too):
+            # drop the globals Dynamo installed for it, or every run leaks its graphs into the
+            # namespace. The last run's globals stay: its compiled code is what the user keeps.
+            _torch_compat.dynamo_reset()
+            _torch_compat.drop_dynamo_globals(self._hooks_before)
+            if self.namespace is not None:
+                _torch_compat.drop_new_dynamo_names(self.namespace, self._names_before)
+        self._hooks_before = _torch_compat.dynamo_global_hooks()
+        self._names_before = set(self.namespace or ())
         result = execute(
             name,
             body,

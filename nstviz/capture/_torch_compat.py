@@ -290,6 +290,78 @@ def dynamo_reset() -> None:
     torch._dynamo.reset()
 
 
+def dynamo_global_hooks() -> set[int]:
+    """Ids of Dynamo's pending global-cleanup hooks (one per ``__compiled_fn_*``-style global).
+
+    Dynamo installs each compiled frame's helpers (``__compiled_fn_*``, ``__resume_at_*``,
+    ``__builtins_dict___*``...) as globals of the frame's module and registers a
+    ``CleanupHook`` per global in ``CleanupManager.instance``, keyed weakly by the transformed
+    code object: the hook deletes the global when that code object dies.
+    """
+    try:
+        from torch._dynamo.utils import CleanupManager
+    except ImportError:  # pragma: no cover
+        return set()
+    return {id(hook) for hooks in list(CleanupManager.instance.values.values()) for hook in hooks}
+
+
+def drop_dynamo_globals(before: set[int]) -> int:
+    """Delete the globals of the compiles since ``before`` (from :func:`dynamo_global_hooks`).
+
+    Call only after ``torch._dynamo.reset()``: the compiled code these globals serve can no
+    longer be called. Their hooks are unregistered (and ``CleanupManager.count`` kept in step)
+    so that they do not raise ``KeyError`` when that code object dies later.
+
+    Returns:
+        How many globals were deleted.
+    """
+    try:
+        from torch._dynamo.utils import CleanupHook, CleanupManager
+    except ImportError:  # pragma: no cover
+        return 0
+    dropped = 0
+    for hooks in list(CleanupManager.instance.values.values()):
+        keep = []
+        for hook in hooks:
+            if id(hook) in before or not isinstance(hook, CleanupHook) or not isinstance(hook.scope, dict):
+                keep.append(hook)
+                continue
+            if hook.scope.pop(hook.name, _MISSING) is not _MISSING:
+                dropped += 1
+            CleanupManager.count -= 1
+        if len(keep) != len(hooks):
+            hooks[:] = keep
+    return dropped
+
+
+_MISSING = object()
+
+DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__builtins_dict___", "__import_")
+"""Names Dynamo gives the globals it installs (some, from restarted traces, get no hook)."""
+
+
+def drop_new_dynamo_names(namespace: dict[str, Any], names_before: set[str]) -> int:
+    """Delete the Dynamo-named globals of ``namespace`` not in ``names_before`` that no hook tracks.
+
+    Call only after ``torch._dynamo.reset()`` and :func:`drop_dynamo_globals`: what is left are
+    globals of abandoned (restarted) traces, which no code refers to.
+    """
+    try:
+        from torch._dynamo.utils import CleanupManager
+    except ImportError:  # pragma: no cover
+        return 0
+    tracked = {
+        hook.name for hooks in list(CleanupManager.instance.values.values()) for hook in hooks
+        if getattr(hook, "scope", None) is namespace
+    }
+    dropped = 0
+    for name in [k for k in namespace if k.startswith(DYNAMO_GLOBAL_PREFIXES)]:
+        if name not in names_before and name not in tracked:
+            del namespace[name]
+            dropped += 1
+    return dropped
+
+
 def dynamo_config_copy() -> dict[str, Any]:
     """A copy of ``torch._dynamo.config`` (for snapshots)."""
     return dict(torch._dynamo.config.get_config_copy())
