@@ -104,3 +104,33 @@ def test_widget_module_contract(real_report_json, tmp_path, drive, artifacts):
     mode, shown = res[18]
     assert mode == "side_by_side" and ["baseline", base_graph] in shown  # Python -> JS
     assert res[19] == [0, "undefined"]
+
+
+def test_progress_screen_ticks_and_shows_terminal_phases(tmp_path, drive, artifacts):
+    static = REPO / "nstviz" / "static"
+    esm = re.sub(r"</(?=script)", r"<\\/", (static / "viewer.js").read_text(encoding="utf-8"), flags=re.I)
+    page = tmp_path / "harness.html"
+    page.write_text(HARNESS % {"css": (static / "viewer.css").read_text(encoding="utf-8"), "esm": esm, "data": "{}"},
+                    encoding="utf-8")
+    status = "document.querySelector('.nsv-progress-status').textContent"
+    phase = "document.querySelector('.nsv-progress-phase').textContent"
+    out = drive({"page": str(page), "steps": [
+        {"do": "wait", "ms": 200},
+        {"do": "eval", "js": status},
+        {"do": "wait", "ms": 900},
+        {"do": "eval", "js": status},
+        {"do": "eval", "js": "window.__py.setTrait('progress', {phase: 'interrupted', message: 'stopped by KeyboardInterrupt', elapsed_s: 3})"},
+        {"do": "eval", "js": f"[{phase}, {status}]"},
+        {"do": "screenshot", "path": str(artifacts / "widget-interrupted.png")},
+        {"do": "wait", "ms": 500},
+        {"do": "eval", "js": status},
+        {"do": "eval", "js": "window.__py.setTrait('progress', {phase: 'error', message: 'boom', elapsed_s: 4})"},
+        {"do": "eval", "js": f"[{phase}, document.querySelector('#nstviz-root').dataset.nstvizState]"},
+    ]})
+    assert out["errors"] == [], out["errors"]
+    res = out["results"]
+    first, later = (float(res[i].split(" · ")[-1].rstrip(" s")) for i in (1, 3))
+    assert first >= 1.5 and later >= first + 0.5, (res[1], res[3])  # the clock ticks between messages
+    assert res[5] == ["Interrupted", "3.0 s"]
+    assert res[8] == "3.0 s"  # stopped on a terminal phase
+    assert res[10] == ["Failed", "error"]

@@ -12,6 +12,7 @@ import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
 import { bindModel, Store } from "../state/store.js";
 import { renderOutput } from "./output.js";
+import { progressStatus, progressView } from "./progress.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
@@ -65,6 +66,7 @@ export class App {
   }
 
   destroy() {
+    this.stopClock();
     this.cleanups.forEach((f) => f());
     this.themeObserver.disconnect();
     this.panes.forEach((p) => p.destroy());
@@ -85,6 +87,7 @@ export class App {
     this.el.dataset.nstvizReady = "0";
     delete this.el.dataset.nstvizError;
     if (!text) { this.showProgress(); return; }
+    this.stopClock();
     if (text.length > 2e6) {
       // big Report: say so, and parse in a task of its own
       clear(this.root);
@@ -120,22 +123,37 @@ export class App {
   }
 
   showProgress() {
+    this.stopClock();
     clear(this.root);
     const p = this.model.get("progress") || {};
+    const view = progressView(p);
     const done = p.runs_done || 0, total = p.runs_total || 0;
     const bar = h("div", { class: "nsv-progress-bar" }, h("div", { class: "nsv-progress-fill" }));
     bar.firstChild.style.width = total && done ? `${Math.round((100 * done) / total)}%` : "30%";
-    if (!total || !done) bar.classList.add("nsv-indeterminate");
-    this.el.dataset.nstvizState = p.phase === "error" ? "error" : "progress";
-    this.root.appendChild(h("div", { class: `nsv-progress${p.phase === "error" ? " nsv-progress-error" : ""}`, role: "status", "aria-live": "polite" },
+    if (view.ticking && (!total || !done)) bar.classList.add("nsv-indeterminate");
+    const failed = view.tone === "error" || view.tone === "interrupted";
+    this.el.dataset.nstvizState = view.tone === "error" ? "error" : "progress";
+    const status = h("div", { class: "nsv-muted nsv-small nsv-progress-status" }, progressStatus(p, p.elapsed_s));
+    this.root.appendChild(h("div", { class: `nsv-progress${failed ? " nsv-progress-error" : ""}`, role: "status", "aria-live": "polite", "data-phase": p.phase || "" },
       h("div", { class: "nsv-brand" }, "nstviz"),
-      h("div", { class: "nsv-progress-phase" }, p.phase === "error" ? "Capture failed" : p.phase ? `Running: ${p.phase}` : "Waiting for the capture to start…"),
+      h("div", { class: "nsv-progress-phase" }, view.title),
       p.message ? h("div", { class: "nsv-progress-msg" }, p.message) : null,
-      bar,
-      h("div", { class: "nsv-muted nsv-small" }, `${total ? `${done} of ${total} runs` : ""}${p.elapsed_s != null ? ` · ${Number(p.elapsed_s).toFixed(1)} s` : ""}`)));
+      failed ? null : bar,
+      status));
+    // keep the clock moving between progress messages (the kernel sends them only per phase)
+    if (view.ticking && p.elapsed_s != null) {
+      const t0 = performance.now(), base = Number(p.elapsed_s);
+      this.clock = setInterval(() => { status.textContent = progressStatus(p, base + (performance.now() - t0) / 1000); }, 200);
+    }
+  }
+
+  stopClock() {
+    if (this.clock) clearInterval(this.clock);
+    this.clock = null;
   }
 
   showError(message) {
+    this.stopClock();
     clear(this.root);
     this.el.dataset.nstvizState = "error";
     this.el.dataset.nstvizError = "1";
