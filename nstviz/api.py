@@ -156,7 +156,7 @@ def compare(
         baseline_mode=baseline,
         progress=progress,
         echo=echo,
-        runs_total=3 if check else 2,
+        runs_total=(3 if check else 2) + (max_attempts if auto else 0),
         title=marking.qualname_of(_unwrap_callable(eager)),
     )
     user_state = {"fn": fn, "args": args, "kwargs": kwargs}
@@ -275,7 +275,7 @@ def trace_code(
         baseline_mode=baseline,
         progress=progress,
         echo=echo,
-        runs_total=2,
+        runs_total=2 + (max_attempts if auto else 0),
         title=title,
     )
     return session.capture(
@@ -387,10 +387,17 @@ class _Session:
                 outputs["eager (again)"] = self._eager(eager_body, rng, outputs_of) or {}
                 self.runs_done += 1
                 checkpoint.restore()
-            self.say("baseline", "running the code as written")
+            self.say(
+                "baseline",
+                "running the code as written" + (f" (then up to {max_attempts} advisor attempts)" if auto else ""),
+            )
             base = self._run("baseline", make_body(), rng, (), lift=self.baseline_mode == "strict")
             if check:
                 outputs["baseline"] = _snapshot(outputs_of(base))
+            # trace_code has no eager run of its own: when the baseline raised, one is added
+            eager_reference = check and eager_body is None and base.exception is not None
+            if eager_reference:
+                self.runs_total += 1
             if not base.run.graphs and not base.run.breaks and not base.run.compiles:
                 if base.exception is not None and not isinstance(base.exception, NothingCompiledError):
                     raise base.exception
@@ -413,6 +420,8 @@ class _Session:
                 candidates, recommendation = self._advise(
                     base, checkpoint, make_body, outputs, outputs_of, marks_of, resolve_name, rng, budget_s, max_attempts
                 )
+                # the estimate counted every allowed attempt; now the runs left are known
+                self.runs_total = self.runs_done + 1 + (1 if eager_reference else 0)
                 if recommendation is not None:
                     extra = [resolve_name(n) for n in recommendation.functions]
                     known = {id(t.function) for t in targets}
@@ -423,13 +432,12 @@ class _Session:
                     )
                     self.advisor_keys.update(_code_key(t.function) for t in added)
                     targets += added
-            if check and eager_body is None and base.exception is not None:
+            if eager_reference:
                 # The baseline raised, so there is nothing to compare the nonstrict run with:
                 # run the code once eagerly as the reference. It runs before the nonstrict run
                 # (not after) so that the namespace still ends as after the last compiled run,
                 # whose compiled code the user keeps using, without re-running anything.
                 checkpoint.restore()
-                self.runs_total += 1
                 self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
                 reference = self._eager(make_body(), rng, outputs_of, force_eager=True)
                 self.runs_done += 1
@@ -557,7 +565,7 @@ class _Session:
 
         def try_marks(functions: tuple[Callable[..., Any], ...], run_name: str) -> tuple[Run, OutputCheck]:
             checkpoint.restore()
-            self.runs_total += 1
+            self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
             result = self._run(run_name, make_body(), rng, functions, marks=marks_of(functions))
             self.targets[run_name] = tuple(marking.Target(spec=marking.qualname_of(f), function=f) for f in functions)
             if base.exception is not None or result.exception is not None:

@@ -28,6 +28,10 @@ def test_auto_finds_the_function_and_reports_attempts():
     assert phases[0] == "baseline" and phases[-1] == "done" and "attempt-1" in phases and "nonstrict" in phases
     assert all(set(e) == {"phase", "message", "elapsed_s", "runs_done", "runs_total"} for e in events)
     assert events[-1]["runs_done"] == events[-1]["runs_total"] == 4
+    # the total counts the planned attempts from the start: it is refined down, never up
+    totals = [e["runs_total"] for e in events]
+    assert totals == sorted(totals, reverse=True) and totals[0] > 4
+    assert all(e["runs_done"] <= e["runs_total"] for e in events)
 
 
 def test_auto_on_cell_with_fatal_baseline():
