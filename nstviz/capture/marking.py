@@ -9,6 +9,7 @@ undoes it. Methods are marked through their underlying function (``Block.stats``
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import functools
 import inspect
@@ -223,8 +224,16 @@ def _has_nested_code(code: types.CodeType) -> bool:
 
 def _is_library(obj: Any) -> bool:
     module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+    if module == "builtins" and isinstance(obj, type):
+        # a class defined in a namespace without ``__name__`` (a plain dict given to exec) also
+        # gets ``__module__ == "builtins"``: only the real builtin types are library code
+        return getattr(builtins, obj.__name__, None) is obj or not _has_python_methods(obj)
     root = str(module).split(".")[0]
     return root in ("torch", "numpy", "builtins", "typing", "transformers") or root in sys.stdlib_module_names
+
+
+def _has_python_methods(cls: type) -> bool:
+    return any(_function_of(member) is not None for member in list(vars(cls).values()))
 
 
 def _function_of(obj: Any) -> Callable[..., Any] | None:

@@ -44,6 +44,20 @@ def test_ambiguous_bare_name():
         marking.resolve(["stats"], ns)
 
 
+def test_bare_method_name_in_a_namespace_without_dunder_name():
+    # classes defined in a plain dict without __name__ get __module__ == "builtins"
+    ns: dict = {}
+    exec("class Block:\n    def stats(self, x):\n        return x\n", ns)
+    assert ns["Block"].__module__ == "builtins"
+    (t,) = marking.resolve(["stats"], ns)
+    assert t.function is ns["Block"].stats
+    exec("class Other:\n    def stats(self, x):\n        return x\n", ns)
+    with pytest.raises(NameResolutionError, match=re.escape("'stats' is ambiguous: it could be Block.stats, Other.stats")):
+        marking.resolve(["stats"], ns)
+    # real builtins stay library code
+    assert marking.resolve(["Block.stats"], {**ns, "dict": dict, "int": int})[0].function is ns["Block"].stats
+
+
 def test_method_and_module_paths_resolve_to_functions():
     model = c.Stack()
     ns = {"model": model, "Block": c.Block, "corpus": c}
