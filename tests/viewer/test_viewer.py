@@ -340,6 +340,10 @@ z = func(torch.rand(10))
 def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
     import nstviz
 
+    rows_js = ("[...document.querySelectorAll('.nsv-details .nsv-kv-wide dt')].map(dt => { const dd = dt.nextElementSibling;"
+               " const a = dt.getBoundingClientRect(), b = dd.getBoundingClientRect(), box = dt.closest('.nsv-tab-body').getBoundingClientRect();"
+               " return [dt.textContent, a.right <= b.left + 0.5, b.right <= box.right + 0.5, a.right <= box.right + 0.5]; })")
+
     r = nstviz.trace_code(SEED_CELL, {}, nonstrict=["get_magic_num"])
     assert "hello from the cell" in r.runs["nonstrict"].stdout
     page = write_page(r, name="seed.html")
@@ -353,6 +357,9 @@ def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
         {"do": "eval", "js": "[window.__pwned || null, document.querySelectorAll('#nstviz-root img, #nstviz-root script').length,"
                              " !!document.querySelector('#nstviz-root .nsv-tab-body[data-tab=output]:not([hidden]) pre')]"},
         {"do": "screenshot", "path": str(artifacts / "output-tab.png")},
+        {"do": "click_node", "name": "lift_fresh_copy"},
+        {"do": "eval", "js": rows_js},
+        {"do": "screenshot", "path": str(artifacts / "node-details.png")},
     ]})
     assert not out["errors"], out["errors"]
     headline = out["results"][1]
@@ -366,3 +373,17 @@ def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
     assert "to stderr" in ns["stderr"]
     pwned, injected, visible = out["results"][5]
     assert pwned is None and injected == 0 and out["dialogs"] == 0 and visible
+    rows = out["results"][8]
+    assert {"original_aten", "from Dynamo node"} <= {r[0] for r in rows}, rows
+    assert all(all(r[1:]) for r in rows), [r for r in rows if not all(r[1:])]  # labels never overlap values
+    # a label and a value with no break opportunity still stay in their columns, inside the pane
+    data = json.loads(r.to_json())
+    graph = next(g for g in data["runs"]["nonstrict"]["graphs"] if g["level"] != "dynamo")
+    node = next(n for n in graph["nodes"] if n["name"] == "lift_fresh_copy")
+    node["extra"] = {**node.get("extra", {}), "original_aten_" + "x" * 60: "aten." + "y" * 200}
+    page = write_page(r, name="seed-long.html", json_text=json.dumps(data).replace("<", "\\u003c"))
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"}, {"do": "click_node", "name": "lift_fresh_copy"}, {"do": "eval", "js": rows_js},
+    ]})
+    rows = out["results"][2]
+    assert len(rows) >= 9 and all(all(r[1:]) for r in rows), [r for r in rows if not all(r[1:])]
