@@ -10,12 +10,15 @@ Both run the code several times under capture: **baseline** (as written), **nons
 (with the chosen functions traced by ``torch._dynamo.nonstrict_trace``), and, with
 ``auto=True``, advisor attempts (``attempt-N``); :func:`compare` also runs the function
 eagerly, twice, for the output check (the second eager run tells non-deterministic code).
+:func:`trace_code` runs the code eagerly once (``torch.compiler.set_stance("force_eager")``)
+only when the baseline raised, so the nonstrict outputs are still checked (against eager).
 
 How it works, and its limits:
 
 - ``torch._dynamo.reset()`` runs before every run and once more at the end: compiled code
   cached before the call is dropped, and the next call of a compiled object recompiles with
-  its own backend (the first call after nstviz is slower, as after a restart).
+  its own backend (the first call after nstviz is slower, as after a restart). Dynamo's
+  ``__compiled_fn_*``/``__resume_at_*`` globals of every run but the last are deleted then.
 - Every run starts from the same RNG state (torch, ``random``, numpy); at the end the RNG
   states are put back as they were before the call.
 - Functions are marked non-strict by id (``torch._dynamo.trace_rules``), never by editing
