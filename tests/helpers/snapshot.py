@@ -181,6 +181,9 @@ class ProcessState:
     @classmethod
     def take(cls) -> ProcessState:
         """Record the current state of the process."""
+        # garbage of earlier tests (e.g. nonstrict_trace-decorated functions in a dropped cell
+        # namespace) must be collected now, not while the test runs: its finalizers unregister ids
+        gc.collect()
         values = {f"state.{k}": v for k, v in _shared_state().items()}
         values.update({**_torch_state(), **_sys_state(), **{f"rng.{k}": v for k, v in _rng().items()}})
         return cls(
