@@ -31,7 +31,12 @@ def headline(report: Report) -> str:
     if other is None:
         return f"{_plural(b.breaks, 'break')}, {_plural(b.graphs, 'graph')} (no nonstrict run)"
     o = _counts(report, other)
-    parts = [f"{b.breaks} break{'s' if b.breaks != 1 else ''} -> {o.breaks}", f"{b.graphs} graph{'s' if b.graphs != 1 else ''} -> {o.graphs}"]
+    parts = [f"{b.breaks} break{'s' if b.breaks != 1 else ''} -> {o.breaks}"]
+    failure = baseline_failure(base)
+    if failure and b.graphs == 0 and o.graphs > 0 and other.error is None:
+        parts.append(f"{failure} -> {_plural(o.graphs, 'graph')}")  # as the viewer's headline says it
+    else:
+        parts.append(f"{b.graphs} graph{'s' if b.graphs != 1 else ''} -> {o.graphs}")
     out = report.outputs
     if other.error is not None and base.error is None:
         parts.append(f"the nonstrict run raised {other.error_type or 'an error'}")
@@ -44,6 +49,15 @@ def headline(report: Report) -> str:
     else:
         parts.append("outputs not compared")
     return ", ".join(parts)
+
+
+def baseline_failure(base: Run) -> str | None:
+    """Why the baseline produced no usable compile: ``"fullgraph failed"``, ``"baseline raised"`` or None."""
+    if any(b.fatal for b in base.breaks):
+        return "fullgraph failed"
+    if base.error is not None or base.error_type is not None:
+        return "baseline raised"
+    return None
 
 
 def _reference(report: Report) -> str:

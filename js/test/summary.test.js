@@ -27,3 +27,8 @@ test("red only for real regressions: more breaks, nonstrict raised, outputs diff
   assert.deepEqual(raised[1], ["nonstrict raised ValueError", "bad"]);
   assert.equal(outputsText({ match: false, max_abs_diff: 0.5, comparisons: eagerMatch.comparisons }), "outputs DIFFER from eager (max |Δ| 0.5)");
 });
+
+test("a fatal break in one function while others compiled: graph counts, not 'fullgraph failed'", () => {
+  const r = report({ breaks: [fatal], error: "Unsupported: ...", error_type: "Unsupported" }, {}, { baseline: counts(6, 2), nonstrict: counts(2, 0) }, eagerMatch);
+  assert.deepEqual(headlineParts(r)[1], ["6 graphs → 2", "good"]);
+});

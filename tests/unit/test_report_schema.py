@@ -87,3 +87,13 @@ def test_validate_names_every_problem():
 
 def test_validate_accepts_real_report(real_report):
     real_report.validate()
+
+
+
+def test_headline_keeps_graph_counts_when_other_functions_compiled(tmp_path):
+    """The demo: get_magic_num fails fullgraph=True, but the module's frames compiled 6 graphs."""
+    from nstviz.cli import main
+
+    assert main(["demo", "-o", str(tmp_path / "demo.html"), "--json", str(tmp_path / "demo.json"), "--quiet"]) == 0
+    report = Report.load_json(tmp_path / "demo.json")
+    assert report.summary().splitlines()[0] == "2 breaks -> 0, 6 graphs -> 2, outputs match eager"

@@ -75,7 +75,7 @@ export function headlineParts(report) {
     const failed = baselineFailure(report);
     if (ns.error || ns.error_type) {
       parts.push([`nonstrict raised ${ns.error_type || ns.error || ""}`.trim(), "bad"]);
-    } else if (failed && n.graphs > 0) {
+    } else if (failed && b.graphs === 0 && n.graphs > 0) {
       parts.push([`${failed} → ${plural(n.graphs, "graph")}`, "good"]);
     } else {
       // fewer graphs is better; more graphs alone is not a regression worth red
