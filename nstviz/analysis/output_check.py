@@ -35,6 +35,7 @@ from typing import Any
 
 import torch
 
+from nstviz._dtypes import short_dtype
 from nstviz.report import OutputCheck, OutputComparison, OutputDetail
 
 __all__ = ["MAX_DETAILS", "build_output_check", "compare_outputs", "snapshot_outputs"]
@@ -45,20 +46,6 @@ MAX_DETAILS = 2000
 _MAX_DEPTH = 32
 _CHUNK = 1 << 20
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_SHORT_DTYPE = {
-    torch.float32: "f32",
-    torch.float64: "f64",
-    torch.float16: "f16",
-    torch.bfloat16: "bf16",
-    torch.int64: "i64",
-    torch.int32: "i32",
-    torch.int16: "i16",
-    torch.int8: "i8",
-    torch.uint8: "u8",
-    torch.bool: "bool",
-    torch.complex64: "c64",
-    torch.complex128: "c128",
-}
 
 
 @contextlib.contextmanager
@@ -287,9 +274,7 @@ class _Opaque:
 
 
 def _dtype_name(dtype: Any) -> str:
-    if isinstance(dtype, torch.dtype):
-        return _SHORT_DTYPE.get(dtype, str(dtype).removeprefix("torch."))
-    return str(dtype)
+    return short_dtype(dtype)
 
 
 def _shape_text(shape: Sequence[int]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 import torch.fx
 
+from nstviz._dtypes import short_dtype
 from nstviz.capture import _torch_compat
 from nstviz.capture.trace_log import TraceEvent
 from nstviz.report import Break, Compile, Graph, Location, Node, SourceFile, TensorInfo
@@ -33,21 +34,6 @@ _EXAMPLES_DIR = _NSTVIZ_DIR + "examples" + os.sep  # the built-in example is use
 _FRAME_RE = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
 _GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 _AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
-
-_DTYPES = {
-    torch.float32: "f32",
-    torch.float64: "f64",
-    torch.float16: "f16",
-    torch.bfloat16: "bf16",
-    torch.int64: "i64",
-    torch.int32: "i32",
-    torch.int16: "i16",
-    torch.int8: "i8",
-    torch.uint8: "u8",
-    torch.bool: "bool",
-    torch.complex64: "c64",
-    torch.complex128: "c128",
-}
 
 
 def is_user_file(path: str | None) -> bool:
@@ -134,7 +120,7 @@ def location_from_frame(frame: Any) -> Location:
 
 
 def _dtype(dtype: Any) -> str:
-    return _DTYPES.get(dtype, str(dtype).replace("torch.", ""))
+    return short_dtype(dtype)
 
 
 def _tensor_info(value: Any) -> TensorInfo | None:
