@@ -115,20 +115,9 @@ def _counts(report: Report, name: str) -> Any:
     run = report.runs.get(name)
     if run is None:
         return None
-    from nstviz.report import RunCounts
+    from nstviz.analysis.counts import run_counts
 
-    dynamo = [g for g in run.graphs if g.level == "dynamo"]
-    aten = [g for g in run.graphs if g.level.startswith("aten")]
-    return RunCounts(
-        graphs=len(dynamo),
-        breaks=len(run.breaks),
-        break_hits=sum(b.count for b in run.breaks),
-        ops=sum(g.op_count for g in dynamo),
-        aten_ops=sum(g.op_count for g in aten),
-        regions=len(run.regions),
-        inlined_nodes=sum(len(n) for r in run.regions for n in r.nodes.values()),
-        full_graph=len(dynamo) == 1 and not run.breaks,
-    )
+    return run_counts(run)
 
 
 def _yes(value: bool) -> str:

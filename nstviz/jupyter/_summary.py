@@ -11,7 +11,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from nstviz.report import Break, Report, Run, RunCounts
+from nstviz.report import Break, Report, RunCounts
 
 _RUN_LABELS = {"baseline": "baseline (as written)", "nonstrict": "nonstrict"}
 
@@ -24,23 +24,9 @@ def run_counts(report: Report, name: str) -> RunCounts | None:
     run = report.runs.get(name)
     if run is None:
         return None
-    return _count_run(run)
+    from nstviz.analysis.counts import run_counts as count_run
 
-
-def _count_run(run: Run) -> RunCounts:
-    dynamo = [g for g in run.graphs if g.level == "dynamo"]
-    aten = [g for g in run.graphs if g.level != "dynamo" and g.level != "inductor_post_grad"]
-    inlined = sum(len(names) for region in run.regions for names in region.nodes.values())
-    return RunCounts(
-        graphs=len(dynamo),
-        breaks=len(run.breaks),
-        break_hits=sum(b.count for b in run.breaks),
-        ops=sum(g.op_count for g in dynamo),
-        aten_ops=sum(g.op_count for g in aten),
-        regions=len(run.regions),
-        inlined_nodes=inlined,
-        full_graph=len(dynamo) == 1 and not run.breaks,
-    )
+    return count_run(run)
 
 
 def _outputs_text(report: Report) -> str:
