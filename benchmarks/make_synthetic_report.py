@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from nstviz.analysis.assemble import build_report
 from nstviz.report import (
     Break,
     BreakDiff,
@@ -35,7 +36,6 @@ from nstviz.report import (
     Region,
     Report,
     Run,
-    RunCounts,
     SourceFile,
     TensorInfo,
 )
@@ -320,14 +320,6 @@ def make_report(n_nodes: int = 2000, *, flat: bool = False, regions: bool = True
     marked = (MarkedFunction(spec="Block.stats", qualname="Block.stats", file=SOURCE_PATH, line_start=LINE["item"] - 1, line_end=LINE["stats"]),)
     baseline = Run(name="baseline", graphs=tuple(base_graphs), breaks=(b1, b2, b3), stdout="mean 0.1\n" * 3)
     nonstrict = Run(name="nonstrict", graphs=(ns_dyn, ns_aten), breaks=(b3,), regions=tuple(regions_list), marked=marked)
-    ops_b = sum(g.op_count for g in base_graphs)
-    counts = {
-        "baseline": RunCounts(graphs=3, breaks=3, break_hits=2 * n_real_blocks + 1, ops=ops_b, aten_ops=ops_b // 2,
-                              regions=0, inlined_nodes=0, full_graph=False),
-        "nonstrict": RunCounts(graphs=1, breaks=1, break_hits=1, ops=ns_aten.op_count + ns_dyn.op_count,
-                               aten_ops=ns_aten.op_count, regions=len(regions_list),
-                               inlined_nodes=sum(len(v) for v in region_nodes.values()), full_graph=False),
-    }
     outputs = OutputCheck(match=True, max_abs_diff=2.4e-7, max_rel_diff=1.1e-6,
                           details=(OutputDetail(path="out", match=True, max_abs_diff=2.4e-7, shape="(2, 16, 50257)", dtype="f32"),))
     cands = ()
@@ -344,10 +336,10 @@ def make_report(n_nodes: int = 2000, *, flat: bool = False, regions: bool = True
         rec = Recommendation(functions=("Block.stats",), code="torch._dynamo.nonstrict_trace(Block.stats)",
                              breaks_before=3, breaks_after=1, outputs_match=True)
     title = f"synthetic GPT-like report ({len(ns_aten.nodes)} nodes)"
-    return Report(
+    return build_report(
         torch_version="2.13.0+cpu", runs={"baseline": baseline, "nonstrict": nonstrict}, title=title + (HOSTILE if hostile else ""),
         nonstrict=("Block.stats",), diff=BreakDiff(resolved=(b1, b2), remaining=(b3,), introduced=()),
-        counts=counts, outputs=outputs, candidates=cands, recommendation=rec, stacks=tuple(stacks),
+        outputs=outputs, candidates=cands, recommendation=rec, stacks=tuple(stacks),
         sources={SOURCE_PATH: SourceFile(path=SOURCE_PATH, text=SOURCE + (f"# {HOSTILE}\n" if hostile else ""))},
         created="2026-11-30T12:00:00Z", nstviz_version="0.1.0", python_version="3.11.7", entry="trace_code",
     )

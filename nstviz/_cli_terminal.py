@@ -108,18 +108,6 @@ def _phase_label(phase: str) -> str:
     return {"done": "done", "error": "error", "analysis": "analysing"}.get(phase, phase)
 
 
-def _counts(report: Report, name: str) -> Any:
-    counts = report.counts.get(name)
-    if counts is not None:
-        return counts
-    run = report.runs.get(name)
-    if run is None:
-        return None
-    from nstviz.analysis.counts import run_counts
-
-    return run_counts(run)
-
-
 def _yes(value: bool) -> str:
     return "yes" if value else "no"
 
@@ -128,7 +116,7 @@ def summary_table(report: Report) -> str:
     """Return the runs side by side as a plain-text table, then the breaks and outputs."""
     names = [n for n in ("baseline", "nonstrict") if n in report.runs]
     names += [n for n in report.runs if n not in names and not n.startswith("attempt-")]
-    counts = {n: _counts(report, n) for n in names}
+    counts = {n: report.counts[n] for n in names}
     rows: list[tuple[str, list[str]]] = [
         ("graphs", [str(counts[n].graphs) for n in names]),
         ("distinct breaks", [str(counts[n].breaks) for n in names]),
@@ -141,7 +129,8 @@ def summary_table(report: Report) -> str:
     ]
     width0 = max(len(r[0]) for r in rows)
     widths = [max(len(n), *(len(r[1][i]) for r in rows)) for i, n in enumerate(names)]
-    lines = ["  ".join([" " * width0, *(n.rjust(w) for n, w in zip(names, widths, strict=True))])]
+    lines = [report.headline.text]
+    lines.append("  ".join([" " * width0, *(n.rjust(w) for n, w in zip(names, widths, strict=True))]))
     for label, cells in rows:
         lines.append(
             "  ".join([label.ljust(width0), *(c.rjust(w) for c, w in zip(cells, widths, strict=True))])

@@ -1,73 +1,24 @@
-"""Plain-text summary and consistency checks of a Report (``Report.summary``/``validate``)."""
+"""Plain-text summary and consistency checks of a Report (``Report.summary``/``validate``).
+
+The summary reads :attr:`Report.headline` and :attr:`Report.counts` as they are: it derives
+no numbers of its own.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nstviz.report import Report, Run, RunCounts
+    from nstviz.report import Report
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _counts(report: Report, run: Run) -> RunCounts:
-    counts = report.counts.get(run.name)
-    if counts is not None:
-        return counts
-    from nstviz.analysis.counts import run_counts
-
-    return run_counts(run)
-
-
 def headline(report: Report) -> str:
-    """``"3 breaks -> 0, 4 graphs -> 1, outputs match"`` (baseline -> nonstrict)."""
-    base = report.runs.get("baseline")
-    other = report.runs.get("nonstrict")
-    if base is None:
-        return "no baseline run"
-    b = _counts(report, base)
-    if other is None:
-        return f"{_plural(b.breaks, 'break')}, {_plural(b.graphs, 'graph')} (no nonstrict run)"
-    o = _counts(report, other)
-    parts = [f"{b.breaks} break{'s' if b.breaks != 1 else ''} -> {o.breaks}"]
-    failure = baseline_failure(base)
-    if failure and b.graphs == 0 and o.graphs > 0 and other.error is None:
-        parts.append(f"{failure} -> {_plural(o.graphs, 'graph')}")  # as the viewer's headline says it
-    else:
-        parts.append(f"{b.graphs} graph{'s' if b.graphs != 1 else ''} -> {o.graphs}")
-    out = report.outputs
-    if other.error is not None and base.error is None:
-        parts.append(f"the nonstrict run raised {other.error_type or 'an error'}")
-    elif out.match is True:
-        parts.append(f"outputs match{_reference(report)}")
-    elif out.match is False:
-        diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
-        reference = _reference(report)
-        parts.append(f"outputs differ{' from' + reference if reference else ''}{diff}")
-    else:
-        parts.append("outputs not compared")
-    return ", ".join(parts)
-
-
-def baseline_failure(base: Run) -> str | None:
-    """Why the baseline produced no usable compile: ``"fullgraph failed"``, ``"baseline raised"`` or None."""
-    if any(b.fatal for b in base.breaks):
-        return "fullgraph failed"
-    if base.error is not None or base.error_type is not None:
-        return "baseline raised"
-    return None
-
-
-def _reference(report: Report) -> str:
-    """``" eager"`` when the output check compared with the eager run, not the baseline."""
-    comps = report.outputs.comparisons or ()
-    if any({c.left, c.right} == {"baseline", "nonstrict"} for c in comps):
-        return ""
-    if comps and "eager" in (comps[0].left, comps[0].right) and "nonstrict" in (comps[0].left, comps[0].right):
-        return " eager"
-    return ""
+    """The headline as one line (:attr:`Report.headline`, computed at capture)."""
+    return report.headline.text
 
 
 def summary(report: Report) -> str:
@@ -77,7 +28,7 @@ def summary(report: Report) -> str:
         lines.append(f"title: {report.title}")
     lines.append(f"torch {report.torch_version}, backend {report.backend}, baseline {report.baseline_mode}")
     for run in report.runs.values():
-        c = _counts(report, run)
+        c = report.counts[run.name]
         lines.append("")
         lines.append(
             f"[{run.name}] {_plural(c.graphs, 'graph')}, {_plural(c.breaks, 'distinct break')} "
@@ -178,6 +129,13 @@ def validate(report: Report) -> list[str]:
     for key in report.counts:
         if key not in report.runs:
             problems.append(f"counts for unknown run {key!r}")
+    for key in report.runs:
+        if key not in report.counts:
+            problems.append(f"run {key!r} has no counts")
+    for name, run in report.runs.items():
+        ids = [b.id for b in run.breaks]
+        if len(set(ids)) != len(ids):
+            problems.append(f"{name}: two breaks share an id")
     for path, src in report.sources.items():
         if src.path != path:
             problems.append(f"sources[{path!r}] has path {src.path!r}")

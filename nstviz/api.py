@@ -64,8 +64,8 @@ import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from nstviz.analysis.break_diff import diff_breaks
-from nstviz.analysis.counts import run_counts
+from nstviz._user_errors import attach
+from nstviz.analysis.assemble import summarize_runs
 from nstviz.analysis.provenance import CallSite, assign_baseline_graphs, build_regions
 from nstviz.capture import _torch_compat, marking, state
 from nstviz.capture.convert import StackTable, is_user_file, read_source
@@ -456,7 +456,7 @@ class _Session:
             checkpoint.discard()
             finished = True
             report = self._assemble(outputs if check else None, candidates, recommendation, requested)
-            self.say("done", report.summary().splitlines()[0] if hasattr(report, "summary") else "done")
+            self.say("done", report.headline.text)
             return report
         except BaseException:
             if not finished:
@@ -701,7 +701,8 @@ class _Session:
                     skipped_reason=f"the {' and the '.join(failed)} run raised, so its outputs cannot be compared",
                 )
         last = self.results.get("nonstrict") or self.results.get("baseline")
-        return Report(
+        diff, counts, headline = summarize_runs(runs, check)
+        report = Report(
             torch_version=_torch_compat.torch_version(),
             runs=runs,
             nstviz_version=_nstviz_version(),
@@ -712,8 +713,9 @@ class _Session:
             backend=self.backend if isinstance(self.backend, str) else marking.qualname_of(self.backend),
             nonstrict=tuple(s if isinstance(s, str) else marking.qualname_of(getattr(s, "function", s)) for s in requested),
             baseline_mode=self.baseline_mode,
-            diff=diff_breaks(base, nst) if nst is not None else diff_breaks(base, base),
-            counts={name: run_counts(run) for name, run in runs.items()},
+            diff=diff,
+            counts=counts,
+            headline=headline,
             outputs=check,
             candidates=candidates,
             recommendation=recommendation,
@@ -721,8 +723,8 @@ class _Session:
             sources=_sources(runs.values(), stacks),
             notes=tuple(notes),
             elapsed_s=round(time.perf_counter() - self.start, 3),
-            user_exception=last.exception if last is not None else None,
         )
+        return attach(report, last.exception if last is not None else None)
 
 
 # -- helpers --------------------------------------------------------------------------------

@@ -18,19 +18,33 @@ Glossary (the closed vocabularies are documented here once):
   its passes, when the inductor backend runs).
 - **node**: one FX node; ``op`` is FX's closed set: ``placeholder``, ``get_attr``,
   ``call_function``, ``call_method``, ``call_module``, ``output``.
-- **break**: one distinct graph break, identified by its user-code location and GB id; seen
-  ``count`` times. A ``fatal`` break stopped compilation (``fullgraph=True``).
+- **break**: one distinct graph break, identified by its user-code location and GB id (or, with
+  no GB id, its reason): :func:`break_id` gives that identity as the string :attr:`Break.id`,
+  once, when the break is captured; the diff, the advisor, the viewer and the CLI match breaks
+  by it. Seen ``count`` times. A ``fatal`` break stopped compilation (``fullgraph=True``).
 - **region**: one call site of a function traced non-strictly; the ATen nodes inlined from
   it are listed per graph.
 - **break status** (diff): ``"resolved"`` (in baseline only), ``"remaining"`` (in both),
   ``"introduced"`` (in nonstrict only).
 - **candidate**: a function the advisor proposed to trace non-strictly, with why and what
   trying it did.
+- **counts** (:class:`RunCounts`): the headline numbers of a run. ``graphs`` and ``ops`` count
+  the **Dynamo** graphs only (one per compiled region of user code), ``aten_ops`` the forward
+  and inference ATen graphs. Computed once, by :mod:`nstviz.analysis.counts`.
+- **headline** (:class:`Headline`): the chips every renderer shows first (breaks before ->
+  after, graphs before -> after, failures, the output verdict), each with its text and
+  **tone** ``"good"|"bad"|"neutral"``. Computed once, by :mod:`nstviz.analysis.headline`;
+  the viewer, the widget's static summary, :meth:`Report.summary` and the CLI show it as is.
+
+Schema history: version 2 added :attr:`Break.id`, :attr:`Report.headline`, made
+:attr:`Report.counts` required and :attr:`Node.op` a closed set. :meth:`Report.from_json`
+reads version 1 and upgrades it (ids, counts and headline are computed on the way in).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 import types
@@ -40,9 +54,10 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from nstviz.errors import ReportFormatError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Version of the Report JSON schema. Bump on any incompatible change."""
 
+NodeOp = Literal["placeholder", "get_attr", "call_function", "call_method", "call_module", "output"]
 Level = Literal["dynamo", "aten_forward", "aten_backward", "aten_inference", "inductor_post_grad"]
 BreakStatus = Literal["resolved", "remaining", "introduced"]
 CandidateStatus = Literal[
@@ -54,6 +69,8 @@ CandidateStatus = Literal[
     "skipped",  # budget (time / attempts) exhausted before trying it
 ]
 ReadKind = Literal["global", "closure", "self_attribute", "randomness", "nonlocal_mutation"]
+Tone = Literal["good", "bad", "neutral"]
+ChipKind = Literal["breaks", "graphs", "failure", "outputs", "note"]
 
 _FRZ = {"frozen": True, "slots": True, "kw_only": True}
 
@@ -91,7 +108,7 @@ class Node:
     """
 
     name: str
-    op: str
+    op: NodeOp
     target: str
     inputs: tuple[str, ...] = ()
     region: str | None = None
@@ -160,8 +177,12 @@ class Break:
     """One distinct graph break, seen ``count`` times.
 
     ``location`` is the innermost user frame; ``stack`` the full user stack (outermost first).
-    ``gb_id`` is the registry id (``"GB0026"``) where torch reports one.
+    ``gb_id`` is the registry id (``"GB0026"``) where torch reports one. ``id`` is the break's
+    identity (:func:`break_id`), filled in when the Break is made and never recomputed.
     """
+
+    id: str = field(default="", metadata={"required": True})
+    """Stable identity, ``"file:line:function:GBxxxx"`` (or ``...:r<hash of the reason>``)."""
 
     gb_id: str | None
     reason: str
@@ -184,6 +205,21 @@ class Break:
     """Graph that starts after it (the resume function's graph), where known."""
     root_cause: str | None = None
     """For errors converted by torch (GB0251), the underlying exception, e.g. a data-dependent op."""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            object.__setattr__(self, "id", break_id(self.location, self.gb_id, self.reason))
+
+
+def break_id(location: Location, gb_id: str | None, reason: str) -> str:
+    """The identity of a distinct break: where it happened and what it is.
+
+    ``"file:line:function:GB0026"``; with no GB id, the reason's hash stands for it
+    (``"...:r1a2b3c4d5e"``). Two hits with the same id are the same distinct break, in one
+    run and across runs (the break diff, the advisor and the viewer match on it).
+    """
+    what = gb_id or "r" + hashlib.sha1(reason.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{location.file}:{location.line}:{location.function}:{what}"
 
 
 @dataclass(**_FRZ)
@@ -259,7 +295,7 @@ class Run:
 
 @dataclass(**_FRZ)
 class BreakDiff:
-    """Distinct breaks, baseline vs nonstrict, matched by location and GB id."""
+    """Distinct breaks, baseline vs nonstrict, matched by :attr:`Break.id`."""
 
     resolved: tuple[Break, ...] = ()
     remaining: tuple[Break, ...] = ()
@@ -278,6 +314,34 @@ class RunCounts:
     regions: int
     inlined_nodes: int
     full_graph: bool
+
+
+@dataclass(**_FRZ)
+class Chip:
+    """One part of the headline: ``kind`` says what it is about, ``tone`` how it reads.
+
+    ``kind``: ``"breaks"`` (distinct breaks baseline -> nonstrict), ``"graphs"`` (Dynamo
+    graphs baseline -> nonstrict, or the baseline's failure -> graphs), ``"failure"`` (a run
+    raised), ``"outputs"`` (the output verdict), ``"note"`` (no baseline run). ``tone``:
+    ``"good"`` (an improvement), ``"bad"`` (a regression: more breaks, the nonstrict run
+    raised, outputs differ), ``"neutral"``.
+    """
+
+    kind: ChipKind
+    text: str
+    tone: Tone = "neutral"
+
+
+@dataclass(**_FRZ)
+class Headline:
+    """What the Report says first, computed once (:mod:`nstviz.analysis.headline`).
+
+    ``chips`` in display order; ``text`` is the chips' texts joined by ``", "``, the one-line
+    form used by :meth:`Report.summary`, the CLI and the widget's plain-text summary.
+    """
+
+    chips: tuple[Chip, ...] = ()
+    text: str = ""
 
 
 @dataclass(**_FRZ)
@@ -386,8 +450,11 @@ class Report:
     nonstrict: tuple[str, ...] = ()
     """The functions requested, as given (names or qualified names)."""
     baseline_mode: Literal["as_written", "strict"] = "as_written"
+    counts: dict[str, RunCounts]
+    """Headline numbers per run (every run has an entry)."""
+    headline: Headline
+    """The chips every renderer shows first."""
     diff: BreakDiff = field(default_factory=BreakDiff)
-    counts: dict[str, RunCounts] = field(default_factory=dict)
     outputs: OutputCheck = field(default_factory=lambda: OutputCheck(match=None))
     candidates: tuple[Candidate, ...] = ()
     recommendation: Recommendation | None = None
@@ -398,11 +465,18 @@ class Report:
     notes: tuple[str, ...] = ()
     """Warnings for the user (a mark that never applied, truncated graphs, ...)."""
     elapsed_s: float = 0.0
-    user_exception: BaseException | None = field(
-        default=None, compare=False, repr=False, metadata={"transient": True}
-    )
-    """The exception the user's code raised in the last run, live (never serialised: a Report
-    read from JSON has None). :meth:`raise_user_error` re-raises it with its traceback."""
+
+    @property
+    def user_exception(self) -> BaseException | None:
+        """The exception the user's code raised in the last run, live, or None.
+
+        It is not part of the Report's data: it is kept beside the Report (see
+        :mod:`nstviz._user_errors`) for the Report the capture returned, and a Report read from
+        JSON or made by ``dataclasses.replace`` has None.
+        """
+        from nstviz._user_errors import user_exception
+
+        return user_exception(self)
 
     def raise_user_error(self) -> None:
         """Re-raise the exception the user's code raised in the last run, if it raised one.
@@ -410,15 +484,16 @@ class Report:
         The traceback is the original one, so a notebook shows it as a normal run would.
         Does nothing for a Report loaded from JSON or a run that succeeded.
         """
-        if self.user_exception is not None:
-            raise self.user_exception.with_traceback(self.user_exception.__traceback__)
+        exc = self.user_exception
+        if exc is not None:
+            raise exc.with_traceback(exc.__traceback__)
 
     # -- reading ---------------------------------------------------------------------------
 
     def summary(self) -> str:
         """A short plain-text summary of the runs and their comparison.
 
-        The headline (``"3 breaks -> 0, 4 graphs -> 1, outputs match"``), then per run its
+        The headline (``"3 breaks → 0, 4 graphs → 1, outputs match"``), then per run its
         graphs, breaks, ops, regions, and the output check.
         """
         from nstviz._summary import summary
@@ -459,6 +534,8 @@ class Report:
     def from_dict(cls, data: Any) -> Report:
         """Build a Report from :meth:`to_dict` data.
 
+        Version 1 data is upgraded: break ids, counts and the headline are computed.
+
         Raises:
             ReportFormatError: the data is not a Report, or from a newer schema version.
         """
@@ -472,6 +549,12 @@ class Report:
                 f"this Report has schema_version {version}, newer than this nstviz understands "
                 f"({SCHEMA_VERSION}); upgrade nstviz (pip install -U nstviz) to read it"
             )
+        if version < 1:
+            raise ReportFormatError(f"unknown Report schema_version {version}")
+        if version == 1:
+            from nstviz.analysis.upgrade import upgrade_v1
+
+            return upgrade_v1(data)
         return _decode(cls, data, "$")
 
     @classmethod
@@ -544,7 +627,6 @@ def _encoder_plan(cls: type) -> tuple[tuple[str, Any, bool], ...]:
         plan = tuple(
             (f.name, _field_default(f), always is None or f.name in always)
             for f in dataclasses.fields(cls)
-            if not f.metadata.get("transient")
         )
         _ENCODER_PLANS[cls] = plan
     return plan
@@ -703,10 +785,10 @@ def _dataclass_decoder(cls: type) -> _Decoder:
         (
             f.name,
             _decoder(hints[f.name]),
-            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING,
+            bool(f.metadata.get("required"))
+            or (f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING),
         )
         for f in dataclasses.fields(cls)
-        if not f.metadata.get("transient")
     )
     name = cls.__name__
     missing = object()
@@ -743,6 +825,8 @@ MODEL_CLASSES: tuple[type, ...] = (
     Run,
     BreakDiff,
     RunCounts,
+    Chip,
+    Headline,
     OutputDetail,
     OutputComparison,
     OutputCheck,
@@ -752,5 +836,13 @@ MODEL_CLASSES: tuple[type, ...] = (
     Report,
 )
 
-__all__ = [cls.__name__ for cls in MODEL_CLASSES] + ["SCHEMA_VERSION", "Level", "BreakStatus"]
+__all__ = [cls.__name__ for cls in MODEL_CLASSES] + [
+    "SCHEMA_VERSION",
+    "BreakStatus",
+    "ChipKind",
+    "Level",
+    "NodeOp",
+    "Tone",
+    "break_id",
+]
 

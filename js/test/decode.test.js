@@ -26,15 +26,27 @@ test("newer schema version is refused with the upgrade hint", () => {
 test("missing schema_version and wrong shapes are refused", () => {
   assert.match(decodeReport("[]").error, /not an object/);
   assert.match(decodeReport('{"runs": {}}').error, /schema_version/);
-  assert.match(decodeReport('{"schema_version": 1, "runs": {"baseline": {"graphs": [{"id": "g", "nodes": [{"name": 1}]}]}}}').error, /not a node/);
-  assert.match(decodeReport('{"schema_version": 1}').error, /runs/);
+  assert.match(decodeReport('{"schema_version": 2, "runs": {"baseline": {"graphs": [{"id": "g", "nodes": [{"name": 1}]}]}}}').error, /not a node/);
+  assert.match(decodeReport('{"schema_version": 2}').error, /runs/);
+  const noHeadline = report([]);
+  delete noHeadline.headline;
+  assert.match(decodeReport(JSON.stringify(noHeadline)).error, /headline/);
+  const noId = report([]);
+  noId.runs.baseline.breaks = [{ reason: "r", location: {} }];
+  assert.match(decodeReport(JSON.stringify(noId)).error, /breaks\[0\] has no string id/);
+});
+
+test("an older schema version is refused with how to upgrade it", () => {
+  const r = decodeReport(JSON.stringify({ ...report([]), schema_version: 1 }));
+  assert.equal(r.ok, false);
+  assert.match(r.error, /schema_version 1, older than this viewer reads \(2\)/);
 });
 
 test("break status comes from the diff, per run", () => {
   const loc = { file: "a.py", line: 3, function: "f" };
-  const b1 = { gb_id: "GB0025", reason: "x", count: 2, fatal: false, location: loc };
-  const b2 = { gb_id: "GB0007", reason: "y", count: 1, fatal: false, location: { ...loc, line: 9 } };
-  const b3 = { gb_id: "GB0124", reason: "z", count: 1, fatal: false, location: { ...loc, line: 12 } };
+  const b1 = { id: "a.py:3:f:GB0025", gb_id: "GB0025", reason: "x", count: 2, fatal: false, location: loc };
+  const b2 = { id: "a.py:9:f:GB0007", gb_id: "GB0007", reason: "y", count: 1, fatal: false, location: { ...loc, line: 9 } };
+  const b3 = { id: "a.py:12:f:GB0124", gb_id: "GB0124", reason: "z", count: 1, fatal: false, location: { ...loc, line: 12 } };
   const r = report([], { diff: { resolved: [b1], remaining: [b2], introduced: [b3] } });
   r.runs.baseline.breaks = [b1, b2];
   r.runs.nonstrict = { graphs: [], breaks: [b2, b3], regions: [] };
@@ -44,5 +56,7 @@ test("break status comes from the diff, per run", () => {
   assert.equal(d.index.breakStatus("nonstrict", b2), "remaining");
   assert.equal(d.index.breakStatus("nonstrict", b3), "introduced");
   assert.notEqual(breakKey(b1), breakKey(b2));
+  // the identity is the Report's id, never recomputed from the location
+  assert.equal(breakKey({ ...b1, location: { file: "other.py", line: 1, function: "g" } }), "a.py:3:f:GB0025");
   assert.deepEqual(d.index.runNames, ["baseline", "nonstrict"]);
 });

@@ -83,8 +83,10 @@ class _Proposal:
     """The name passed to ``resolve`` (``"helper"``, ``"Block.stats"``)."""
     frame: Location
     reasons: list[str] = field(default_factory=list)
-    breaks: list[tuple[str, int | None, str | None]] = field(default_factory=list)
-    """Keys of the breaks whose stack contains this function."""
+    breaks: list[str] = field(default_factory=list)
+    """Ids (:attr:`Break.id`) of the breaks whose stack contains this function."""
+    break_gb_ids: list[str | None] = field(default_factory=list)
+    """The GB ids of those breaks."""
     depth: int = 0
     """0 = the function that contains the break, 1 = its caller..."""
     obj: Callable | None = None
@@ -98,10 +100,6 @@ class _Proposal:
     """The module path prefixed to ``name`` when only the qualified path resolved."""
     region_functions: set[str] = field(default_factory=set)
     """Functions running inside the compiled region on its break stacks."""
-
-
-def _break_key(b: Break) -> tuple[str, int | None, str | None]:
-    return (b.location.file, b.location.line, b.gb_id)
 
 
 def _short_break(b: Break) -> str:
@@ -339,7 +337,8 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
                     "move the code that breaks into a helper function defined outside it, then mark the helper"
                 )
             p.reasons.append(f"contains the break at {_short_break(b)} directly")
-            p.breaks.append(_break_key(b))
+            p.breaks.append(b.id)
+            p.break_gb_ids.append(b.gb_id)
     return sorted(proposals.values(), key=lambda p: (bool(p.problems), p.order))
 
 
@@ -359,7 +358,8 @@ def _add_proposal(
         p = proposals[qual] = _Proposal(name=qual, frame=frame, depth=depth, order=order)
         order += 1
     p.reasons.append(why)
-    p.breaks.append(_break_key(b))
+    p.breaks.append(b.id)
+    p.break_gb_ids.append(b.gb_id)
     if caller is not None and caller not in p.callers:
         p.callers.append(caller)
     p.region_functions |= in_region
@@ -669,8 +669,8 @@ def _fatal(run: Run) -> Break | None:
 def _judge(
     before: Run, after: Run, check: OutputCheck, candidate_gb_ids: set[str | None] | None = None
 ) -> _Outcome:
-    before_keys = {_break_key(b) for b in before.breaks}
-    introduced = [b for b in after.breaks if _break_key(b) not in before_keys]
+    before_keys = {b.id for b in before.breaks}
+    introduced = [b for b in after.breaks if b.id not in before_keys]
     failure = next(
         (b for b in introduced if b.gb_id in _NONSTRICT_FAILURE_GB or "nonstrict_trace" in (b.reason or "")),
         None,
@@ -704,14 +704,14 @@ def _judge(
     if (
         not progress
         and fb is not None
-        and (fa is None or _break_key(fa) != _break_key(fb))
+        and (fa is None or fa.id != fb.id)
         and n_after <= n_before
     ):
         progress = True  # fullgraph: the fatal break moved on to a later one
     if not progress and n_after == n_before and n_before:
         hits_before = sum(b.count for b in before.breaks)
         hits_after = sum(b.count for b in after.breaks)
-        progress = hits_after < hits_before and {_break_key(b) for b in after.breaks} <= before_keys
+        progress = hits_after < hits_before and {b.id for b in after.breaks} <= before_keys
     if check.match is False:
         return _Outcome("worse", False, _mismatch_text(check))
     if progress:
@@ -785,7 +785,7 @@ def run_advisor(
     kept: list[_Proposal] = []
     attempts = 0
     durations: list[float] = []
-    resolved: set[tuple[str, int | None, str | None]] = set()
+    resolved: set[str] = set()
     last_check: OutputCheck | None = None
     last_run_name: str | None = None
     seen_objs: set[int] = set()
@@ -842,7 +842,7 @@ def run_advisor(
         durations.append(time.monotonic() - t0)
         if p.obj is not None:
             seen_objs.add(id(_unwrap(p.obj)))
-        outcome = _judge(current, run, check, {k[2] for k in p.breaks})
+        outcome = _judge(current, run, check, set(p.break_gb_ids))
         if outcome.status == "worse" and check.match is False and p.notes:
             outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
         if outcome.status in ("no_change", "worse") and outcome.error is None:
@@ -860,9 +860,9 @@ def run_advisor(
         )
         if outcome.improved:
             kept.append(p)
-            after_keys = {_break_key(b) for b in run.breaks}
-            resolved |= {_break_key(b) for b in current.breaks if _break_key(b) not in after_keys}
-            revealed = [b for b in run.breaks if _break_key(b) not in {_break_key(x) for x in current.breaks}]
+            after_keys = {b.id for b in run.breaks}
+            resolved |= {b.id for b in current.breaks if b.id not in after_keys}
+            revealed = [b for b in run.breaks if b.id not in {x.id for x in current.breaks}]
             current = run
             last_check = check
             last_run_name = run_name

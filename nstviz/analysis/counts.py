@@ -1,4 +1,9 @@
-"""Headline numbers of one run (:class:`RunCounts`)."""
+"""Headline numbers of one run (:class:`RunCounts`): the one definition of the counts.
+
+``graphs`` and ``ops`` are about the **Dynamo** graphs (one per compiled piece of user code,
+what graph breaks split), never the ATen graphs derived from them; ``aten_ops`` counts the
+forward and inference ATen graphs (what runs). Every renderer reads :attr:`Report.counts`.
+"""
 
 from __future__ import annotations
 

@@ -453,17 +453,11 @@ def _replace(obj: Any, **changes: Any) -> Any:
     return dataclasses.replace(obj, **changes)
 
 
-def break_key(brk: Break) -> tuple[Any, ...]:
-    """Identity of a distinct break: its location (file, line, function) and GB id."""
-    loc = brk.location
-    return (loc.file, loc.line, loc.function, brk.gb_id or brk.reason)
-
-
 def dedupe_breaks(hits: Sequence[Break]) -> tuple[Break, ...]:
     """Merge identical break hits into distinct breaks with counts (first-seen order)."""
-    merged: dict[tuple[Any, ...], Break] = {}
+    merged: dict[str, Break] = {}
     for hit in hits:
-        key = break_key(hit)
+        key = hit.id
         prev = merged.get(key)
         if prev is None:
             merged[key] = hit

@@ -2,7 +2,8 @@
 
 GitHub, nbviewer and ``nbconvert --to html`` render a notebook's ``text/html`` output but not
 widgets; the widget's display bundle carries these summaries next to the widget view so those
-renderers show the headline numbers instead of nothing. Every user-derived string is escaped.
+renderers show the headline numbers instead of nothing. Every user-derived string is escaped. The
+headline and the numbers are the Report's own (:attr:`Report.headline`, :attr:`Report.counts`).
 """
 
 from __future__ import annotations
@@ -11,52 +12,14 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from nstviz.report import Break, Report, RunCounts
+from nstviz.report import Break, Report
 
 _RUN_LABELS = {"baseline": "baseline (as written)", "nonstrict": "nonstrict"}
 
 
-def run_counts(report: Report, name: str) -> RunCounts | None:
-    """Return the headline numbers of run ``name``: from ``report.counts``, else computed."""
-    counts = report.counts.get(name)
-    if counts is not None:
-        return counts
-    run = report.runs.get(name)
-    if run is None:
-        return None
-    from nstviz.analysis.counts import run_counts as count_run
-
-    return count_run(run)
-
-
-def _outputs_text(report: Report) -> str:
-    out = report.outputs
-    if out.skipped_reason:
-        return f"outputs not checked ({out.skipped_reason})"
-    if out.match is None:
-        return "outputs not compared"
-    if out.match:
-        return "outputs match"
-    diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
-    return f"outputs DIFFER{diff}"
-
-
 def headline(report: Report) -> str:
-    """One line such as ``"3 breaks -> 0, 4 graphs -> 1, outputs match"``."""
-    base = run_counts(report, "baseline")
-    nst = run_counts(report, "nonstrict")
-    if base is None:
-        return "no runs captured"
-    if nst is None:
-        return f"{base.breaks} breaks, {base.graphs} graphs (no nonstrict run)"
-    return (
-        f"{_plural(base.breaks, 'break')} -> {nst.breaks}, "
-        f"{_plural(base.graphs, 'graph')} -> {nst.graphs}, {_outputs_text(report)}"
-    )
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    """The headline as one line (:attr:`Report.headline`, computed at capture)."""
+    return report.headline.text
 
 
 def _errors(report: Report) -> list[tuple[str, str]]:
@@ -64,24 +27,8 @@ def _errors(report: Report) -> list[tuple[str, str]]:
 
 
 def text_summary(report: Report) -> str:
-    """A short plain-text summary (used as the widget's ``text/plain``)."""
-    summary = getattr(report, "summary", None)
-    if callable(summary):
-        try:
-            return str(summary())
-        except Exception:  # a renderer must not fail on a summary
-            pass
-    lines = [f"nstviz: {report.title or 'report'} - {headline(report)}"]
-    for name in report.runs:
-        c = run_counts(report, name)
-        if c is not None:
-            lines.append(
-                f"  {name:<10} graphs {c.graphs:>3}  breaks {c.breaks:>3}  ops {c.ops:>5}  "
-                f"aten ops {c.aten_ops:>5}  regions {c.regions:>3}"
-            )
-    for name, error in _errors(report):
-        lines.append(f"  {name} raised: {error}")
-    return "\n".join(lines)
+    """A short plain-text summary (used as the widget's ``text/plain``): :meth:`Report.summary`."""
+    return report.summary()
 
 
 def html_summary(report: Report) -> str:
@@ -89,9 +36,7 @@ def html_summary(report: Report) -> str:
     esc = html.escape
     rows = []
     for name in report.runs:
-        c = run_counts(report, name)
-        if c is None:
-            continue
+        c = report.counts[name]
         rows.append(
             "<tr>"
             f"<td>{esc(_RUN_LABELS.get(name, name))}</td><td>{c.graphs}</td><td>{c.breaks}</td>"

@@ -149,10 +149,9 @@ class Viewer(anywidget.AnyWidget):
             self.report_json = ""
             return
         if isinstance(value, Report):
-            # Keep no live exception (its traceback pins the user's frames and tensors).
-            report = (
-                dataclasses.replace(value, user_exception=None) if value.user_exception is not None else value
-            )
+            # Keep no live exception (its traceback pins the user's frames and tensors): a copy
+            # of the Report has none attached.
+            report = dataclasses.replace(value) if value.user_exception is not None else value
         elif isinstance(value, (str, bytes)):
             report = Report.from_json(value)
         elif isinstance(value, Mapping):

@@ -52,10 +52,10 @@ def _dataclass_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     props: dict[str, Any] = {}
     required: list[str] = []
     for f in dataclasses.fields(cls):
-        if f.metadata.get("transient"):
-            continue
         props[f.name] = _type_schema(hints[f.name], defs)
-        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+        if f.metadata.get("required") or (
+            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ):
             required.append(f.name)
     out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
     if required:

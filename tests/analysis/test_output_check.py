@@ -8,6 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from nstviz.analysis.assemble import build_report
 from nstviz.analysis.output_check import build_output_check, compare_outputs, snapshot_outputs
 from nstviz.report import OutputCheck, OutputComparison, Report
 
@@ -202,7 +203,7 @@ def test_build_output_check_headline_and_json_round_trip():
     assert check.match is False  # baseline vs nonstrict is the headline even if listed second
     assert check.max_abs_diff == 1.0
     assert len(check.comparisons) == 2
-    report = Report(torch_version=torch.__version__, runs={}, outputs=check)
+    report = build_report(torch_version=torch.__version__, runs={}, outputs=check)
     assert Report.from_json(report.to_json()).outputs == check
 
 
@@ -218,7 +219,7 @@ def test_nan_infinite_diffs_survive_json():
     c = cmp({"y": torch.tensor([0.0, 1.0])}, {"y": torch.tensor([1.0, 1.0])})
     assert math.isinf(c.max_rel_diff)
     check = build_output_check([c])
-    assert Report.from_json(Report(torch_version="x", runs={}, outputs=check).to_json()).outputs == check
+    assert Report.from_json(build_report(torch_version="x", runs={}, outputs=check).to_json()).outputs == check
 
 
 def test_inputs_are_not_modified_and_torch_state_untouched():

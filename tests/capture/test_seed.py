@@ -37,7 +37,7 @@ def test_compare_seed_fullgraph_fatal_then_one_graph():
     assert report.counts["nonstrict"].full_graph and report.counts["baseline"].graphs == 0
     # compare() of a compiled object whose baseline raised: eager vs nonstrict still checked
     assert report.outputs.comparisons and all(c.match for c in report.outputs.comparisons)
-    assert report.summary().splitlines()[0] == "1 break -> 0, fullgraph failed -> 1 graph, outputs match eager"
+    assert report.summary().splitlines()[0] == "1 break → 0, fullgraph failed → 1 graph, outputs match eager"
     assert Report.from_json(report.to_json()) == report
 
 
@@ -66,7 +66,7 @@ def test_trace_code_baseline_raised_outputs_checked_against_eager():
     assert report.runs["baseline"].error is not None and report.runs["nonstrict"].error is None
     assert report.outputs.match is True
     assert [(c.left, c.right, c.match) for c in report.outputs.comparisons] == [("eager", "nonstrict", True)]
-    assert report.summary().splitlines()[0] == "1 break -> 0, fullgraph failed -> 1 graph, outputs match eager"
+    assert report.summary().splitlines()[0] == "1 break → 0, fullgraph failed → 1 graph, outputs match eager"
     # the reference runs before the nonstrict run, so the namespace ends as after the nonstrict run
     assert phases.index("eager") < phases.index("nonstrict")
     assert torch.compiler.is_compiling() is False
@@ -104,7 +104,7 @@ def test_decorator_form_in_cell_strict_baseline_and_marks_kept():
     assert [(b.gb_id, b.location.line, b.fatal) for b in base.breaks] == [("GB0007", 9, True)]
     assert nst.breaks == () and [r.function for r in nst.regions] == ["scale"]
     assert [(m.origin, m.qualname, m.spec) for m in nst.marked] == [("in_source", "scale", "<source>")]
-    assert report.summary().splitlines()[0] == "1 break -> 0, fullgraph failed -> 1 graph, outputs match eager"
+    assert report.summary().splitlines()[0] == "1 break → 0, fullgraph failed → 1 graph, outputs match eager"
     # the cell's own decorated function stays registered after the call
     assert id(ns["scale"]) in trace_rules._nonstrict_trace_callable_ids()
     assert torch.is_tensor(ns["y"])

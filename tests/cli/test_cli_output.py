@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from nstviz.analysis.assemble import build_report
 from nstviz.cli import Progress, check_failures, summary_table
 from nstviz.report import Break, BreakDiff, Location, MarkedFunction, OutputCheck, OutputDetail, Report, Run
 
@@ -61,12 +62,13 @@ def _report(**kw) -> Report:
         ),
     }
     defaults.update(kw)
-    return Report(**defaults)
+    return build_report(**defaults)
 
 
 def test_summary_table_lines_up_the_runs_and_explains():
     text = summary_table(_report())
-    header, *rows = text.splitlines()
+    headline, header, *rows = text.splitlines()
+    assert headline == "1 break → 1, 0 graphs → 0, outputs DIFFER (max |Δ| 0.5)"  # the Report's, as is
     assert header.split() == ["baseline", "nonstrict"]
     assert rows[1].split() == ["distinct", "breaks", "1", "1"]
     assert rows[2].split() == ["break", "hits", "3", "3"]

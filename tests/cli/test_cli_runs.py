@@ -91,7 +91,8 @@ def test_run_writes_report_and_passes_argv(tmp_path):
     lines = out.splitlines()
     assert lines[-1] == str((tmp_path / "r.html").resolve())
     table = out.split("\n\n")[0]
-    assert table.splitlines()[0].split() == ["baseline", "nonstrict"]
+    assert table.splitlines()[0] == report.headline.text  # the Report's headline, first
+    assert table.splitlines()[1].split() == ["baseline", "nonstrict"]
     assert "distinct breaks" in table and "breaks: 1 resolved, 1 remaining, 0 introduced" in out
     assert "the script printed 1 line(s) per run: kept in the report (--show-output prints them)" in out
     assert "argv [" not in out

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from nstviz.analysis.assemble import build_report
 from nstviz.html import extract_report_json, render_html
 from nstviz.report import Report
 from tests.fuzz.strategies import reports, reports_with_non_finite, same_floats
@@ -53,7 +54,7 @@ def _markup(page: str) -> _Tags:
     return parser
 
 
-_EMPTY_PAGE_SCRIPTS = sum(1 for tag, _ in _markup(render_html(Report(torch_version="x", runs={}))).tags if tag == "script")
+_EMPTY_PAGE_SCRIPTS = sum(1 for tag, _ in _markup(render_html(build_report(torch_version="x", runs={}))).tags if tag == "script")
 
 
 @settings(FUZZ, max_examples=30)

@@ -6,6 +6,7 @@ import re
 
 from hypothesis import strategies as st
 
+from nstviz.analysis.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, Report, Run
 
 HOSTILE = [
@@ -36,7 +37,7 @@ def report_with(text: str) -> Report:
         stdout=text,
         error=text,
     )
-    return Report(
+    return build_report(
         torch_version="2.13.0", runs={"baseline": run}, title=text, nonstrict=(text,), notes=(text,)
     )
 

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from page_probe import assert_inert
 
+from nstviz.analysis.assemble import build_report
 from nstviz.html import save_html
 from nstviz.report import Break, Location, Report, Run
 
@@ -40,7 +41,7 @@ def report_of(texts: list[str]) -> Report:
         )
         for i, text in enumerate(texts)
     )
-    return Report(torch_version="2.13.0", runs={"baseline": Run(name="baseline", breaks=breaks)})
+    return build_report(torch_version="2.13.0", runs={"baseline": Run(name="baseline", breaks=breaks)})
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

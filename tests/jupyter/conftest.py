@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from nstviz.analysis.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, OutputCheck, Region, Report, Run
 
 
@@ -36,7 +37,7 @@ def make_report(title: str = "seed <example>") -> Report:
     )
     nst_dynamo = Graph(id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0, op_count=2)
     region = Region(id="r0", function="get_magic_num", nodes={"0/0:aten_inference": ("sin",)})
-    return Report(
+    return build_report(
         torch_version="2.13.0",
         title=title,
         runs={

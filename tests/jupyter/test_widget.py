@@ -37,9 +37,12 @@ def test_mimebundle_has_an_escaped_static_fallback(report: Report) -> None:
     data, _meta = Viewer(report)._repr_mimebundle_()
     assert WIDGET_MIME in data
     html = data["text/html"]
-    assert "1 break -&gt; 0, 1 graph -&gt; 1, outputs match" in html
+    assert "1 break → 0, 1 graph → 1, outputs match" in html
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "GB0026" in data["text/plain"] or "1 break -> 0" in data["text/plain"]
+    # the same headline as the viewer, the CLI and summary(): the Report's own
+    assert report.headline.text == "1 break → 0, 1 graph → 1, outputs match"
+    assert data["text/plain"].splitlines()[0] == report.headline.text
+    assert "GB0026" in data["text/plain"]
 
 
 def test_mimebundle_while_running_shows_progress() -> None:

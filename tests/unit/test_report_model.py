@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
 import pytest
 
+from nstviz._user_errors import attach
+from nstviz.analysis.assemble import build_report
 from nstviz.errors import ReportFormatError
 from nstviz.report import (
     SCHEMA_VERSION,
@@ -33,8 +36,8 @@ def _report(**kw) -> Report:
         breaks=(Break(gb_id="GB0007", reason="r", count=2, fatal=False, location=loc),),
         regions=(Region(id="r0", function="g", nodes={"0/0:aten_forward": ("mul",)}),),
     )
-    return Report(torch_version="2.13.0", runs={"baseline": Run(name="baseline"), "nonstrict": run},
-                  stacks=((loc,),), **kw)
+    return build_report(torch_version="2.13.0", runs={"baseline": Run(name="baseline"), "nonstrict": run},
+                        stacks=((loc,),), **kw)
 
 
 def test_round_trip_is_exact_including_non_finite_floats():
@@ -56,11 +59,14 @@ def test_nodes_are_compact():
 
 def test_user_exception_is_live_only():
     exc = ValueError("boom")
-    report = _report(user_exception=exc)
+    report = attach(_report(), exc)
+    assert report.user_exception is exc
+    assert "user_exception" not in {f.name for f in dataclasses.fields(Report)}  # not part of the data
     with pytest.raises(ValueError, match="boom"):
         report.raise_user_error()
     back = Report.from_json(report.to_json())
     assert back.user_exception is None
+    assert dataclasses.replace(report).user_exception is None  # a copy carries no live object
     back.raise_user_error()  # nothing to raise
 
 
@@ -81,6 +87,39 @@ def test_bad_json_gets_a_clear_error(text, message):
 
 def test_summary_of_a_loaded_report():
     text = Report.from_json(_report().to_json()).summary()
-    assert text.splitlines()[0] == "0 breaks -> 1, 0 graphs -> 0, outputs not compared"
+    assert text.splitlines()[0] == "0 breaks → 1, 0 graphs → 0, outputs not checked"
     assert "break GB0007 x2 at <cell>:3 (f): r" in text
     assert "region r0 g: 1 inlined nodes" in text
+
+
+def test_version_1_is_read_and_upgraded():
+    current = json.loads(_report().to_json())
+    v1 = {k: v for k, v in current.items() if k not in ("headline", "counts")}
+    v1["schema_version"] = 1
+    for run in v1["runs"].values():
+        for b in run["breaks"]:
+            del b["id"]
+    for items in v1["diff"].values():
+        for b in items:
+            del b["id"]
+    back = Report.from_json(json.dumps(v1))
+    assert back.schema_version == 2
+    assert back.runs["nonstrict"].breaks[0].id == "<cell>:3:f:GB0007"
+    assert back.diff.introduced[0].id == "<cell>:3:f:GB0007"
+    assert back.counts["nonstrict"].breaks == 1 and back.counts["nonstrict"].break_hits == 2
+    assert back.headline.text == "0 breaks → 1, 0 graphs → 0, outputs not checked"
+    back.validate()
+
+
+def test_break_id_is_assigned_once():
+    loc = Location(file="a.py", line=4, function="g")
+    b = Break(gb_id=None, reason="some reason", count=1, fatal=False, location=loc)
+    assert b.id.startswith("a.py:4:g:r") and len(b.id) == len("a.py:4:g:r") + 10
+    moved = dataclasses.replace(b, count=3)
+    assert moved.id == b.id
+    other = Break(gb_id=None, reason="another reason", count=1, fatal=False, location=loc)
+    assert other.id != b.id
+    data = json.loads(_report().to_json())
+    data["runs"]["nonstrict"]["breaks"][0].pop("id")
+    with pytest.raises(ReportFormatError, match="missing required field 'id' of Break"):
+        Report.from_dict(data)

@@ -10,6 +10,7 @@ import pytest
 import torch
 
 import nstviz
+from nstviz.analysis.assemble import build_report
 from nstviz.errors import ReportFormatError
 from nstviz.report import Graph, Node, Region, Report, Run
 from nstviz.schema import SCHEMA_PATH, generate_schema, load_schema, schema_text
@@ -32,7 +33,7 @@ def real_report() -> Report:
 def test_real_report_validates_against_schema(real_report):
     data = json.loads(real_report.to_json())
     jsonschema.validate(data, generate_schema())
-    assert data["schema_version"] == 1 and set(data["runs"]) == {"baseline", "nonstrict"}
+    assert data["schema_version"] == 2 and set(data["runs"]) == {"baseline", "nonstrict"}
     for run in data["runs"].values():
         assert {"graphs", "breaks", "regions", "error"} <= set(run)
     assert set(data["diff"]) == {"resolved", "remaining", "introduced"}
@@ -57,14 +58,14 @@ def test_user_exception_is_not_serialised(real_report):
 def test_summary_headline_and_runs(real_report):
     text = real_report.summary()
     lines = text.splitlines()
-    assert lines[0] == "1 break -> 0, 1 graph -> 1, outputs match"
+    assert lines[0] == "1 break → 0, 1 graph → 1, outputs match"
     assert any(line.startswith("[baseline] 1 graph, 1 distinct break (3 hits)") for line in lines)
     assert any(line.startswith("[nonstrict] 1 graph, 0 distinct breaks") and "6 regions" in line for line in lines)
     assert "outputs baseline vs nonstrict: match" in text
 
 
 def test_validate_names_every_problem():
-    bad = Report(
+    bad = build_report(
         torch_version="x",
         runs={
             "baseline": Run(
@@ -96,4 +97,4 @@ def test_headline_keeps_graph_counts_when_other_functions_compiled(tmp_path):
 
     assert main(["demo", "-o", str(tmp_path / "demo.html"), "--json", str(tmp_path / "demo.json"), "--quiet"]) == 0
     report = Report.load_json(tmp_path / "demo.json")
-    assert report.summary().splitlines()[0] == "2 breaks -> 0, 6 graphs -> 2, outputs match eager"
+    assert report.summary().splitlines()[0] == "2 breaks → 0, 6 graphs → 2, outputs match eager"

@@ -7,6 +7,7 @@ import json
 import pytest
 import torch
 
+from nstviz.analysis.assemble import build_report
 from nstviz.report import Report
 
 pytestmark = pytest.mark.browser
@@ -266,11 +267,11 @@ def test_sparse_reports_render_without_errors(write_page, drive, artifacts):
         Node(name="output", op="output", target="output", inputs=("sin", "ghost")),  # dangling input
     ))
     reports = {
-        "fatal-baseline": Report(torch_version="2.13.0", runs={
+        "fatal-baseline": build_report(torch_version="2.13.0", runs={
             "baseline": Run(name="baseline", breaks=(fatal,), error="Unsupported: graph_break", error_type="Unsupported"),
             "nonstrict": Run(name="nonstrict", graphs=(graph,)),
         }),
-        "baseline-only-empty": Report(torch_version="2.13.0", runs={"baseline": Run(name="baseline")}),
+        "baseline-only-empty": build_report(torch_version="2.13.0", runs={"baseline": Run(name="baseline")}),
     }
     for label, report in reports.items():
         page = write_page(report, name=f"{label}.html")

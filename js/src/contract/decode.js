@@ -1,11 +1,12 @@
 // contract/decode.js — reading the Report: JSON parse, schema_version check, indexes.
 // Owns: turning `report_json` text into a checked Report plus lookup helpers (run order,
-//   break status from report.diff, graph lookup). Reports a clear error instead of a
+//   break status from report.diff by the Report's own break ids, graph lookup). Reports a clear error instead of a
 //   half-valid object.
-// Must not: touch the DOM, lay out or draw, or mutate the Report.
+// Must not: touch the DOM, lay out or draw, or mutate the Report; recompute anything the
+//   Report already holds (break identity, counts, the headline).
 
-/** Report schema versions this viewer reads. */
-export const SUPPORTED_SCHEMA = 1;
+/** The Report schema version this viewer reads (Python upgrades older Reports when it loads them). */
+export const SUPPORTED_SCHEMA = 2;
 
 /** Levels in display order, with readable names. */
 export const LEVELS = [
@@ -55,6 +56,12 @@ export function checkReport(data) {
     };
   }
   if (v < 1) return { ok: false, error: `Unknown Report schema_version ${v}.` };
+  if (v < SUPPORTED_SCHEMA) {
+    return {
+      ok: false,
+      error: `This Report has schema_version ${v}, older than this viewer reads (${SUPPORTED_SCHEMA}). Open it with this nstviz (nstviz view FILE, or nstviz.Report.load_json in Python), which upgrades it.`,
+    };
+  }
   const problem = structureProblem(data);
   if (problem) return { ok: false, error: `The Report is malformed: ${problem}.` };
   return { ok: true, report: data, index: new ReportIndex(data) };
@@ -86,17 +93,22 @@ function structureProblem(r) {
     }
     for (const [bi, b] of (run.breaks || []).entries()) {
       if (!isObj(b) || typeof b.reason !== "string") return `runs.${name}.breaks[${bi}] has no reason`;
+      if (typeof b.id !== "string") return `runs.${name}.breaks[${bi}] has no string id`;
     }
   }
   if (r.stacks != null && !Array.isArray(r.stacks)) return "'stacks' is not a list";
+  if (!isObj(r.headline) || !Array.isArray(r.headline.chips)) return "'headline' is missing or has no chips";
+  for (const [ci, c] of r.headline.chips.entries()) {
+    if (!isObj(c) || typeof c.text !== "string" || typeof c.tone !== "string") return `headline.chips[${ci}] needs text and tone`;
+  }
+  if (!isObj(r.counts)) return "'counts' is missing or not an object";
   if (r.sources != null && !isObj(r.sources)) return "'sources' is not an object";
   return null;
 }
 
-/** Identity of a break for matching against report.diff (location + GB id). */
+/** Identity of a break for matching against report.diff: the id the Report gives it. */
 export function breakKey(b) {
-  const l = b.location || {};
-  return `${b.gb_id ?? ""}|${l.file ?? ""}|${l.line ?? ""}|${l.function ?? ""}`;
+  return b.id;
 }
 
 /** Lookup helpers over a checked Report (read-only). */

@@ -21,7 +21,7 @@ import { GraphPane } from "./graphpane.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
-import { headlineParts, renderSummary } from "./summary.js";
+import { renderHeadline, renderSummary } from "./summary.js";
 
 /** Nodes of graph `other` with the same target and user stack as node i of `gm`. */
 export function correspondingNodes(gm, i, other) {
@@ -169,8 +169,7 @@ export class App {
     clear(this.root);
     this.el.dataset.nstvizState = "report";
     // header
-    const headline = h("div", { class: "nsv-headline", "data-testid": "headline" },
-      headlineParts(r).map(([t, tone]) => h("span", { class: `nsv-hl nsv-hl-${tone}` }, t)));
+    const headline = renderHeadline(r);
     const meta = [r.title || null, r.created ? r.created.replace("T", " ").replace(/\..*$/, "") : null, `torch ${r.torch_version}`, r.backend ? `backend ${r.backend}` : null].filter(Boolean).join(" · ");
     this.exportBtn = h("button", { class: "nsv-btn", type: "button", title: "Save this report as one self-contained HTML file", onclick: () => this.exportHtml() }, "Export HTML");
     this.toast = h("div", { class: "nsv-toast", role: "status", hidden: true });

@@ -1,6 +1,9 @@
 // ui/summary.js — the headline and per-run numbers, the output check and the notes.
-// Owns: reading report.counts / report.outputs / report.runs into text.
-// Must not: keep state or listen to anything; it renders once per Report.
+// Owns: drawing report.headline (its chips, as they are), report.counts, report.outputs'
+//   details and report.notes.
+// Must not: keep state or listen to anything (it renders once per Report); derive a headline,
+//   a verdict or counts of its own (Python computes them once: nstviz/analysis/headline.py,
+//   nstviz/analysis/counts.py).
 
 import { h } from "./dom.js";
 import { errorHead } from "./output.js";
@@ -13,88 +16,23 @@ function fmtNum(x) {
   return a < 1e-3 || a >= 1e5 ? x.toExponential(1) : String(+x.toPrecision(3));
 }
 
-/** Counts of a run: from report.counts, else derived from the run itself. */
-export function runCounts(report, name) {
-  const c = report.counts && report.counts[name];
-  if (c) return c;
-  const run = report.runs[name] || {};
-  const graphs = run.graphs || [];
-  const dyn = graphs.filter((g) => g.level === "dynamo");
-  return {
-    graphs: dyn.length || graphs.length, breaks: (run.breaks || []).length,
-    break_hits: (run.breaks || []).reduce((s, b) => s + (b.count || 1), 0),
-    ops: graphs.reduce((s, g) => s + (g.op_count || 0), 0), aten_ops: null,
-    regions: (run.regions || []).length, inlined_nodes: null, full_graph: dyn.length === 1 && !(run.breaks || []).length,
-  };
+/** The headline chips, as the Report gives them (computed once, in Python). */
+export function renderHeadline(report) {
+  const chips = (report.headline && report.headline.chips) || [];
+  return h("div", { class: "nsv-headline", "data-testid": "headline" },
+    chips.map((c) => h("span", { class: `nsv-hl nsv-hl-${c.tone}`, "data-kind": c.kind }, c.text)));
 }
 
-/** The comparison the headline `match` summarises: baseline vs nonstrict, else the first one. */
-export function headlineComparison(o) {
-  const cs = (o && o.comparisons) || [];
-  return cs.find((c) => (c.left === "baseline" && c.right === "nonstrict") || (c.left === "nonstrict" && c.right === "baseline")) || cs[0] || null;
-}
-
-/** The run the headline compares against, when it is not the usual baseline-vs-nonstrict pair. */
-function comparedAgainst(o) {
-  const c = headlineComparison(o);
-  if (!c) return "";
-  const pair = [c.left, c.right];
-  if (pair.includes("baseline") && pair.includes("nonstrict")) return "";
-  const other = pair.find((n) => n !== "nonstrict" && n !== "baseline") || pair.find((n) => n !== "nonstrict");
-  return other ? ` ${other}` : "";
-}
-
-export function outputsText(o) {
-  if (!o || o.match == null) return o && o.skipped_reason ? `outputs not checked (${o.skipped_reason})` : "outputs not checked";
-  const vs = comparedAgainst(o);
-  if (o.match) return `outputs match${vs}${o.max_abs_diff ? ` (max |Δ| ${fmtNum(o.max_abs_diff)})` : ""}`;
-  return `outputs DIFFER${vs ? " from" + vs : ""} (max |Δ| ${fmtNum(o.max_abs_diff)})`;
-}
-
-/** Why the baseline produced no usable compile: "fullgraph failed", "baseline raised", or null. */
-export function baselineFailure(report) {
-  const run = report.runs.baseline || {};
-  if ((run.breaks || []).some((b) => b.fatal)) return "fullgraph failed";
-  if (run.error || run.error_type) return "baseline raised";
-  return null;
-}
-
-const plural = (n, w) => `${n} ${w}${n === 1 ? "" : "s"}`;
-
-/**
- * "3 breaks → 0 · 4 graphs → 1 · outputs match" as a list of [text, tone] parts.
- * Red ("bad") only for real regressions: more breaks, outputs differ, the nonstrict run raised.
- */
-export function headlineParts(report) {
-  const parts = [];
-  const b = runCounts(report, "baseline");
-  const ns = report.runs.nonstrict;
-  if (ns) {
-    const n = runCounts(report, "nonstrict");
-    parts.push([`${plural(b.breaks, "break")} → ${n.breaks}`, n.breaks < b.breaks ? "good" : n.breaks > b.breaks ? "bad" : "neutral"]);
-    const failed = baselineFailure(report);
-    if (ns.error || ns.error_type) {
-      parts.push([`nonstrict raised ${ns.error_type || ns.error || ""}`.trim(), "bad"]);
-    } else if (failed && b.graphs === 0 && n.graphs > 0) {
-      parts.push([`${failed} → ${plural(n.graphs, "graph")}`, "good"]);
-    } else {
-      // fewer graphs is better; more graphs alone is not a regression worth red
-      parts.push([`${plural(b.graphs, "graph")} → ${n.graphs}`, b.graphs === 0 && n.graphs > 0 ? "good" : n.graphs < b.graphs ? "good" : "neutral"]);
-    }
-  } else {
-    parts.push([plural(b.breaks, "break"), "neutral"]);
-    parts.push([plural(b.graphs, "graph"), "neutral"]);
-  }
-  const o = report.outputs;
-  parts.push([outputsText(o), !o || o.match == null ? "neutral" : o.match ? "good" : "bad"]);
-  return parts;
+/** The output verdict chip of the headline, or null. */
+function outputsChip(report) {
+  return ((report.headline && report.headline.chips) || []).find((c) => c.kind === "outputs") || null;
 }
 
 export function renderSummary(report, index) {
   const cards = [];
   for (const name of index.runNames) {
     const run = report.runs[name];
-    const c = runCounts(report, name);
+    const c = (report.counts && report.counts[name]) || {};
     const rows = [
       ["graphs", c.graphs], ["distinct breaks", c.breaks], ["break hits", c.break_hits], ["ops", c.ops],
       ["ATen ops", c.aten_ops], ["non-strict regions", c.regions], ["inlined nodes", c.inlined_nodes],
@@ -109,6 +47,7 @@ export function renderSummary(report, index) {
     ));
   }
   const o = report.outputs || {};
+  const verdict = outputsChip(report);
   const details = (o.details || []).map((d) =>
     h("tr", null, h("td", { class: "nsv-mono" }, d.path), h("td", { class: d.match === false ? "nsv-bad" : d.match ? "nsv-good" : "" }, d.match == null ? "—" : d.match ? "match" : "differ"),
       h("td", null, fmtNum(d.max_abs_diff)), h("td", null, fmtNum(d.max_rel_diff)), h("td", { class: "nsv-mono" }, [d.shape, d.dtype].filter(Boolean).join(" ")), h("td", null, d.note || "")));
@@ -116,7 +55,7 @@ export function renderSummary(report, index) {
     h("div", { class: "nsv-cards" }, cards),
     h("div", { class: "nsv-outputs" },
       h("div", { class: "nsv-section-title" }, "Output check"),
-      h("div", { class: o.match === false ? "nsv-bad" : o.match ? "nsv-good" : "nsv-muted" }, outputsText(o) + (o.nondeterministic ? " · the baseline is non-deterministic" : "")),
+      h("div", { class: verdict && verdict.tone === "bad" ? "nsv-bad" : verdict && verdict.tone === "good" ? "nsv-good" : "nsv-muted" }, (verdict ? verdict.text : "") + (o.nondeterministic ? " · the baseline is non-deterministic" : "")),
       details.length ? h("table", { class: "nsv-table" }, h("thead", null, h("tr", null, ["value", "result", "max |Δ|", "max rel", "shape", "note"].map((t) => h("th", null, t)))), h("tbody", null, details)) : null),
     (report.notes || []).length ? h("ul", { class: "nsv-notes" }, report.notes.map((t) => h("li", null, t))) : null,
   );
