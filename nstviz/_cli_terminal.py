@@ -6,6 +6,7 @@ that never fails on strings from the Report (:class:`SafeText`).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import sys
@@ -251,15 +252,11 @@ def _raised(run: Run) -> bool:
 
 def _dynamo_error_names() -> frozenset[str]:
     """Names of torch's Dynamo exceptions: how a fatal graph break (fullgraph=True) surfaces."""
-    try:
-        from torch._dynamo import exc as dynamo_exc
-    except ImportError:  # pragma: no cover
+    if importlib.util.find_spec("torch") is None:  # pragma: no cover - reading a Report without torch
         return frozenset({"Unsupported"})
-    return frozenset(
-        name
-        for name, value in vars(dynamo_exc).items()
-        if isinstance(value, type) and issubclass(value, dynamo_exc.TorchDynamoException)
-    )
+    from nstviz.capture import _torch_compat
+
+    return _torch_compat.dynamo_exception_names()
 
 
 def status_code(report: Report) -> int:

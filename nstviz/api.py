@@ -64,6 +64,8 @@ import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from nstviz._gb_ids import NONSTRICT_REJECTED
+from nstviz._introspect import code_key, entry_function, qualified_name, unwrap
 from nstviz._user_errors import attach
 from nstviz.analysis.assemble import summarize_runs
 from nstviz.analysis.provenance import CallSite, assign_baseline_graphs, build_regions
@@ -145,13 +147,13 @@ def compare(
 
     if _torch_compat.is_compiled_object(fn):
         compiled = fn
-        eager = getattr(fn, "_orig_mod", None) or getattr(fn, "_torchdynamo_orig_callable", fn)
+        eager = _torch_compat.compiled_original(fn) or fn
         if isinstance(fn, types.MethodType) and not isinstance(eager, types.MethodType):
             eager = types.MethodType(eager, fn.__self__)  # @torch.compile on a method: keep self
     else:
         compiled = torch.compile(fn, backend="eager" if backend == "record" else _plain_backend(backend))
         eager = fn
-    namespace = dict(getattr(_unwrap_callable(eager), "__globals__", {}) or {})
+    namespace = dict(getattr(entry_function(eager), "__globals__", {}) or {})
     targets = marking.resolve(tuple(nonstrict), namespace)
     session = _Session(
         entry="compare",
@@ -160,7 +162,7 @@ def compare(
         progress=progress,
         echo=echo,
         runs_total=(3 if check else 2) + (max_attempts if auto else 0),
-        title=marking.qualname_of(_unwrap_callable(eager)),
+        title=qualified_name(entry_function(eager)),
     )
     user_state = {"fn": fn, "args": args, "kwargs": kwargs}
 
@@ -433,7 +435,7 @@ class _Session:
                         for n, f in zip(recommendation.functions, extra, strict=True)
                         if f is not None and id(f) not in known
                     )
-                    self.advisor_keys.update(_code_key(t.function) for t in added)
+                    self.advisor_keys.update(code_key(t.function) for t in added)
                     targets += added
             if eager_reference:
                 # The baseline raised, so there is nothing to compare the nonstrict run with:
@@ -570,7 +572,7 @@ class _Session:
             checkpoint.restore()
             self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
             result = self._run(run_name, make_body(), rng, functions, marks=marks_of(functions))
-            self.targets[run_name] = tuple(marking.Target(spec=marking.qualname_of(f), function=f) for f in functions)
+            self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
             if base.exception is not None or result.exception is not None:
                 failed = "baseline" if base.exception is not None else run_name
                 check = OutputCheck(match=None, skipped_reason=f"the {failed} run raised, so outputs cannot be compared")
@@ -593,13 +595,13 @@ class _Session:
         """The Run with regions, marked functions and their reads filled in."""
         calls: list[CallSite] = []
         for call in result.nonstrict_calls:
-            fn = marking.underlying(call.function) if call.function is not None else None
+            fn = unwrap(call.function) if call.function is not None else None
             file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
             calls.append(
                 CallSite(
                     graph_id=call.graph_id,
                     node=call.node,
-                    qualname=marking.qualname_of(fn) if fn is not None else call.name,
+                    qualname=qualified_name(fn) if fn is not None else call.name,
                     file=file,
                     line_start=start,
                     line_end=end,
@@ -607,11 +609,11 @@ class _Session:
                 )
             )
         run = build_regions(result.run, calls, self.stacks.stacks)
-        applied_keys = {_code_key(marking.underlying(c.function)) for c in result.nonstrict_calls if c.function}
+        applied_keys = {code_key(unwrap(c.function)) for c in result.nonstrict_calls if c.function}
         marked: list[MarkedFunction] = []
         seen: set[Any] = set()
         for target in self.targets.get(name, ()):
-            key = _code_key(target.function)
+            key = code_key(target.function)
             seen.add(key)
             origin = "requested" if name == "nonstrict" and key not in self.advisor_keys else "advisor"
             record = marking.marked_function(target, origin)
@@ -631,10 +633,10 @@ class _Session:
                 )
             marked.append(dataclasses.replace(record, applied=applied, warning=warning, reads=self._reads(target.function)))
         for call in result.nonstrict_calls:  # marks written in the code itself
-            fn = marking.underlying(call.function) if call.function is not None else None
-            if fn is None or _code_key(fn) in seen:
+            fn = unwrap(call.function) if call.function is not None else None
+            if fn is None or code_key(fn) in seen:
                 continue
-            seen.add(_code_key(fn))
+            seen.add(code_key(fn))
             target = marking.Target(spec="<source>", function=fn)
             marked.append(
                 dataclasses.replace(marking.marked_function(target, "in_source"), reads=self._reads(fn))
@@ -710,8 +712,8 @@ class _Session:
             created=self.created,
             title=self.title,
             entry=self.entry,  # type: ignore[arg-type]
-            backend=self.backend if isinstance(self.backend, str) else marking.qualname_of(self.backend),
-            nonstrict=tuple(s if isinstance(s, str) else marking.qualname_of(getattr(s, "function", s)) for s in requested),
+            backend=self.backend if isinstance(self.backend, str) else qualified_name(self.backend),
+            nonstrict=tuple(s if isinstance(s, str) else qualified_name(getattr(s, "function", s)) for s in requested),
             baseline_mode=self.baseline_mode,
             diff=diff,
             counts=counts,
@@ -758,12 +760,12 @@ def _release_capture() -> None:
 
 def _failed_nonstrict(run: Run, fn: Any) -> Any:
     """The GB0251/GB0236-style break Dynamo reported for a marked function, if any."""
-    name = getattr(marking.underlying(fn), "__name__", None)
+    name = getattr(unwrap(fn), "__name__", None)
     for brk in run.breaks:
-        if brk.gb_id in ("GB0251", "GB0236", "GB0237") and name and f"Function: {name}" in brk.detail:
+        if brk.gb_id in NONSTRICT_REJECTED and name and f"Function: {name}" in brk.detail:
             return brk
     for brk in run.breaks:
-        if brk.gb_id in ("GB0251", "GB0236", "GB0237") and brk.location.code and name and name in brk.location.code:
+        if brk.gb_id in NONSTRICT_REJECTED and brk.location.code and name and name in brk.location.code:
             return brk
     return None
 
@@ -779,15 +781,6 @@ def _plain_backend(backend: Backend) -> Any:
     return "inductor" if backend in ("as_written",) else ("eager" if isinstance(backend, str) else backend)
 
 
-def _unwrap_callable(obj: Any) -> Any:
-    if isinstance(obj, types.MethodType):
-        return obj.__func__
-    forward = getattr(type(obj), "forward", None)
-    if forward is not None and not isinstance(obj, types.FunctionType):
-        return forward
-    return obj
-
-
 def _try_resolve(name: str, namespace: Mapping[str, Any]) -> Callable[..., Any] | None:
     try:
         return marking.resolve_one(name, namespace).function
@@ -799,16 +792,8 @@ def _names(items: Iterable[Any]) -> str:
     out = []
     for item in items:
         fn = getattr(item, "function", item)
-        out.append(marking.qualname_of(fn))
+        out.append(qualified_name(fn))
     return ", ".join(out)
-
-
-def _code_key(fn: Any) -> Any:
-    fn = marking.underlying(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return id(fn)
-    return (code.co_filename, code.co_firstlineno, getattr(fn, "__qualname__", code.co_name))
 
 
 def _future_flags(tree: ast.Module) -> int:
@@ -847,13 +832,13 @@ def _rematcher(fixed: Sequence[Callable[..., Any]], namespace: dict[str, Any]) -
 
     The fixed functions plus those the code redefined with the same code location and name.
     """
-    keys = {_code_key(f) for f in fixed}
+    keys = {code_key(f) for f in fixed}
 
     def current() -> Sequence[Callable[..., Any]]:
         found = list(fixed)
         for value in list(namespace.values()):
             for fn in _functions_in(value):
-                if _code_key(fn) in keys:
+                if code_key(fn) in keys:
                     found.append(fn)
         return found
 

@@ -51,6 +51,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from nstviz._gb_ids import (
+    DATA_DEPENDENT,
+    NONSTRICT_INPUT_REJECTED,
+    NONSTRICT_OUTPUT_REJECTED,
+    NONSTRICT_REJECTED,
+)
+from nstviz._introspect import is_module_method, unwrap
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 
 __all__ = ["TryMarks", "apply_code", "plan_candidates", "qualname_at", "run_advisor"]
@@ -59,7 +66,7 @@ TryMarks = Callable[[tuple[Callable, ...], str], tuple[Run, OutputCheck]]
 
 _GB_RE = re.compile(r"\bGB\d{4}\b")
 _RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
-_NONSTRICT_FAILURE_GB = frozenset({"GB0236", "GB0251"})
+_NONSTRICT_FAILURE_GB = NONSTRICT_REJECTED
 _TORCH_DIR = None
 
 
@@ -474,19 +481,8 @@ def _module_name_for(path: str) -> str | None:
     return None
 
 
-def _unwrap(obj: Any) -> Any:
-    for _ in range(10):
-        if isinstance(obj, (staticmethod, classmethod)) or inspect.ismethod(obj):
-            obj = obj.__func__
-        elif hasattr(obj, "__wrapped__"):
-            obj = obj.__wrapped__
-        else:
-            break
-    return obj
-
-
 def _code_of(obj: Any) -> types.CodeType | None:
-    code = getattr(_unwrap(obj), "__code__", None)
+    code = getattr(unwrap(obj), "__code__", None)
     return code if isinstance(code, types.CodeType) else None
 
 
@@ -512,7 +508,7 @@ def _same_code(obj: Any, frame: Location) -> bool:
 def _object_problems(obj: Any, frame: Location) -> list[str]:
     if isinstance(obj, type):
         return [f"`{obj.__name__}` is a class; mark one of its methods instead"]
-    raw = _unwrap(obj)
+    raw = unwrap(obj)
     if inspect.isbuiltin(raw) or not isinstance(raw, types.FunctionType):
         return [
             f"{type(raw).__name__} `{getattr(raw, '__name__', raw)}` is not a Python function (builtin or C code)"
@@ -531,28 +527,13 @@ def _object_problems(obj: Any, frame: Location) -> list[str]:
     module = getattr(raw, "__module__", "") or ""
     if module == "torch" or module.startswith("torch."):
         problems.append("it is part of torch itself; nstviz proposes only your code")
-    if raw.__name__ == "forward" and _is_module_method(raw):
+    if raw.__name__ == "forward" and is_module_method(raw):
         problems.append(
             "it is an nn.Module's forward: torch (2.13) ignores nonstrict marks on forward when the "
             "module is called as module(...); mark a helper function or method that forward calls instead"
         )
     problems.extend(_signature_problems(raw))
     return problems
-
-
-def _is_module_method(func: types.FunctionType) -> bool:
-    parts = func.__qualname__.split(".")
-    if len(parts) < 2 or "<locals>" in parts:
-        return False
-    owner: Any = func.__globals__.get(parts[0])
-    for part in parts[1:-1]:
-        owner = getattr(owner, part, None)
-    try:
-        import torch
-
-        return isinstance(owner, type) and issubclass(owner, torch.nn.Module)
-    except Exception:  # pragma: no cover
-        return False
 
 
 def _call_site_problems(p: _Proposal) -> list[str]:
@@ -652,14 +633,14 @@ class _Outcome:
     gb_id: str | None = None
 
 
-_DATA_DEPENDENT_GB = frozenset({"GB0033", "GB0036", "GB0124", "GB0170"})
+_DATA_DEPENDENT_GB = DATA_DEPENDENT
 
 
 def _is_data_dependent(failure: Break, candidate_gb_ids: set[str | None]) -> bool:
     text = f"{failure.root_cause or ''} {failure.detail or ''}"
     if "DataDependent" in text or "DynamicOutputShape" in text or "data dependent" in text.lower():
         return True
-    return failure.gb_id == "GB0251" and bool(candidate_gb_ids & _DATA_DEPENDENT_GB)
+    return failure.gb_id == NONSTRICT_OUTPUT_REJECTED and bool(candidate_gb_ids & _DATA_DEPENDENT_GB)
 
 
 def _fatal(run: Run) -> Break | None:
@@ -684,7 +665,7 @@ def _judge(
                 "data-dependent branches) either: keep the break, or try the break's own hint "
                 "(torch._dynamo.config.capture_scalar_outputs / capture_dynamic_output_shape_ops = True)"
             )
-        elif failure.gb_id == "GB0236":
+        elif failure.gb_id == NONSTRICT_INPUT_REJECTED:
             seen = re.search(
                 r"Encountered input of type <?([^>\n.]+)>?", f"{failure.detail} {failure.reason}"
             )
@@ -799,7 +780,7 @@ def run_advisor(
                 error="not needed: the marks kept already remove its breaks",
             )
             continue
-        if p.obj is not None and id(_unwrap(p.obj)) in seen_objs:
+        if p.obj is not None and id(unwrap(p.obj)) in seen_objs:
             continue
         elapsed = time.monotonic() - start
         estimate = max(durations) if durations else baseline.wall_time_s
@@ -841,7 +822,7 @@ def run_advisor(
             continue
         durations.append(time.monotonic() - t0)
         if p.obj is not None:
-            seen_objs.add(id(_unwrap(p.obj)))
+            seen_objs.add(id(unwrap(p.obj)))
         outcome = _judge(current, run, check, set(p.break_gb_ids))
         if outcome.status == "worse" and check.match is False and p.notes:
             outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"

@@ -35,6 +35,7 @@ from typing import Any
 
 import torch
 
+from nstviz._introspect import unwrap_bound
 from nstviz.report import NonInputRead, ReadKind
 
 __all__ = ["find_non_input_reads"]
@@ -99,45 +100,12 @@ def find_non_input_reads(fn: Callable) -> tuple[NonInputRead, ...]:
         calls: the line of that call) and a ``detail`` explaining the risk.
         Empty for builtins and other callables without Python bytecode.
     """
-    func, instance = _unwrap(fn)
+    func, instance = unwrap_bound(fn)
     if func is None:
         return ()
     ctx = _Ctx(results={}, scanned=set(), root=getattr(func, "__qualname__", getattr(func, "__name__", "?")))
     _scan_function(func, instance, ctx, depth=0, via=None)
     return tuple(ctx.results.values())
-
-
-# -- unwrapping ---------------------------------------------------------------------------------
-
-
-def _unwrap(fn: Any) -> tuple[types.FunctionType | None, Any]:
-    """Return ``(plain function, bound instance or None)``."""
-    instance = None
-    for _ in range(10):
-        if isinstance(fn, (staticmethod, classmethod)):
-            fn = fn.__func__
-        elif isinstance(fn, functools.partial):
-            fn = fn.func
-        elif inspect.ismethod(fn):
-            instance = fn.__self__
-            fn = fn.__func__
-        elif hasattr(fn, "__wrapped__") and not isinstance(fn, types.FunctionType | type):
-            fn = fn.__wrapped__
-        elif isinstance(fn, types.FunctionType):
-            wrapped = getattr(fn, "__wrapped__", None)
-            if wrapped is None or not callable(wrapped):
-                return fn, instance
-            fn = wrapped
-        elif (
-            callable(fn)
-            and not isinstance(fn, type)
-            and isinstance(inspect.getattr_static(type(fn), "__call__", None), types.FunctionType)
-        ):
-            instance = fn
-            fn = type(fn).__call__
-        else:
-            return None, instance
-    return (fn if isinstance(fn, types.FunctionType) else None), instance
 
 
 # -- scanning -----------------------------------------------------------------------------------
@@ -687,7 +655,7 @@ def _user_function(value: Any) -> types.FunctionType | None:
     """The plain Python function behind ``value`` when it is user code worth following."""
     if isinstance(value, type):
         return None
-    func, _ = _unwrap(value)
+    func, _ = unwrap_bound(value)
     if func is None:
         return None
     module = getattr(func, "__module__", "") or ""

@@ -402,3 +402,72 @@ def is_compiled_object(obj: Any) -> bool:
     from torch._dynamo.eval_frame import OptimizedModule
 
     return isinstance(obj, OptimizedModule) or hasattr(obj, "_torchdynamo_orig_callable")
+
+
+def compile_fx_inner() -> Callable[..., Any]:
+    """``torch._inductor.compile_fx.compile_fx_inner`` (inductor's per-graph compiler)."""
+    from torch._inductor.compile_fx import compile_fx_inner as _inner
+
+    return _inner
+
+
+def custom_graph_pass_base() -> type | None:
+    """``torch._inductor.custom_graph_pass.CustomGraphPass``, or None when this torch lacks it."""
+    try:
+        from torch._inductor.custom_graph_pass import CustomGraphPass
+    except ImportError:
+        return None
+    return CustomGraphPass
+
+
+def inductor_config_loaded() -> bool:
+    """True when ``torch._inductor.config`` is imported already (importing it costs seconds)."""
+    import sys
+
+    return "torch._inductor.config" in sys.modules
+
+
+def nonstrict_trace_holders() -> tuple[tuple[str, Any], ...]:
+    """The modules whose ``nonstrict_trace`` attribute nstviz may patch: ``(key, module)`` pairs."""
+    import torch._dynamo.decorators as decorators
+
+    return (("torch._dynamo.nonstrict_trace", torch._dynamo), ("decorators.nonstrict_trace", decorators))
+
+
+def load_dynamo_config(changed: dict[str, Any]) -> None:
+    """Set these ``torch._dynamo.config`` values (as :func:`dynamo_config_copy` gave them)."""
+    torch._dynamo.config.load_config(changed)
+
+
+def is_op_overload(target: Any) -> bool:
+    """True for an ATen op (``torch._ops.OpOverload`` or ``OpOverloadPacket``)."""
+    return isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket))
+
+
+@functools.cache
+def dynamo_exception_names() -> frozenset[str]:
+    """Names of torch's Dynamo exception classes: how a fatal graph break (``fullgraph=True``) surfaces."""
+    from torch._dynamo import exc as dynamo_exc
+
+    return frozenset(
+        name
+        for name, value in vars(dynamo_exc).items()
+        if isinstance(value, type) and issubclass(value, dynamo_exc.TorchDynamoException)
+    )
+
+
+def fx_qualified_name(target: Any) -> str:
+    """FX's qualified name of a ``call_function`` target (``torch.fx.node._get_qualified_name``)."""
+    return str(torch.fx.node._get_qualified_name(target))
+
+
+def compiled_original(obj: Any, *, modules: bool = True) -> Any:
+    """What a ``torch.compile`` wrapper wraps, or None when ``obj`` is not such a wrapper.
+
+    ``_orig_mod`` of a compiled module (unless ``modules=False``), the function of a compiled
+    function.
+    """
+    original = getattr(obj, "_orig_mod", None) if modules else None
+    if original is None:
+        original = getattr(obj, "_torchdynamo_orig_callable", None)
+    return original

@@ -158,13 +158,13 @@ def readable_target(node: torch.fx.Node) -> str:
     target = node.target
     if node.op != "call_function":
         return str(target)
-    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+    if _torch_compat.is_op_overload(target):
         return str(target)
     name = getattr(target, "__name__", "") or ""
     if _torch_compat.FLAT_APPLY_NAME in name:
         return "nonstrict_trace"
     try:
-        qual = torch.fx.node._get_qualified_name(target)
+        qual = _torch_compat.fx_qualified_name(target)
     except Exception:
         qual = name or repr(target)
     return qual.replace("_operator.", "operator.")

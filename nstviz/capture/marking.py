@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nstviz._introspect import qualified_name
 from nstviz.capture import _torch_compat
 from nstviz.errors import NameResolutionError, NotMarkableError
 from nstviz.report import MarkedFunction
@@ -36,13 +37,7 @@ class Target:
 
     @property
     def qualname(self) -> str:  # noqa: D102
-        return qualname_of(self.function)
-
-
-def qualname_of(fn: Any) -> str:
-    """``module.Qual.name`` without ``__main__``/cell module prefixes."""
-    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    return str(qual)
+        return qualified_name(self.function)
 
 
 def source_range(fn: Any) -> tuple[str | None, int | None, int | None]:
@@ -100,7 +95,7 @@ def resolve_one(spec: Spec, namespace: Mapping[str, Any]) -> Target:
         obj = _lookup(text, namespace)
         return _to_target(text, obj)
     if callable(spec):
-        return _to_target(qualname_of(spec), spec)
+        return _to_target(qualified_name(spec), spec)
     raise NameResolutionError(
         f"nonstrict= takes function names or callables, got {type(spec).__name__} {spec!r:.60}"
     )
@@ -197,7 +192,7 @@ def _search(name: str, namespace: Mapping[str, Any]) -> Any:
 
 def _plain(value: Any) -> Any:
     """The Python function behind a value: unwraps ``torch.compile`` and decorators."""
-    value = getattr(value, "_torchdynamo_orig_callable", value)
+    value = _torch_compat.compiled_original(value, modules=False) or value
     if isinstance(value, (types.FunctionType, types.MethodType)):
         try:
             return inspect.unwrap(value)
@@ -330,12 +325,3 @@ def source_marks_lifted() -> Iterator[frozenset[int]]:
             yield ids
     finally:
         _torch_compat.mark_ids(set(ids))
-
-
-def underlying(fn: Any) -> Any:
-    """The user function behind a ``nonstrict_trace`` wrapper (``__wrapped__``), or ``fn``."""
-    seen = 0
-    while hasattr(fn, "__wrapped__") and seen < 8:
-        fn = fn.__wrapped__
-        seen += 1
-    return fn

@@ -173,7 +173,7 @@ class Recorder:
 
     def _inductor(self, gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
         compile_fx = _torch_compat.compile_fx()
-        from torch._inductor.compile_fx import compile_fx_inner
+        compile_fx_inner = _torch_compat.compile_fx_inner()
 
         def inner(gm2: torch.fx.GraphModule, example_inputs2: Any, *args: Any, **kwargs: Any) -> Any:
             if kwargs.get("is_backward"):
@@ -241,20 +241,19 @@ class Recorder:
 
 @functools.cache
 def _custom_pass_base() -> type:
-    try:
-        from torch._inductor.custom_graph_pass import CustomGraphPass
-
-        class Base(CustomGraphPass):
-            def uuid(self) -> Any:  # a fresh id per run: never reuse inductor's cache
-                return None
-
-        return Base
-    except ImportError:  # pragma: no cover
+    base = _torch_compat.custom_graph_pass_base()
+    if base is None:  # pragma: no cover
 
         class Plain:
             pass
 
         return Plain
+
+    class Base(base):  # type: ignore[misc, valid-type]
+        def uuid(self) -> Any:  # a fresh id per run: never reuse inductor's cache
+            return None
+
+    return Base
 
 
 __all__ = ["Backend", "NonstrictCall", "Recorder"]

@@ -42,17 +42,13 @@ def set_rng_state(state: dict[str, Any]) -> None:
 
 
 def _patched_attrs() -> dict[str, Any]:
-    import torch._dynamo.decorators as decorators
-
     owner = _torch_compat.call_user_compiler_owner()
-    out = {
-        "OutputGraph.call_user_compiler": owner.__dict__.get("call_user_compiler"),
-        "torch._dynamo.nonstrict_trace": torch._dynamo.__dict__.get("nonstrict_trace"),
-        "decorators.nonstrict_trace": decorators.__dict__.get("nonstrict_trace"),
-    }
+    out = {"OutputGraph.call_user_compiler": owner.__dict__.get("call_user_compiler")}
+    for key, module in _torch_compat.nonstrict_trace_holders():
+        out[key] = module.__dict__.get("nonstrict_trace")
     # only when inductor is loaded already: importing it costs seconds, and nstviz touches
     # its config only after loading it for the inductor backend
-    if "torch._inductor.config" in sys.modules:
+    if _torch_compat.inductor_config_loaded():
         with contextlib.suppress(Exception):
             config, name = _torch_compat.post_grad_pass_hook()
             out["inductor.post_grad_custom_post_pass"] = getattr(config, name)
@@ -95,7 +91,7 @@ class StateSnapshot:
         current = _torch_compat.dynamo_config_copy()
         changed = {k: v for k, v in self.dynamo_config.items() if current.get(k) is not v and current.get(k) != v}
         if changed:
-            torch._dynamo.config.load_config(changed)
+            _torch_compat.load_dynamo_config(changed)
         logger = _torch_compat.trace_logger()
         for h in list(logger.handlers):
             if h not in self.trace_handlers:
@@ -112,13 +108,11 @@ class StateSnapshot:
         self._restore_patched()
 
     def _restore_patched(self) -> None:
-        import torch._dynamo.decorators as decorators
-
         owner = _torch_compat.call_user_compiler_owner()
         value = self.patched.get("OutputGraph.call_user_compiler")
         if value is not None and owner.__dict__.get("call_user_compiler") is not value:
             owner.call_user_compiler = value
-        for mod, key in ((torch._dynamo, "torch._dynamo.nonstrict_trace"), (decorators, "decorators.nonstrict_trace")):
+        for key, mod in _torch_compat.nonstrict_trace_holders():
             value = self.patched.get(key)
             if value is not None and mod.__dict__.get("nonstrict_trace") is not value:
                 mod.nonstrict_trace = value

@@ -88,7 +88,8 @@ def test_seed_cell_fixes_the_break_and_shows_the_widget(seeded) -> None:
     # the widget was displayed, and its final bundle carries the static summary
     bundles = _widget_outputs(captured)
     assert bundles, captured.outputs
-    assert "1 break -&gt; 0" in bundles[-1]["text/html"]
+    assert f"&mdash; {report.headline.text}</p>" in bundles[-1]["text/html"]  # the Report's headline, as is
+    assert report.headline.text.startswith("1 break → 0, fullgraph failed → 1 graph")
     w = last_viewer()
     assert w is not None and w.report == report and w.progress["phase"] == "done"
     # nothing of nstviz's is left in the namespace; the cell's own names and --name are

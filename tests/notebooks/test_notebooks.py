@@ -89,7 +89,7 @@ def test_01_seed_example(tmp_path: Path) -> None:
 
     nb.metadata.pop("widgets")  # as JupyterLab saves by default (no widget state)
     body, _ = HTMLExporter().from_notebook_node(nb)
-    assert "nstviz-static-summary" in body and "1 break -&gt; 0, 0 graphs -&gt; 1" in body
+    assert "nstviz-static-summary" in body and "1 break → 0, fullgraph failed → 1 graph" in body
 
 
 def test_02_module_helper(tmp_path: Path) -> None:
