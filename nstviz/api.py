@@ -66,6 +66,7 @@ from typing import Any, Literal
 
 from nstviz._gb_ids import NONSTRICT_REJECTED
 from nstviz._introspect import code_key, entry_function, qualified_name, unwrap
+from nstviz._options import check_capture_options
 from nstviz._user_errors import attach
 from nstviz.analysis.assemble import summarize_runs
 from nstviz.analysis.provenance import CallSite, assign_baseline_graphs, build_regions
@@ -141,7 +142,7 @@ def compare(
     """
     if not callable(fn):
         raise UsageError(f"compare() needs a callable (a function or module), got {type(fn).__name__}")
-    _check_options(backend, baseline)
+    check_capture_options(auto=auto, backend=backend, baseline=baseline, budget_s=budget_s, max_attempts=max_attempts)
     _torch_compat.check_supported()
     import torch
 
@@ -245,7 +246,7 @@ def trace_code(
         raise UsageError(f"trace_code() needs the code as a str, got {type(source).__name__}")
     if not isinstance(namespace, dict):
         raise UsageError(f"trace_code() needs a dict namespace, got {type(namespace).__name__}")
-    _check_options(backend, baseline)
+    check_capture_options(auto=auto, backend=backend, baseline=baseline, budget_s=budget_s, max_attempts=max_attempts)
     _torch_compat.check_supported()
     filename = filename or f"<nstviz-cell-{next(_cell_counter)}>"
     try:
@@ -768,13 +769,6 @@ def _failed_nonstrict(run: Run, fn: Any) -> Any:
         if brk.gb_id in NONSTRICT_REJECTED and brk.location.code and name and name in brk.location.code:
             return brk
     return None
-
-
-def _check_options(backend: Any, baseline: Any) -> None:
-    if baseline not in ("as_written", "strict"):
-        raise UsageError(f"baseline must be 'as_written' or 'strict', got {baseline!r}")
-    if not (isinstance(backend, str) and backend) and not callable(backend):
-        raise UsageError(f"backend must be a backend name (e.g. 'record', 'inductor') or a callable, got {backend!r}")
 
 
 def _plain_backend(backend: Backend) -> Any:

@@ -51,6 +51,7 @@ from nstviz._cli_terminal import (
     status_code,
     summary_table,
 )
+from nstviz._options import check_capture_options
 from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, UsageError
 
 if TYPE_CHECKING:
@@ -157,17 +158,18 @@ def _printed_note(report: Report, shown: bool) -> str:
 def _check_capture_args(args: argparse.Namespace) -> None:
     """Refuse bad option values before spending a run on them."""
     prog = f"nstviz {args.command}"
-    if args.budget is not None and not args.budget > 0:
-        raise CliError(
-            f"--budget {args.budget}: the advisor's time budget must be a positive number of seconds"
+    try:
+        check_capture_options(
+            auto=args.auto,
+            backend=args.backend,
+            baseline=args.baseline or "as_written",
+            budget_s=args.budget,
+            max_attempts=args.max_attempts,
+            spelling="flag",
         )
-    if args.max_attempts is not None and args.max_attempts < 1:
-        raise CliError(f"--max-attempts {args.max_attempts}: must be at least 1")
-    if not args.auto and (args.budget is not None or args.max_attempts is not None):
-        raise CliError(
-            "--budget and --max-attempts bound the advisor; they only apply with --auto",
-            hint=f"add --auto, or see `{prog} --help`",
-        )
+    except UsageError as exc:
+        hint = f"add --auto, or see `{prog} --help`" if "--auto" in str(exc) else f"see `{prog} --help`"
+        raise CliError(str(exc), hint=hint) from None
     for option, value in (("-o", args.output), ("--json", args.json)):
         if value is None:
             continue

@@ -23,7 +23,8 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from nstviz.errors import NstvizError
+from nstviz._options import check_capture_options
+from nstviz.errors import NstvizError, UsageError
 
 # Options that take a value (the others are flags); used to split `%nstrace [options] statement`.
 _VALUE_OPTIONS = {
@@ -85,14 +86,17 @@ def _check_options(args: Any) -> None:
         raise _usage(
             f"%nstrace --name {args.name!r}: not a valid Python variable name; use e.g. --name report"
         )
-    if args.budget is not None and not args.budget > 0:
-        raise _usage(
-            f"%nstrace --budget {args.budget}: the advisor's time budget must be a positive number of seconds"
+    try:
+        check_capture_options(
+            auto=args.auto,
+            backend=args.backend,
+            baseline=args.baseline,
+            budget_s=args.budget,
+            max_attempts=args.max_attempts,
+            spelling="flag",
         )
-    if args.max_attempts is not None and args.max_attempts < 1:
-        raise _usage(f"%nstrace --max-attempts {args.max_attempts}: must be at least 1")
-    if not args.auto and (args.budget is not None or args.max_attempts is not None):
-        raise _usage("%nstrace: --budget and --max-attempts bound the advisor; they only apply with --auto")
+    except UsageError as exc:
+        raise _usage(f"%nstrace {exc}") from None
     for opt in ("html", "json"):
         path = getattr(args, opt)
         if path is not None:
@@ -114,12 +118,8 @@ def _check_syntax(code: str, filename: str, label: str) -> None:
 
 
 def _bind_trace_code() -> Callable[..., Any]:
-    try:
-        from nstviz.api import trace_code
-    except ImportError as exc:  # pragma: no cover - only in a broken install
-        raise _usage(
-            f"nstviz is incompletely installed (nstviz.api: {exc}); reinstall it with pip install nstviz"
-        ) from exc
+    from nstviz.api import trace_code
+
     return trace_code
 
 
