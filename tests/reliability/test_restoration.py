@@ -106,9 +106,9 @@ FAULTS = [
     ("nstviz.capture.runner", "compiles_from_events", "raises"),  # converting compiles
     ("nstviz.capture.recorder", "convert_graph", "report"),  # converting a graph, inside the compile
     ("nstviz.capture.trace_log.TraceCollector", "_handle", "report"),  # inside a logging handler
-    ("nstviz.api", "diff_breaks", "raises"),  # an analysis pass while assembling
-    ("nstviz.api", "assign_baseline_graphs", "raises"),
-    ("nstviz.api", "build_regions", "raises"),
+    ("nstviz.analysis.assemble", "diff_breaks", "raises"),  # an analysis pass while assembling
+    ("nstviz.analysis.assemble", "assign_baseline_graphs", "raises"),
+    ("nstviz.analysis.assemble", "build_regions", "raises"),
     ("nstviz.capture.namespace.NamespaceCheckpoint", "restore", "raises"),  # rolling back between runs
     ("nstviz.capture.marking", "marked", "raises"),  # marking the functions
     ("nstviz.capture.runner", "collecting", "raises"),  # installing the trace handler

@@ -1,0 +1,500 @@
+"""A capture session: runs a Subject by a RunPlan and hands plain values to the analysis.
+
+A :class:`Session` runs a :class:`~nstviz.capture.subject.Subject` by a
+:class:`~nstviz.capture.plan.RunPlan`. The session owns everything that touches live objects: process-wide state (snapshot and
+restore, one capture at a time), the namespace checkpoint, the eager reference runs, the
+compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts, output
+snapshots and their comparison, and the turning of live functions into plain values (names,
+source lines, reads). It then calls :func:`nstviz.analysis.assemble.assemble`, which builds
+the Report from plain values only. The live exception of the last run is kept beside the
+Report (:mod:`nstviz._user_errors`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import platform
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from nstviz._introspect import code_key, qualified_name, unwrap
+from nstviz._user_errors import attach
+from nstviz.analysis.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
+from nstviz.analysis.marks import CapturedCall, CapturedMark
+from nstviz.analysis.provenance import CallSite
+from nstviz.capture import _torch_compat, marking, state
+from nstviz.capture.convert import StackTable, is_user_file, read_source
+from nstviz.capture.namespace import NamespaceCheckpoint
+from nstviz.capture.plan import RunPlan
+from nstviz.capture.recorder import Backend
+from nstviz.capture.runner import Body, RunResult, captured_output, execute
+from nstviz.capture.subject import Subject
+from nstviz.errors import NothingCompiledError, UsageError
+from nstviz.report import (
+    Candidate,
+    NonInputRead,
+    OutputCheck,
+    OutputComparison,
+    Recommendation,
+    Report,
+    Run,
+    SourceFile,
+)
+
+Progress = Callable[[dict[str, Any]], None]
+
+MAX_TOTAL_SOURCE_CHARS = 8_000_000
+"""Source text kept in a Report, all files together (later files are truncated)."""
+
+
+class Session:
+    """Runs one capture and assembles its Report."""
+
+    def __init__(
+        self,
+        *,
+        backend: Backend,
+        baseline_mode: str,
+        progress: Progress | None = None,
+        echo: bool = False,
+    ) -> None:
+        self.backend = backend
+        self.baseline_mode = baseline_mode
+        self.progress_cb = progress
+        self.echo = echo
+        self.plan = RunPlan()
+        self.runs_total = 0
+        self.runs_done = 0
+        self.start = time.perf_counter()
+        self.created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+        self.stacks = StackTable()
+        self.results: dict[str, RunResult] = {}
+        self.targets: dict[str, tuple[marking.Target, ...]] = {}
+        self.notes: list[str] = []
+        self.advisor_keys: set[Any] = set()
+        self._reads_cache: dict[int, tuple[NonInputRead, ...]] = {}
+        self._hooks_before: set[int] | None = None
+        self._names_before: set[str] = set()
+        self._code_namespace: dict[str, Any] | None = None
+
+    def say(self, phase: str, message: str) -> None:
+        """Report progress (never fails the capture)."""
+        if self.progress_cb is None:
+            return
+        with contextlib.suppress(Exception):
+            self.progress_cb(
+                {
+                    "phase": phase,
+                    "message": message,
+                    "elapsed_s": round(time.perf_counter() - self.start, 3),
+                    "runs_done": self.runs_done,
+                    "runs_total": self.runs_total,
+                }
+            )
+
+    def capture(self, subject: Subject, plan: RunPlan) -> Report:
+        """Run ``subject`` by ``plan``; return the Report (the live user exception attached)."""
+        self.plan = plan
+        self.runs_total = plan.runs_total()
+        self._code_namespace = subject.code_namespace
+        _acquire_capture()
+        try:
+            snapshot = state.StateSnapshot.take()
+            checkpoint = NamespaceCheckpoint(subject.namespace)
+        except BaseException:
+            _release_capture()
+            raise
+        rng = snapshot.rng
+        finished = False
+        outputs: dict[str, Mapping[str, Any]] = {}
+        try:
+            if plan.eager_first and subject.eager_body is not None:
+                self.say("baseline", "running eagerly (reference for the output check)")
+                outputs["eager"] = self._eager(subject.eager_body, rng, subject) or {}
+                checkpoint.restore()
+                # a second eager run tells whether the code disagrees with itself
+                outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
+                self.runs_done += 1
+                checkpoint.restore()
+            self.say(
+                "baseline",
+                "running the code as written"
+                + (f" (then up to {plan.advisor_attempts} advisor attempts)" if plan.auto else ""),
+            )
+            base = self._run("baseline", subject.body, rng, (), lift=self.baseline_mode == "strict")
+            if plan.check:
+                outputs["baseline"] = _snapshot(subject.outputs_of(base))
+            eager_reference = plan.check and plan.eager_if_baseline_raises and base.exception is not None
+            self.runs_total = plan.runs_total(baseline_raised=eager_reference)
+            if not base.run.graphs and not base.run.breaks and not base.run.compiles:
+                _nothing_compiled(subject, base)
+            # names the code defines exist now: resolve the requested functions
+            targets = subject.resolve()
+            candidates: tuple[Candidate, ...] = ()
+            recommendation: Recommendation | None = None
+            if plan.auto:
+                candidates, recommendation = self._advise(subject, base, checkpoint, outputs, rng)
+                attempts = sum(1 for name in self.results if name.startswith("attempt-"))
+                self.runs_total = plan.runs_total(baseline_raised=eager_reference, attempts_done=attempts)
+                if recommendation is not None:
+                    extra = [subject.resolve_name(n) for n in recommendation.functions]
+                    known = {id(t.function) for t in targets}
+                    added = tuple(
+                        marking.Target(spec=n, function=f)
+                        for n, f in zip(recommendation.functions, extra, strict=True)
+                        if f is not None and id(f) not in known
+                    )
+                    self.advisor_keys.update(code_key(t.function) for t in added)
+                    targets += added
+            if eager_reference:
+                # The baseline raised, so there is nothing to compare the nonstrict run with:
+                # run the code once eagerly as the reference. It runs before the nonstrict run
+                # (not after) so that the namespace still ends as after the last compiled run,
+                # whose compiled code the user keeps using, without re-running anything.
+                checkpoint.restore()
+                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
+                reference = self._eager(subject.body, rng, subject, force_eager=True)
+                self.runs_done += 1
+                if reference is not None:
+                    outputs["eager"] = reference
+            checkpoint.restore()
+            self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
+            functions = tuple(t.function for t in targets)
+            nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
+            self.targets["nonstrict"] = targets
+            if plan.check:
+                outputs["nonstrict"] = _snapshot(subject.outputs_of(nst))
+            checkpoint.discard()
+            finished = True
+            report = assemble(self._captured(subject, outputs if plan.check else None, candidates, recommendation))
+            last = self.results.get("nonstrict") or self.results.get("baseline")
+            attach(report, last.exception if last is not None else None)
+            self.say("done", report.headline.text)
+            return report
+        except BaseException:
+            if not finished:
+                with contextlib.suppress(Exception):
+                    checkpoint.restore()
+            raise
+        finally:
+            try:
+                with state.interrupt_latch(defer=True):  # a Ctrl-C now must not cut the restore in half
+                    with contextlib.suppress(Exception):
+                        _torch_compat.dynamo_reset()
+                    snapshot.restore()
+            finally:
+                _release_capture()
+
+    # -- runs ------------------------------------------------------------------------------
+
+    def _eager(
+        self, body: Body, rng: dict[str, Any], subject: Subject, *, force_eager: bool = False
+    ) -> Mapping[str, Any] | None:
+        """Outputs of one eager run of ``body``.
+
+        With ``force_eager``, ``torch.compile``-wrapped code inside ``body`` runs eagerly too
+        (``torch.compiler.set_stance("force_eager")``, put back after), its printed output is
+        captured like a run's, and None is returned when it raised.
+        """
+        import torch
+
+        state.set_rng_state(rng)
+        try:
+            if force_eager:
+                with captured_output(self.echo), torch.compiler.set_stance("force_eager"):
+                    value = body(lambda: None)
+            else:
+                value = body(lambda: None)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            self.notes.append(f"the eager reference run raised {type(exc).__name__}: {exc}"[:500])
+            return None if force_eager else {}
+        return _snapshot(subject.outputs_of(RunResult(run=Run(name="eager"), value=value)))
+
+    def _run(
+        self,
+        name: str,
+        body: Body,
+        rng: dict[str, Any],
+        functions: Sequence[Callable[..., Any]],
+        *,
+        lift: bool = False,
+        marks: Callable[[], Sequence[Callable[..., Any]]] | None = None,
+    ) -> RunResult:
+        if self._hooks_before is not None:
+            # The previous run's compiled code is dead after this reset (execute() resets too):
+            # drop the globals Dynamo installed for it, or every run leaks its graphs into the
+            # namespace. The last run's globals stay: its compiled code is what the user keeps.
+            _torch_compat.dynamo_reset()
+            _torch_compat.drop_dynamo_globals(self._hooks_before)
+            if self._code_namespace is not None:
+                _torch_compat.drop_new_dynamo_names(self._code_namespace, self._names_before)
+        self._hooks_before = _torch_compat.dynamo_global_hooks()
+        self._names_before = set(self._code_namespace or ())
+        result = execute(
+            name,
+            body,
+            backend=self.backend,
+            stacks=self.stacks,
+            rng=rng,
+            marks=marks or (lambda: functions),
+            lift_source_marks=lift,
+            echo=self.echo,
+        )
+        self.results[name] = result
+        self.notes.extend(result.notes)
+        self.runs_done += 1
+        return result
+
+    def _advise(
+        self,
+        subject: Subject,
+        base: RunResult,
+        checkpoint: NamespaceCheckpoint,
+        outputs: dict[str, Mapping[str, Any]],
+        rng: dict[str, Any],
+    ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
+        from nstviz.analysis.advisor import run_advisor
+
+        baseline_run = finish_run(self._plain_run(base, "baseline"), self.stacks.stacks)
+
+        def try_marks(functions: tuple[Callable[..., Any], ...], run_name: str) -> tuple[Run, OutputCheck]:
+            checkpoint.restore()
+            self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
+            result = self._run(run_name, subject.body, rng, functions, marks=subject.rematch(functions))
+            self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
+            if base.exception is not None or result.exception is not None:
+                failed = "baseline" if base.exception is not None else run_name
+                check = OutputCheck(match=None, skipped_reason=f"the {failed} run raised, so outputs cannot be compared")
+            else:
+                from nstviz.analysis.output_check import build_output_check
+
+                pair = {"baseline": outputs.get("baseline", {}), run_name: _snapshot(subject.outputs_of(result))}
+                comparisons, nondeterministic = _compare(pair, run_name)
+                check = build_output_check(comparisons, nondeterministic=nondeterministic)
+            return finish_run(self._plain_run(result, run_name), self.stacks.stacks), check
+
+        return run_advisor(
+            baseline_run,
+            subject.resolve_name,
+            try_marks,
+            budget_s=self.plan.advisor_budget_s,
+            max_attempts=self.plan.advisor_attempts,
+            progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
+        )
+
+    # -- live objects -> plain values --------------------------------------------------------
+
+    def _plain_run(self, result: RunResult, name: str) -> CapturedRun:
+        """The run, its non-strict calls and its marks, with every function turned into names."""
+        calls = []
+        for call in result.nonstrict_calls:
+            fn = unwrap(call.function) if call.function is not None else None
+            file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
+            site = CallSite(
+                graph_id=call.graph_id,
+                node=call.node,
+                qualname=qualified_name(fn) if fn is not None else call.name,
+                file=file,
+                line_start=start,
+                line_end=end,
+                reads=self._reads(fn),
+            )
+            calls.append(CapturedCall(site=site, key=str(code_key(fn)) if fn is not None else None))
+        marks = []
+        for target in self.targets.get(name, ()):
+            key = code_key(target.function)
+            origin = "requested" if name == "nonstrict" and key not in self.advisor_keys else "advisor"
+            record = marking.marked_function(target, origin)
+            marks.append(
+                CapturedMark(
+                    record=_with_reads(record, self._reads(target.function)),
+                    key=str(key),
+                    name=getattr(unwrap(target.function), "__name__", None),
+                )
+            )
+        return CapturedRun(run=result.run, calls=tuple(calls), marks=tuple(marks))
+
+    def _reads(self, fn: Any) -> tuple[NonInputRead, ...]:
+        if fn is None:
+            return ()
+        key = id(fn)
+        if key not in self._reads_cache:
+            from nstviz.analysis.free_reads import find_non_input_reads
+
+            try:
+                reads = tuple(find_non_input_reads(fn))
+            except Exception:  # a scan that fails must not fail the capture
+                reads = ()
+            self._reads_cache[key] = reads
+        return self._reads_cache[key]
+
+    def _captured(
+        self,
+        subject: Subject,
+        outputs: dict[str, Mapping[str, Any]] | None,
+        candidates: tuple[Candidate, ...],
+        recommendation: Recommendation | None,
+    ) -> CapturedRuns:
+        runs = {name: self._plain_run(result, name) for name, result in self.results.items()}
+        comparisons: tuple[OutputComparison, ...] | None = None
+        nondeterministic = False
+        if outputs is not None:
+            failed = {n for n in ("baseline", "nonstrict") if n in runs and runs[n].run.error is not None}
+            comparisons, nondeterministic = _compare(
+                {k: v for k, v in outputs.items() if k not in failed}, "nonstrict"
+            )
+        stacks = tuple(tuple(s) for s in self.stacks.stacks)
+        meta = ReportMeta(
+            torch_version=_torch_compat.torch_version(),
+            nstviz_version=_nstviz_version(),
+            python_version=platform.python_version(),
+            created=self.created,
+            title=subject.title,
+            entry=subject.entry,
+            backend=self.backend if isinstance(self.backend, str) else qualified_name(self.backend),
+            nonstrict=tuple(s if isinstance(s, str) else qualified_name(unwrap(s)) for s in subject.requested),
+            baseline_mode=self.baseline_mode,  # type: ignore[arg-type]
+            elapsed_s=round(time.perf_counter() - self.start, 3),
+        )
+        return CapturedRuns(
+            meta=meta,
+            runs=runs,
+            stacks=stacks,
+            comparisons=comparisons,
+            nondeterministic=nondeterministic,
+            notes=tuple(self.notes),
+            candidates=candidates,
+            recommendation=recommendation,
+            sources=_sources(runs.values(), stacks),
+        )
+
+
+# -- one capture at a time ----------------------------------------------------------------------
+
+# nstviz patches process-wide torch state (trace rules, the backend call, the trace logger,
+# RNG, dynamo caches): two captures at once would undo each other, so one runs at a time.
+_CAPTURE_LOCK = threading.Lock()
+_capture_thread: list[int] = []
+
+
+def _acquire_capture() -> None:
+    if _CAPTURE_LOCK.acquire(blocking=False):
+        _capture_thread[:] = [threading.get_ident()]
+        return
+    if _capture_thread and _capture_thread[0] == threading.get_ident():
+        raise UsageError(
+            "nstviz is already capturing in this thread: the code being captured called "
+            "nstviz.compare/trace_code (or %nstrace) itself; remove the nested call"
+        )
+    raise UsageError(
+        "another nstviz capture is running in another thread; nstviz captures one at a time "
+        "(it patches process-wide torch state); wait for it to finish, then run this again"
+    )
+
+
+def _release_capture() -> None:
+    _capture_thread.clear()
+    _CAPTURE_LOCK.release()
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _nothing_compiled(subject: Subject, base: RunResult) -> None:
+    """Raise what the user must see when the baseline compiled nothing."""
+    if base.exception is not None and not isinstance(base.exception, NothingCompiledError):
+        raise base.exception
+    if subject.entry == "compare":
+        raise NothingCompiledError(
+            f"calling {subject.title or 'the function'}(...) compiled nothing: Dynamo produced no graph "
+            "(it ran no tensor code, or returned a generator without running it); pass a "
+            "function or module whose call runs tensor operations"
+        )
+    raise NothingCompiledError(
+        "the code ran but torch.compile compiled nothing: no function or module "
+        "wrapped by torch.compile was called. Wrap it (e.g. @torch.compile(fullgraph=True)) "
+        "and call it in the same code."
+    )
+
+
+def _with_reads(record: Any, reads: tuple[NonInputRead, ...]) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(record, reads=reads)
+
+
+def _names(items: Iterable[Any]) -> str:
+    return ", ".join(qualified_name(getattr(item, "function", item)) for item in items)
+
+
+def _snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    from nstviz.analysis.output_check import snapshot_outputs
+
+    try:
+        return snapshot_outputs(dict(values))
+    except Exception:  # an output that cannot be copied is compared as it is
+        return dict(values)
+
+
+def _compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple[OutputComparison, ...], bool]:
+    """Every pair of runs compared (baseline vs ``other``, eager vs both), and whether eager disagreed with itself."""
+    from nstviz.analysis.output_check import compare_outputs
+
+    comparisons = []
+    for left, right in (("baseline", other), ("eager", "baseline"), ("eager", other)):
+        if left in outputs and right in outputs:
+            comparisons.append(compare_outputs(outputs[left], outputs[right], left_name=left, right_name=right))
+    nondeterministic = False
+    if "eager" in outputs and "eager (again)" in outputs:
+        again = compare_outputs(outputs["eager"], outputs["eager (again)"], left_name="eager", right_name="eager (again)")
+        if again.match is False:
+            nondeterministic = True
+            comparisons.append(again)
+    return tuple(comparisons), nondeterministic
+
+
+def _sources(runs: Iterable[CapturedRun], stacks: Sequence[Sequence[Any]]) -> dict[str, SourceFile]:
+    paths: list[str] = []
+    for stack in stacks:
+        paths.extend(loc.file for loc in stack)
+    for captured in runs:
+        run = captured.run
+        for b in run.breaks:
+            paths.append(b.location.file)
+            paths.extend(loc.file for loc in b.stack)
+        for call in captured.calls:
+            if call.site.file:
+                paths.append(call.site.file)
+        for mark in captured.marks:
+            if mark.record.file:
+                paths.append(mark.record.file)
+        for c in run.compiles:
+            if c.location is not None:
+                paths.append(c.location.file)
+    out: dict[str, SourceFile] = {}
+    budget = MAX_TOTAL_SOURCE_CHARS
+    for path in dict.fromkeys(paths):
+        if not is_user_file(path):
+            continue
+        src = read_source(path)
+        if src is None:
+            continue
+        if len(src.text) > budget:
+            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
+        budget -= len(src.text)
+        out[path] = src
+    return out
+
+
+def _nstviz_version() -> str:
+    from nstviz import __version__
+
+    return __version__
+
+
+__all__ = ["MAX_TOTAL_SOURCE_CHARS", "Progress", "Session"]
