@@ -2,7 +2,8 @@
 
 Public API (everything else is private and may change):
 
-- :func:`compare` and :func:`trace_code` capture a :class:`Report`.
+- :func:`compare` and :func:`trace_code` capture a :class:`Report`; :func:`user_exception`
+  gives the live exception the captured code raised (kept beside the Report, not in it).
 - :class:`Report` and its parts (``nstviz.report``) are plain, versioned data.
 - ``%load_ext nstviz`` registers the ``%nstrace`` / ``%%nstrace`` magics.
 """
@@ -35,12 +36,13 @@ __all__ = [
     "__version__",
     "compare",
     "trace_code",
+    "user_exception",
 ]
 
 
 def __getattr__(name: str) -> object:
     # compare/trace_code import torch: load them on first use so `import nstviz` stays light.
-    if name in ("compare", "trace_code"):
+    if name in ("compare", "trace_code", "user_exception"):
         from nstviz import api
 
         return getattr(api, name)

@@ -10,7 +10,8 @@ The chips, in order:
   red when more.
 - ``graphs``: Dynamo graphs, ``"4 graphs → 1"``; when the baseline compiled nothing because
   it failed (``fullgraph=True`` stopped at a break, or it raised) and the nonstrict run
-  compiled, ``"fullgraph failed → 1 graph"`` (green). More graphs alone is not red.
+  compiled, ``"fullgraph failed → 1 graph"`` (green). More graphs alone is not red; fewer
+  graphs is not green when the nonstrict run raised.
 - ``failure``: ``"nonstrict raised ValueError"`` (red), when the nonstrict run raised.
 - ``outputs``: the output verdict, ``"outputs match"``, ``"outputs match eager"`` (compared
   with the eager run because the baseline raised), ``"outputs DIFFER (max |Δ| 0.5)"`` (red),
@@ -107,7 +108,8 @@ def build_headline(runs: Mapping[str, Run], counts: Mapping[str, RunCounts], out
     if failure and b.graphs == 0 and n.graphs > 0 and not raised:
         chips.append(Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone="good"))
     else:
-        better = (b.graphs == 0 and n.graphs > 0) or n.graphs < b.graphs
+        # fewer graphs is better, unless the nonstrict run raised before compiling them
+        better = not raised and ((b.graphs == 0 and n.graphs > 0) or n.graphs < b.graphs)
         chips.append(
             Chip(kind="graphs", text=f"{plural(b.graphs, 'graph')} → {n.graphs}", tone="good" if better else "neutral")
         )
