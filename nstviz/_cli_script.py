@@ -64,14 +64,8 @@ def as_main(script: Path, argv: Sequence[str]) -> Iterator[dict[str, Any]]:
 
 
 def _trace_code() -> Callable[..., Report]:
-    try:
-        from nstviz.api import trace_code
-    except ImportError as exc:  # pragma: no cover - only while the capture engine is missing
-        raise CliError(
-            f"the nstviz capture engine is not available ({exc})",
-            hint="reinstall nstviz: pip install -e .",
-            code=EXIT_INTERNAL,
-        ) from None
+    from nstviz.api import trace_code
+
     return trace_code
 
 
