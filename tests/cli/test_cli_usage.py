@@ -104,6 +104,31 @@ def test_view_missing_and_corrupt_and_newer_reports(tmp_path):
     assert not (tmp_path / "newer.html").exists()  # never a half-written page
 
 
+def test_view_upgrades_a_version_1_report(tmp_path):
+    import pathlib
+
+    from nstviz.html import extract_report_json
+    from nstviz.report import Report
+
+    fixture = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "seed.report.json"
+    data = json.loads(fixture.read_text(encoding="utf-8"))
+    v1 = {k: v for k, v in data.items() if k not in ("headline", "counts")}
+    v1["schema_version"] = 1
+    for run in v1["runs"].values():
+        for b in run["breaks"]:
+            del b["id"]
+    for items in v1["diff"].values():
+        for b in items:
+            del b["id"]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(v1))
+    code, out, err = run_main("view", str(old), "-o", str(tmp_path / "old.html"))
+    assert code == EXIT_OK, err
+    page = Report.from_json(extract_report_json((tmp_path / "old.html").read_text(encoding="utf-8")))
+    assert page.schema_version == 2 and page == Report.load_json(fixture)
+    assert out.splitlines()[0] == "1 break → 0, fullgraph failed → 1 graph, outputs match eager"
+
+
 def test_as_main_sets_and_restores_interpreter_state(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("")
