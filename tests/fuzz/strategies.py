@@ -18,6 +18,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from hypothesis import strategies as st
 
 from nstviz import report as model
+from nstviz.analysis.counts import run_counts
 from nstviz.report import Graph, Node, Region, Report, Run
 from tests.html.hostile import any_text
 
@@ -104,7 +105,8 @@ def _fix_run(name: str, run: Run, n_stacks: int) -> Run:
         nodes = {k: v for k, v in nodes.items() if v}
         call_graph = graphs[0].id if r.call_graph is not None and graphs else None
         regions.append(dataclasses.replace(r, id=rid, nodes=nodes, call_graph=call_graph))
-    breaks = tuple(dataclasses.replace(b, count=max(1, abs(b.count))) for b in run.breaks)
+    # break ids are unique within a run (a distinct break is one id)
+    breaks = tuple(dataclasses.replace(b, count=max(1, abs(b.count)), id=f"{b.id}#{i}") for i, b in enumerate(run.breaks))
     return dataclasses.replace(run, name=name, graphs=tuple(graphs), regions=tuple(regions), breaks=breaks)
 
 
@@ -112,7 +114,7 @@ def consistent(report: Report) -> Report:
     """Repair the references :meth:`Report.validate` checks; everything else stays as drawn."""
     n = len(report.stacks)
     runs = {name: _fix_run(name, run, n) for name, run in report.runs.items()}
-    counts = {k: v for k, v in report.counts.items() if k in runs}
+    counts = {k: report.counts.get(k) or run_counts(run) for k, run in runs.items()}  # every run has counts
     sources = {path: dataclasses.replace(src, path=path) for path, src in report.sources.items()}
     return dataclasses.replace(report, runs=runs, counts=counts, sources=sources)
 
