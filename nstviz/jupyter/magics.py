@@ -23,7 +23,8 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from nstviz._options import check_capture_options
+from nstviz._options import DEFAULT_MAX_ATTEMPTS, check_capture_options
+from nstviz.capture.plan import RunPlan
 from nstviz.errors import NstvizError, UsageError
 
 # Options that take a value (the others are flags); used to split `%nstrace [options] statement`.
@@ -394,7 +395,12 @@ class NstraceMagics(Magics):
             viewer = Viewer(html_path=args.html)
             _LAST_VIEWER = weakref.ref(viewer)
             _replace_cell_viewer(shell, viewer)
-            viewer.start_progress(runs_total=3 if args.auto else 2, message="starting the baseline run")
+            plan = RunPlan(  # the plan trace_code will run: the same totals from the start
+                eager_if_baseline_raises=not args.no_check,
+                check=not args.no_check,
+                advisor_attempts=(args.max_attempts or DEFAULT_MAX_ATTEMPTS) if args.auto else 0,
+            )
+            viewer.start_progress(runs_total=plan.runs_total(), message="starting the baseline run")
             handle = display(viewer, display_id=True)
             return viewer
 
