@@ -555,7 +555,11 @@ class Report:
             from nstviz.analysis.upgrade import upgrade_v1
 
             return upgrade_v1(data)
-        return _decode(cls, data, "$")
+        report = _decode(cls, data, "$")
+        missing = [name for name in report.runs if name not in report.counts]
+        if missing:
+            raise ReportFormatError(f"$.counts: no counts for run(s) {', '.join(map(repr, missing))}")
+        return report
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Report:

@@ -123,3 +123,13 @@ def test_break_id_is_assigned_once():
     data["runs"]["nonstrict"]["breaks"][0].pop("id")
     with pytest.raises(ReportFormatError, match="missing required field 'id' of Break"):
         Report.from_dict(data)
+
+
+def test_counts_are_required_for_every_run():
+    data = json.loads(_report().to_json())
+    del data["counts"]["nonstrict"]
+    with pytest.raises(ReportFormatError, match=r"\$\.counts: no counts for run\(s\) 'nonstrict'"):
+        Report.from_dict(data)
+    del data["counts"]
+    with pytest.raises(ReportFormatError, match="missing required field 'counts' of Report"):
+        Report.from_dict(data)
