@@ -102,11 +102,6 @@ def unmark_ids(ids: set[int]) -> None:
         nonstrict.remove(i)
 
 
-def is_nonstrict_id(i: int) -> bool:
-    """Whether ``i`` is currently in the non-strict id set."""
-    return i in id_sets()[1]
-
-
 def nonstrict_ids() -> frozenset[int]:
     """The current non-strict id set."""
     return frozenset(id_sets()[1]())
