@@ -204,13 +204,10 @@ def _advisor_lines(report: Report) -> list[str]:
 
 
 def _outputs_line(report: Report) -> str:
+    """The Report's output verdict (its headline chip, as is), then the values that differ."""
     out = report.outputs
-    if out.skipped_reason:
-        return f"outputs: not checked ({out.skipped_reason})"
-    if out.match is None:
-        return "outputs: not compared"
-    diff = f" (max abs diff {out.max_abs_diff:.3g})" if out.max_abs_diff is not None else ""
-    line = ("outputs: match" if out.match else "outputs: DIFFER") + diff
+    verdict = next((c.text for c in report.headline.chips if c.kind == "outputs"), "outputs not checked")
+    line = verdict
     if out.nondeterministic:
         line += " [non-deterministic: the baseline disagreed with itself]"
     bad = [d for d in out.details if d.match is False]

@@ -74,7 +74,7 @@ def test_summary_table_lines_up_the_runs_and_explains():
     assert rows[2].split() == ["break", "hits", "3", "3"]
     assert len({len(r) for r in rows[:8]}) == 1  # a real table: every row the same width
     assert "  remaining  GB0025  /x/train.py:7 helper  Call to `torch._dynamo.graph_break()` (x3)" in text
-    assert "outputs: DIFFER (max abs diff 0.5)\n  y: max abs diff 0.5" in text
+    assert "\noutputs DIFFER (max |Δ| 0.5)\n  y: max abs diff 0.5" in text  # the headline's verdict, then why
     assert "warning: --nonstrict helper (helper) never applied in the nonstrict run" in text
 
 
