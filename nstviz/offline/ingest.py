@@ -39,15 +39,14 @@ from nstviz.capture.convert import (
     break_from_artifact,
     compiles_from_events,
     dedupe_breaks,
-    is_user_file,
     link_breaks,
-    read_source,
 )
 from nstviz.capture.trace_log import _METRIC_KEYS, TraceEvent
 from nstviz.errors import UsageError
+from nstviz.offline._sources import sources_of
 from nstviz.offline.graph_text import parse_graph_text
 from nstviz.offline.tracelog import LogStats, TraceLogReader
-from nstviz.report import Break, Graph, Location, Node, Region, Report, Run, SourceFile
+from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
 
 GRAPH_LEVELS = {
     "dynamo_output_graph": "dynamo",
@@ -269,21 +268,6 @@ def rank_of_path(path: Path) -> int | None:
     return int(m[1]) if m else None
 
 
-def _sources(run: Run, stacks: StackTable) -> dict[str, SourceFile]:
-    files: list[str] = []
-    for stack in stacks.stacks:
-        files.extend(loc.file for loc in stack)
-    for brk in run.breaks:
-        files.extend(loc.file for loc in (brk.stack or (brk.location,)))
-    out: dict[str, SourceFile] = {}
-    for path in dict.fromkeys(files):
-        if is_user_file(path) and os.path.isfile(path):
-            src = read_source(path)
-            if src is not None:
-                out[path] = src
-    return out
-
-
 def _notes(path: Path, stats: LogStats) -> tuple[str, ...]:
     notes = []
     if stats.skipped:
@@ -319,7 +303,7 @@ def _build(path: Path, sink: Callable[[Graph], None], run_name: str) -> tuple[Re
         entry="cli",
         backend="as_written",
         stacks=tuple(stacks.stacks),
-        sources=_sources(run, stacks),
+        sources=sources_of(run, stacks.stacks),
         notes=_notes(path, reader.stats),
         rank=run.rank,
     )

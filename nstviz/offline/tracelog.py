@@ -1,4 +1,4 @@
-"""Streaming reader of TORCH_TRACE logs (what ``TORCH_TRACE=DIR`` writes, one file per rank).
+r"""Streaming reader of TORCH_TRACE logs (what ``TORCH_TRACE=DIR`` writes, one file per rank).
 
 A log is a sequence of records. Each record is one glog-style line whose tail is a JSON
 object, followed by its payload, when ``has_payload`` is set, as tab-indented lines::
