@@ -90,7 +90,7 @@ def test_ingest_dir_writes_one_file_per_rank(tmp_path: Path, tracelogs: Path) ->
 
 
 def test_bad_paths(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="holds no \\*.log files"):
+    with pytest.raises(UsageError, match=r"holds no \*\.log files"):
         find_logs(tmp_path)
     with pytest.raises(UsageError, match="no such TORCH_TRACE folder or file"):
         find_logs(tmp_path / "nope")
