@@ -150,11 +150,20 @@ class TraceLogReader:
         path: the log file (plain or gzipped).
         keep_payload: the entry kinds whose payload lines are kept (others are skipped
             without being stored).
+        skip_kinds: top-level kinds the caller ignores (``"describe_tensor"``...): their JSON is
+            not decoded, they are counted as records and yielded with ``metadata=None``.
     """
 
-    def __init__(self, path: str | Path, keep_payload: Container[str] | Callable[[str], bool] = ()) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        keep_payload: Container[str] | Callable[[str], bool] = (),
+        *,
+        skip_kinds: Container[str] = (),
+    ) -> None:
         self.path = Path(path)
         self.stats = LogStats()
+        self._skip_kinds = skip_kinds
         if callable(keep_payload):
             self._keep: Callable[[str], bool] = keep_payload  # type: ignore[assignment]
         else:
@@ -238,6 +247,11 @@ class TraceLogReader:
         cut = line.find("] {")
         if cut < 0 or not _GLOG_RE.match(line):
             return None
+        if line[cut + 3 : cut + 4] == '"':  # the kind is the first key: skip ignored kinds undecoded
+            end = line.find('"', cut + 4)
+            if end > 0 and line[cut + 4 : end] in self._skip_kinds:
+                return Entry(kind=line[cut + 4 : end], metadata=None, frame_id=None, compile_id=None, attempt=0,
+                             rank=None, line=lineno, has_payload='"has_payload"' in line)
         try:
             data = json.loads(line[cut + 2 :])
         except ValueError:

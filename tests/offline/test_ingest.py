@@ -94,3 +94,12 @@ def test_bad_paths(tmp_path: Path) -> None:
         find_logs(tmp_path)
     with pytest.raises(UsageError, match="no such TORCH_TRACE folder or file"):
         find_logs(tmp_path / "nope")
+
+
+def test_fast_graph_encoding_equals_the_report_codec() -> None:
+    from nstviz.offline.ingest import graph_dict
+    from nstviz.report import _encode
+
+    for side in ("before", "after"):
+        for graph in ingest_log(log_of(side, 0)).runs["baseline"].graphs:
+            assert json.dumps(graph_dict(graph)) == json.dumps(_encode(graph))
