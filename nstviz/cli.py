@@ -236,7 +236,8 @@ def _cmd_view(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if _is_offline_input(args.script):
+    two_runs = len(args.args) == 1 and _is_offline_input(args.args[0])
+    if _is_offline_input(args.script) and (two_runs or not (args.nonstrict or args.auto)):
         return _cmd_check_offline(args, out, err)
     report = _capture(args, err)
     out.write(summary_table(report) + "\n")
