@@ -41,6 +41,7 @@ from nstviz.capture.convert import (
     compiles_from_events,
     dedupe_breaks,
     link_breaks,
+    parse_frames,
 )
 from nstviz.capture.trace_log import _METRIC_KEYS, TraceEvent
 from nstviz.errors import UsageError
@@ -63,6 +64,7 @@ _KEEP = frozenset(
         "artifact:dynamo_graph_break_reason",
         "artifact:recompile_reasons",
         "artifact:torch_version",
+        "artifact:dynamo_error",
         "recompile_reasons",
         "dynamo_cpp_guards_str",
         "dynamo_guards",
@@ -103,6 +105,8 @@ class _Ingest:
         self.ids: set[str] = set()
         self.rank: int | None = None
         self.torch_version = ""
+        self.error_stacks: dict[tuple[int | None, int | None], list[Location]] = {}
+        self.failed: list[tuple[dict[str, Any], Any]] = []  # compilation metrics of failed compiles
 
     def feed(self, entries: Iterable[Any]) -> None:
         for e in entries:
@@ -128,9 +132,13 @@ class _Ingest:
             elif kind == "compilation_metrics" and isinstance(e.metadata, dict):
                 meta = {k: e.metadata.get(k) for k in _METRIC_KEYS}
                 self._event(e, "compilation_metrics", meta)
-                fatal = _fatal_break(meta, e)
-                if fatal is not None:
-                    self.hits.append(fatal)
+                if str(meta.get("fail_type") or "").endswith("Unsupported"):
+                    self.failed.append((meta, (e.frame_id, e.compile_id, e.attempt)))
+            elif kind == "artifact:dynamo_error":
+                text = e.text
+                if "\nfrom user code:\n" in text:
+                    frames = text.split("\nfrom user code:\n", 1)[1].splitlines()
+                    self.error_stacks[(e.frame_id, e.compile_id)] = parse_frames(frames)
             elif kind in ("dynamo_cpp_guards_str", "dynamo_guards"):
                 lines = [ln for ln in (e.payload or ()) if ln.strip()][:_MAX_GUARD_LINES]  # as Compile keeps them
                 self._event(e, kind, {}, "\n".join(lines))
@@ -228,6 +236,10 @@ class _Ingest:
         return dataclasses.replace(graph, nodes=tuple(nodes))
 
     def run(self, name: str, stats: LogStats, world_size: int | None) -> Run:
+        for meta, (frame, compile_id, attempt) in self.failed:
+            fatal = _fatal_break(meta, frame, compile_id, attempt, self.error_stacks.get((frame, compile_id), []))
+            if fatal is not None:
+                self.hits.append(fatal)
         compiles = compiles_from_events(self.events, self.headers)
         breaks = link_breaks(dedupe_breaks(self.hits), compiles, self.headers)
         regions = tuple(
@@ -254,17 +266,25 @@ class _Ingest:
         )
 
 
-def _fatal_break(meta: dict[str, Any], e: Any) -> Break | None:
-    """The fatal break of a ``fullgraph=True`` compile, from its compilation metrics."""
-    fail_type = str(meta.get("fail_type") or "")
+def _fatal_break(
+    meta: dict[str, Any], frame: int | None, compile_id: int | None, attempt: int, stack: list[Location]
+) -> Break | None:
+    """The fatal break of a ``fullgraph=True`` compile.
+
+    From its compilation metrics, and the user stack of its ``dynamo_error`` artifact
+    (``from user code:``) where logged.
+    """
     file = meta.get("fail_user_frame_filename")
-    if not fail_type.endswith("Unsupported") or not file:
+    if not stack and not file:
         return None
     info = _parse_message(str(meta.get("fail_reason") or ""))
-    line = int(meta.get("fail_user_frame_lineno") or 0)
-    loc = Location(file=str(file), line=line, function=str(meta.get("co_name") or "?"))
-    prefix = f"{e.frame_id}/{e.compile_id}" + (f"_{e.attempt}" if e.attempt else "")
-    return _make_break(info, loc, (loc,), str(meta.get("fail_reason") or "")[:4000], prefix, fatal=True)
+    if stack:
+        loc = stack[-1]
+    else:
+        line = int(meta.get("fail_user_frame_lineno") or 0)
+        loc = Location(file=str(file), line=line, function=str(meta.get("co_name") or "?"))
+    prefix = f"{frame}/{compile_id}" + (f"_{attempt}" if attempt else "")
+    return _make_break(info, loc, tuple(stack) or (loc,), str(meta.get("fail_reason") or "")[:4000], prefix, fatal=True)
 
 
 def rank_of_path(path: Path) -> int | None:

@@ -103,3 +103,16 @@ def test_fast_graph_encoding_equals_the_report_codec() -> None:
     for side in ("before", "after"):
         for graph in ingest_log(log_of(side, 0)).runs["baseline"].graphs:
             assert json.dumps(graph_dict(graph)) == json.dumps(_encode(graph))
+
+
+def test_fullgraph_failure_is_a_fatal_break_at_the_user_frame(tracelogs: Path) -> None:
+    run = ingest_log(tracelogs / "fullgraph" / "dedicated_log_torch_trace.log.gz").runs["baseline"]
+    (brk,) = run.breaks
+    assert (brk.gb_id, brk.fatal, brk.count, brk.compile_ids) == ("GB0025", True, 1, ("0/0",))
+    assert [(Path(f.file).name, f.line, f.function) for f in brk.stack] == [
+        ("fullgraph_job.py", 12, "f"),
+        ("fullgraph_job.py", 7, "helper"),
+    ]
+    assert brk.reason == "Call to `torch._dynamo.graph_break()`"
+    assert run.graphs == () and run.rank == 0
+    assert run.compiles[0].fail_reason.startswith("Call to `torch._dynamo.graph_break()`")
