@@ -92,3 +92,24 @@ def test_sides_without_a_common_rank_or_with_a_full_report(tmp_path: Path, trace
     full.save_json(tmp_path / "full.json")
     with pytest.raises(UsageError, match="holds 2 runs"):
         load_side(tmp_path / "full.json")
+
+
+def test_a_rank_that_recompiled_differently_is_named(tracelogs: Path) -> None:
+    import dataclasses
+
+    from nstviz.offline.diff import diff_sides
+    from nstviz.offline.ingest import ingest_log
+
+    full = ingest_log(tracelogs / "recompile" / "dedicated_log_torch_trace.log.gz")
+    run = full.runs["baseline"]
+    once = dataclasses.replace(run, compiles=run.compiles[:1], graphs=run.graphs[:2])  # that rank never recompiled
+    partial = dataclasses.replace(full, runs={"baseline": once})
+    report = diff_sides({0: full, 1: full, 2: full}, {0: full, 1: partial, 2: full})
+    (finding,) = report.findings
+    assert (finding.run, finding.ranks) == ("nonstrict", (1,))
+    assert finding.message.startswith("after: rank 1 compiled differently from ranks 0, 2 ")
+    assert finding.details == ("rank 1 compiled 1 graph(s), rank 0 2", "rank 1 recompiled 0 time(s), rank 0 1")
+    missing = diff_sides({0: full, 1: full}, {0: full})
+    assert [(f.kind, f.message, f.ranks) for f in missing.findings] == [
+        ("rank_missing", "after has no run of rank 1: those ranks are not compared", (1,))
+    ]

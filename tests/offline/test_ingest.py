@@ -116,3 +116,15 @@ def test_fullgraph_failure_is_a_fatal_break_at_the_user_frame(tracelogs: Path) -
     assert brk.reason == "Call to `torch._dynamo.graph_break()`"
     assert run.graphs == () and run.rank == 0
     assert run.compiles[0].fail_reason.startswith("Call to `torch._dynamo.graph_break()`")
+
+
+def test_recompile_reason_and_guards(tracelogs: Path) -> None:
+    run = ingest_log(tracelogs / "recompile" / "dedicated_log_torch_trace.log.gz").runs["baseline"]
+    assert [(c.frame_id, c.compile_id, c.function, c.recompile_reason, c.graph_ids) for c in run.compiles] == [
+        (0, 0, "f", None, ("0/0:dynamo", "0/0:aten_inference")),
+        (0, 1, "f", "0/0: tensor 'x' size mismatch at index 0. expected 3, actual 4", ("0/1:dynamo", "0/1:aten_inference")),
+    ]
+    assert all(c.guards for c in run.compiles) and run.breaks == ()
+    inference = next(g for g in run.graphs if g.id == "0/1:aten_inference")
+    assert [n.target for n in inference.nodes if n.op == "call_function"] == ["aten.sin.default", "aten.add.Tensor"]
+    assert inference.nodes[0].tensors[0].shape == (4,)
