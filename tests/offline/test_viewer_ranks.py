@@ -21,6 +21,9 @@ HEADLINE = "() => document.querySelector('[data-testid=headline]').textContent"
 FINDINGS = "() => document.querySelector('[data-testid=findings]').textContent"
 BADGE = "() => document.querySelector('.nsv-tab[data-tab=breaks] .nsv-badge').textContent"
 PICK_1 = "() => { const s = document.querySelector('[data-testid=rank-picker]'); s.value = '1'; s.dispatchEvent(new Event('change')); return true; }"
+RUN_NONSTRICT = "() => { const s = document.querySelector('select[aria-label=run]'); s.value = 'nonstrict'; s.dispatchEvent(new Event('change')); return s.value; }"
+LEVEL_FORWARD = "() => { const s = document.querySelector('select[aria-label=level]'); s.value = 'aten_forward'; s.dispatchEvent(new Event('change')); return s.value; }"
+LEGEND = "() => document.querySelector('.nsv-legend').textContent"
 PICKED = "() => document.querySelector('[data-testid=rank-picker]').value"
 
 
@@ -41,6 +44,13 @@ def test_rank_picker_switches_rank_and_findings_are_shown(tmp_path: Path, tracel
         {"do": "eval", "js": HEADLINE},
         {"do": "eval", "js": BADGE},
         {"do": "eval", "js": OPTIONS},
+        {"do": "eval", "js": RUN_NONSTRICT},
+        {"do": "wait", "ms": 300},
+        {"do": "ready", "timeout_ms": 30000},
+        {"do": "eval", "js": LEVEL_FORWARD},
+        {"do": "wait", "ms": 300},
+        {"do": "ready", "timeout_ms": 30000},
+        {"do": "eval", "js": LEGEND},
     ]
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"page": str(page), "viewport": [1300, 800], "color_scheme": "light", "steps": steps}))
@@ -56,4 +66,6 @@ def test_rank_picker_switches_rank_and_findings_are_shown(tmp_path: Path, tracel
     assert r[7] == "1"
     assert r[8].startswith("3 breaks → 3") and r[9] == "6"
     assert r[10] == ["rank 0", "rank 1 ⚠"]
+    assert (r[11], r[14]) == ("nonstrict", "aten_forward")
+    assert "rms_scale: 1 call, 5 inlined nodes (approximate: matched by the call's source line)" in r[17], r[17]
     assert out["requests"] == [] or all(u.startswith(("file:", "data:", "blob:")) for u in out["requests"])
