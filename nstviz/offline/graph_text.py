@@ -42,6 +42,16 @@ _CALL_RE = re.compile(r"^([\w.]+)\((.*)\)$", re.S)
 _METHOD_RE = re.compile(r"^([A-Za-z_]\w*)\.(\w+)\((.*)\)$", re.S)
 _GETITEM_RE = re.compile(r"^([A-Za-z_]\w*)\[(.*)\]$")
 _FLAT_APPLY = "flat_apply"
+# FX prints Python operators infix (`mul = sin * 2`): operator -> the `operator` function name
+_BINARY = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+    "@": "matmul", "<<": "lshift", ">>": "rshift", "&": "and_", "|": "or_", "^": "xor",
+    "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+}  # fmt: skip
+_UNARY = {"-": "neg", "+": "pos", "~": "invert"}
+_OPERAND = r"(?:[A-Za-z_]\w*|-?[\d.]+(?:e[-+]?\d+)?|None|True|False)"
+_BINARY_RE = re.compile(rf"^({_OPERAND}) (\*\*|//|<<|>>|==|!=|<=|>=|[-+*/%@&|^<>]) ({_OPERAND})$")
+_UNARY_RE = re.compile(r"^([-+~])([A-Za-z_]\w*)$")
 
 
 def tensor_info(annotation: str) -> TensorInfo | None:
@@ -149,6 +159,12 @@ class _Builder:
         method = _METHOD_RE.match(rhs)
         if method is not None and method[1] in self.names:
             self.add(Node(name=name, op="call_method", target=method[2], inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
+            return
+        infix = _BINARY_RE.match(rhs)
+        unary = _UNARY_RE.match(rhs) if infix is None else None
+        if infix is not None or unary is not None:
+            name_ = _BINARY[infix[2]] if infix is not None else _UNARY[unary[1]]  # type: ignore[index]
+            self.add(Node(name=name, op="call_function", target=f"operator.{name_}", inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
             return
         call = _CALL_RE.match(rhs)
         target = _target(call[1]) if call is not None else rhs[:80]

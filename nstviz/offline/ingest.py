@@ -9,7 +9,7 @@ The log is read once, streaming (:mod:`nstviz.offline.tracelog`). From its recor
 - ``dynamo_start``, ``compilation_metrics``, ``dynamo_cpp_guards_str`` -> :class:`Compile`
   (function, time, guards, recompile and restart reasons);
 - ``dynamo_output_graph`` / ``aot_forward_graph`` / ``aot_backward_graph`` /
-  ``aot_inference_graph`` -> :class:`Graph` with nodes and edges
+  ``aot_inference_graph`` / ``inductor_post_grad_graph`` -> :class:`Graph` with nodes and edges
   (:mod:`nstviz.offline.graph_text`);
 - non-strict regions, *approximately*: the ``flat_apply`` node of a Dynamo graph is the call,
   and the ATen nodes of the same compile whose ``# File:`` line is the call's line are taken
@@ -55,6 +55,8 @@ GRAPH_LEVELS = {
     "aot_forward_graph": "aten_forward",
     "aot_backward_graph": "aten_backward",
     "aot_inference_graph": "aten_inference",
+    "artifact:inductor_post_grad_graph": "inductor_post_grad",
+    "inductor_post_grad_graph": "inductor_post_grad",
 }
 """Record kind -> graph level."""
 

@@ -104,3 +104,26 @@ def test_tensor_types() -> None:
 def test_text_without_forward_gives_an_empty_graph() -> None:
     g, _ = _graph("not a graph\n", "dynamo")
     assert g.nodes == () and g.op_count == 0
+
+
+def test_infix_and_unary_operators_are_operator_calls() -> None:
+    text = """class GraphModule(torch.nn.Module):
+    def forward(self, L_x_: "f32[4][1]cpu", L_y_: "f32[4][1]cpu"):
+        l_x_ = L_x_
+        l_y_ = L_y_
+        a: "f32[4][1]cpu" = l_x_ // 2
+        b: "f32[4][1]cpu" = a ** l_y_
+        c: "b8[4][1]cpu" = b >= 1e-06
+        d: "f32[4][1]cpu" = -a
+        e: "f32[4][1]cpu" = l_x_ @ l_y_
+        return (c, d, e)
+"""
+    g, _ = _graph(text, "dynamo")
+    assert [(n.name, n.target, n.inputs) for n in g.nodes if n.op == "call_function"] == [
+        ("a", "operator.floordiv", ("l_x_",)),
+        ("b", "operator.pow", ("a", "l_y_")),
+        ("c", "operator.ge", ("b",)),
+        ("d", "operator.neg", ("a",)),
+        ("e", "operator.matmul", ("l_x_", "l_y_")),
+    ]
+    assert g.nodes[4].tensors[0].dtype == "b8"

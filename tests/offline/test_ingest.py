@@ -128,3 +128,25 @@ def test_recompile_reason_and_guards(tracelogs: Path) -> None:
     inference = next(g for g in run.graphs if g.id == "0/1:aten_inference")
     assert [n.target for n in inference.nodes if n.op == "call_function"] == ["aten.sin.default", "aten.add.Tensor"]
     assert inference.nodes[0].tensors[0].shape == (4,)
+
+
+def test_inductor_log_has_the_post_grad_graph_and_infix_operators(tracelogs: Path) -> None:
+    run = ingest_log(tracelogs / "inductor" / "dedicated_log_torch_trace.log.gz").runs["baseline"]
+    assert [(g.id, g.level) for g in run.graphs] == [
+        ("0/0:dynamo", "dynamo"),
+        ("0/0:aten_inference", "aten_inference"),
+        ("0/0:inductor_post_grad", "inductor_post_grad"),
+    ]
+    dynamo, _, post = run.graphs
+    assert [(n.name, n.op, n.target, n.inputs) for n in dynamo.nodes] == [
+        ("l_x_", "placeholder", "L_x_", ()),
+        ("sin", "call_method", "sin", ("l_x_",)),
+        ("mul", "call_function", "operator.mul", ("sin",)),
+        ("relu", "call_function", "torch.relu", ("mul",)),
+        ("add", "call_function", "operator.add", ("relu",)),
+        ("output", "output", "output", ("add",)),
+    ]
+    assert [n.target for n in post.nodes if n.op == "call_function"] == [
+        "aten.sin.default", "aten.mul.Tensor", "aten.relu.default", "aten.add.Tensor",
+    ]  # fmt: skip
+    assert run.compiles[0].graph_ids == ("0/0:dynamo", "0/0:aten_inference", "0/0:inductor_post_grad")
