@@ -127,7 +127,10 @@ class _Builder:
         m = _ASSIGN_RE.match(text)
         if m is None:
             return
-        name, annotation, rhs = m[1], m[2], _DEL_RE.sub("", m[3]).strip()
+        rhs = m[3]
+        if ";" in rhs:
+            rhs = _DEL_RE.sub("", rhs)
+        name, annotation, rhs = m[1], m[2], rhs.strip()
         if annotation is not None:
             annotation = annotation.strip().strip('"')
         if rhs in self.placeholders and rhs not in self.names - set(self.placeholders):
@@ -182,13 +185,20 @@ class _Builder:
         )
 
 
+_TYPES_CACHE: dict[str, tuple[tuple[TensorInfo, ...], str | None]] = {}
+
+
 def _types(annotation: str | None) -> tuple[tuple[TensorInfo, ...], str | None]:
     if not annotation:
         return (), None
+    cached = _TYPES_CACHE.get(annotation)
+    if cached is not None:
+        return cached
     info = tensor_info(annotation)
-    if info is not None:
-        return (info,), None
-    return (), annotation.rsplit(".", 1)[-1][:80]
+    out: tuple[tuple[TensorInfo, ...], str | None] = ((info,), None) if info is not None else ((), annotation.rsplit(".", 1)[-1][:80])
+    if len(_TYPES_CACHE) < 100_000:  # TensorInfo is immutable: one value per distinct type text
+        _TYPES_CACHE[annotation] = out
+    return out
 
 
 def _indent(line: str) -> int:
