@@ -303,12 +303,14 @@ def _cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _offline_diff(before: str, after: str, out: TextIO) -> Report:
-    from nstviz.offline.diff import diff_paths, findings_text
+    from nstviz.offline.diff import diff_paths, findings_text, rank_lines
 
     report = diff_paths(before, after)
     out.write(summary_table(report) + "\n")
     ranks = [report.rank or 0, *(v.rank for v in report.ranks)]
     out.write(f"ranks compared: {', '.join(str(r) for r in ranks)} (the table shows rank {ranks[0]})\n")
+    if len(ranks) > 1:
+        out.write("".join(f"  {line}\n" for line in rank_lines(report)))
     text = findings_text(report)
     if text:
         out.write(text + "\n")

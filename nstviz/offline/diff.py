@@ -315,6 +315,22 @@ def offline_check_failures(report: Report, *, fail_on_break: bool = False) -> li
     return failures
 
 
+def rank_lines(report: Report) -> list[str]:
+    """One line per rank: breaks and graphs before -> after, and the break diff."""
+    views = [RankView(rank=report.rank or 0, runs=report.runs, diff=report.diff, counts=report.counts), *report.ranks]
+    lines = []
+    for view in sorted(views, key=lambda v: v.rank):
+        before, after = view.counts.get("baseline"), view.counts.get("nonstrict")
+        if before is None or after is None:
+            continue
+        d = view.diff
+        lines.append(
+            f"rank {view.rank}: breaks {before.breaks} -> {after.breaks}, graphs {before.graphs} -> {after.graphs}; "
+            f"{len(d.resolved)} resolved, {len(d.remaining)} remaining, {len(d.introduced)} introduced"
+        )
+    return lines
+
+
 def findings_text(report: Report) -> str:
     """The findings as plain text lines (for the CLI)."""
     lines = []
@@ -339,4 +355,5 @@ __all__ = [
     "load_side",
     "offline_check_failures",
     "rank_findings",
+    "rank_lines",
 ]

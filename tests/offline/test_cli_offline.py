@@ -35,7 +35,11 @@ def test_diff_writes_html_and_json_and_names_the_odd_rank(tmp_path: Path, tracel
     code, out, err = run_cli("diff", str(tracelogs / "before"), str(tracelogs / "after_diverge"), "--html", str(html), "--json", str(js))
     assert code == 0, err
     assert "breaks: 1 resolved, 2 remaining, 0 introduced" in out
-    assert "ranks compared: 0, 1 (the table shows rank 0)" in out
+    assert (
+        "ranks compared: 0, 1 (the table shows rank 0)\n"
+        "  rank 0: breaks 3 -> 2, graphs 3 -> 1; 1 resolved, 2 remaining, 0 introduced\n"
+        "  rank 1: breaks 3 -> 3, graphs 3 -> 2; 1 resolved, 2 remaining, 1 introduced\n"
+    ) in out
     assert "finding: after: rank 1 compiled differently from rank 0" in out
     assert "  - break only on rank 1: train_ddp.py:52 in forward (GB0025)" in out
     data = json.loads(js.read_text())
