@@ -1,4 +1,4 @@
-"""The ``nstviz`` command: ``demo``, ``run``, ``view`` and ``check``.
+"""The ``nstviz`` command: ``demo``, ``run``, ``view``, ``check``, ``record``, ``ingest``, ``diff``.
 
 A thin layer over :func:`nstviz.api.trace_code` and :mod:`nstviz.html`: it parses options,
 runs a script as ``__main__`` under capture, prints a summary table and writes the files.
@@ -52,7 +52,7 @@ from nstviz._cli_terminal import (
     summary_table,
 )
 from nstviz._options import check_capture_options
-from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, UsageError
+from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, TraceLogError, UsageError
 
 if TYPE_CHECKING:
     from nstviz.report import Report
@@ -238,6 +238,9 @@ def _cmd_view(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    two_runs = len(args.args) == 1 and _is_offline_input(args.args[0])
+    if _is_offline_input(args.script) and (two_runs or not (args.nonstrict or args.auto)):
+        return _cmd_check_offline(args, out, err)
     report = _capture(args, err)
     out.write(summary_table(report) + "\n")
     if args.json or args.output:
@@ -248,6 +251,108 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         err.write(line + "\n")
     if status:
         return status
+    if failures:
+        out.write("check FAILED:\n" + "".join(f"  - {f}\n" for f in failures))
+        return EXIT_CHECK_FAILED
+    out.write("check passed\n")
+    return EXIT_OK
+
+
+# -- offline: record, ingest, diff (nstviz.offline does the work) -------------------------
+
+
+def _cmd_record(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nstviz.offline.record import record_script, write_record
+
+    report = record_script(
+        args.script, args.args, nonstrict=split_names(args.nonstrict), backend=args.backend, echo=not args.quiet_script
+    )
+    target = write_record(report, args.out)
+    run = next(iter(report.runs.values()))
+    dynamo = sum(1 for g in run.graphs if g.level == "dynamo")
+    out.write(
+        f"nstviz record: rank {report.rank}: {dynamo} graph(s), {len(run.breaks)} distinct break(s), "
+        f"{len(run.regions)} non-strict region(s) -> {target}\n"
+    )
+    for note in report.notes:
+        err.write(f"nstviz record: rank {report.rank}: note: {note}\n")
+    if any(not m.applied and "no function of that name" in (m.warning or "") for m in run.marked):
+        return EXIT_USAGE
+    if not run.graphs and not run.breaks and not run.compiles and run.error is None:
+        err.write(f"nstviz record: rank {report.rank}: the script compiled nothing (no torch.compile-d call)\n")
+        return EXIT_NOTHING_COMPILED
+    for line in script_error_lines(report):
+        err.write(f"nstviz record: rank {report.rank}: {line}\n")
+    return status_code(dataclasses.replace(report, runs={"baseline": run}))
+
+
+def _cmd_ingest(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nstviz.offline.ingest import ingest_dir
+
+    for target, report in ingest_dir(args.trace_dir, args.out):
+        run = next(iter(report.runs.values()))
+        stats = run.log_stats
+        dynamo = sum(1 for c in run.compiles for g in c.graph_ids if g.endswith(":dynamo"))
+        out.write(
+            f"rank {report.rank}: {dynamo} graph(s), {len(run.breaks)} distinct break(s), {len(run.compiles)} "
+            f"compile(s), {len(run.regions)} non-strict region(s) (approximate) -> {target}\n"
+            f"  {stats.get('records', 0)} records; skipped {stats.get('skipped', 0)}, unknown {stats.get('unknown', 0)}, "
+            f"truncated {stats.get('truncated', 0)}\n"
+        )
+        for note in report.notes:
+            err.write(f"  note: {note}\n")
+    return EXIT_OK
+
+
+def _offline_diff(before: str, after: str, out: TextIO) -> Report:
+    from nstviz.offline.diff import diff_paths, findings_text, rank_lines
+
+    report = diff_paths(before, after)
+    out.write(summary_table(report) + "\n")
+    ranks = [report.rank or 0, *(v.rank for v in report.ranks)]
+    out.write(f"ranks compared: {', '.join(str(r) for r in ranks)} (the table shows rank {ranks[0]})\n")
+    if len(ranks) > 1:
+        out.write("".join(f"  {line}\n" for line in rank_lines(report)))
+    text = findings_text(report)
+    if text:
+        out.write(text + "\n")
+    return report
+
+
+def _cmd_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    for option, value in (("--html", args.html), ("--json", args.json)):
+        if value is not None and not Path(value).resolve().parent.is_dir():
+            raise CliError(f"{option} {value}: the folder {Path(value).resolve().parent} does not exist", hint="create it first")
+    report = _offline_diff(args.before, args.after, out)
+    html_path = args.html
+    if html_path is None and args.json is None:
+        html_path = "nstviz-diff.html"
+    out.write("\n")
+    written = _write_outputs(report, html_path, args.json, out)
+    if written:
+        out.write(f"{written[-1].resolve()}\n")
+    return EXIT_OK
+
+
+def _is_offline_input(path: str) -> bool:
+    target = Path(path)
+    return target.is_dir() or target.suffix == ".json"
+
+
+def _cmd_check_offline(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from nstviz.offline.diff import offline_check_failures
+
+    if len(args.args) != 1:
+        raise CliError(
+            "check with recorded runs takes two inputs: BEFORE AFTER",
+            hint="e.g. `nstviz check before/ after/` (folders written by `nstviz record` or `nstviz ingest`)",
+        )
+    if args.nonstrict or args.auto:
+        raise CliError("--nonstrict/--auto apply to a script; BEFORE AFTER are already recorded")
+    report = _offline_diff(args.script, args.args[0], out)
+    if args.json or args.output:
+        _write_outputs(report, args.output, args.json, out)
+    failures = offline_check_failures(report, fail_on_break=args.fail_on_break)
     if failures:
         out.write("check FAILED:\n" + "".join(f"  - {f}\n" for f in failures))
         return EXIT_CHECK_FAILED
@@ -293,13 +398,17 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
     fmt = argparse.RawDescriptionHelpFormatter
     top = _Parser(
         prog="nstviz",
-        usage="nstviz [-h] [--version] {demo,run,view,check} ...",
+        usage="nstviz [-h] [--version] {demo,run,view,check,record,ingest,diff} ...",
         description="See what torch.compile does to your code, and what torch._dynamo.nonstrict_trace changes.\n\n"
         "commands:\n"
         "  demo    run the built-in example and write its report\n"
         "  run     run a script twice (as written, then non-strict) and write a report\n"
         "  view    turn a saved Report JSON into a standalone HTML report\n"
-        "  check   like run, but exit non-zero when the nonstrict run is not an improvement\n\n"
+        "  check   like run, but exit non-zero when the nonstrict run is not an improvement\n"
+        "          (also `check BEFORE AFTER` on recorded or ingested runs)\n"
+        "  record  run a script once (any rank of a torchrun job) and write that run\n"
+        "  ingest  read TORCH_TRACE logs (one per rank) into runs\n"
+        "  diff    compare two recorded or ingested runs per rank\n\n"
         "`nstviz COMMAND --help` for a command's options.",
         epilog=_MAIN_EPILOG,
         formatter_class=fmt,
@@ -362,7 +471,59 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         "--fail-on-break", action="store_true", help="also fail when any break remains after marking"
     )
     check.add_argument("-o", "--output", metavar="PATH", help="also write an HTML report")
-    return {"": top, "demo": demo, "run": run, "view": view, "check": check}
+    record = _Parser(
+        prog="nstviz record",
+        description="Run SCRIPT once under nstviz's recorder, as written or with --nonstrict functions traced "
+        "non-strictly, and write the run to OUT/rank-N.nstviz.json (N: the RANK torchrun sets, 0 without it). "
+        "Nothing is re-run: it works inside a distributed job. Options for the script go after SCRIPT.",
+        epilog="examples:\n"
+        "  torchrun --nproc-per-node 2 -m nstviz record --out before train.py\n"
+        "  torchrun --nproc-per-node 2 -m nstviz record --nonstrict helper --out after train.py --steps 3\n"
+        "  nstviz diff before after\n\n" + _EXIT_CODES_HELP,
+        formatter_class=fmt,
+    )
+    record.add_argument("--out", default="nstviz-record", metavar="DIR", help="folder to write to (default: %(default)s)")
+    record.add_argument("--nonstrict", "-n", action="append", metavar="NAME", help="function to trace non-strictly (repeat or comma-separate)")
+    record.add_argument("--backend", default="record", help="backend to record with: record (default), inductor, or a name")
+    record.add_argument("--quiet-script", action="store_true", help="do not pass the script's output through")
+    record.add_argument("script", help="the Python script to run")
+    record.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
+    record.set_defaults(remainder=True)
+
+    ingest = _Parser(
+        prog="nstviz ingest",
+        description="Read the TORCH_TRACE logs of a run (one per rank, as TORCH_TRACE=DIR writes them) and write "
+        "each rank's run to OUT/rank-N.nstviz.json: breaks, compiles, guards, and the Dynamo/ATen graphs as nodes "
+        "and edges. Non-strict regions are recovered approximately (marked so in the report).",
+        epilog="example:\n  TORCH_TRACE=trace_before torchrun --nproc-per-node 2 train.py\n"
+        "  nstviz ingest trace_before --out before\n\n" + _EXIT_CODES_HELP,
+        formatter_class=fmt,
+    )
+    ingest.add_argument("trace_dir", help="the TORCH_TRACE folder (or one log file)")
+    ingest.add_argument("--out", required=True, metavar="DIR", help="folder to write the rank files to")
+
+    diff = _Parser(
+        prog="nstviz diff",
+        description="Compare two recorded or ingested runs (folders of rank-N.nstviz.json, or TORCH_TRACE folders), "
+        "per rank: breaks resolved / remaining / introduced, graphs, regions; and name the ranks that compiled "
+        "differently. Writes the report (HTML viewer with a rank picker, and/or JSON).",
+        epilog="example:\n  nstviz diff before after --html diff.html --json diff.json\n\n" + _EXIT_CODES_HELP,
+        formatter_class=fmt,
+    )
+    diff.add_argument("before", help="BEFORE: folder or file")
+    diff.add_argument("after", help="AFTER: folder or file")
+    diff.add_argument("--html", metavar="PATH", help="HTML report (default: nstviz-diff.html when no --json)")
+    diff.add_argument("--json", metavar="PATH", help="write the Report as JSON")
+    return {
+        "": top,
+        "demo": demo,
+        "run": run,
+        "view": view,
+        "check": check,
+        "record": record,
+        "ingest": ingest,
+        "diff": diff,
+    }
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
@@ -370,10 +531,15 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, TextIO, TextIO], int]] = {
     "run": _cmd_run,
     "view": _cmd_view,
     "check": _cmd_check,
+    "record": _cmd_record,
+    "ingest": _cmd_ingest,
+    "diff": _cmd_diff,
 }
 
 
 def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    if parser.get_default("remainder"):  # `record`: everything after SCRIPT is the script's
+        return parser.parse_args(argv)
     if "--" in argv:  # everything after -- belongs to the script
         cut = argv.index("--")
         args = parser.parse_intermixed_args(argv[:cut])
@@ -413,10 +579,13 @@ def main(
         command = argv[0]
         if command not in _COMMANDS:
             raise CliError(
-                f"unknown command {command!r}", hint="commands: demo, run, view, check (nstviz --help)"
+                f"unknown command {command!r}", hint="commands: demo, run, view, check, record, ingest, diff (nstviz --help)"
             )
         parser = parsers[command]
-        if any(a in ("-h", "--help") for a in argv[1 : argv.index("--") if "--" in argv else None]):
+        own = argv[1 : argv.index("--") if "--" in argv else None]
+        if command == "record":  # options after SCRIPT belong to the script
+            own = own[: next((i for i, a in enumerate(own) if not a.startswith("-") and (i == 0 or own[i - 1] not in ("--out", "--nonstrict", "-n", "--backend"))), len(own))]
+        if any(a in ("-h", "--help") for a in own):
             out.write(parser.format_help())
             return EXIT_OK
         args = _parse(parser, argv[1:])
@@ -447,6 +616,8 @@ def main(
         )
     except ReportFormatError as exc:
         return _fail(err, str(exc), "is this a Report written by nstviz?", EXIT_USAGE)
+    except TraceLogError as exc:
+        return _fail(err, str(exc), "give the folder or files TORCH_TRACE=DIR wrote", EXIT_USAGE)
     except NstvizError as exc:
         return _fail(err, str(exc), "", EXIT_INTERNAL)
     except KeyboardInterrupt:

@@ -8,7 +8,11 @@ Hierarchy::
     │   └── NotMarkableError         a target nonstrict_trace cannot take (builtin, class, lambda...)
     ├── NothingCompiledError         the code ran but torch.compile compiled nothing
     ├── UnsupportedTorchError        the installed torch lacks what nstviz needs (says which version)
-    └── ReportFormatError            a Report JSON that is corrupt or from a newer schema
+    ├── ReportFormatError            a Report JSON that is corrupt or from a newer schema
+    └── TraceLogError                a TORCH_TRACE log nstviz cannot read (``nstviz ingest``)
+        ├── ForeignLogError          the file is not a TORCH_TRACE log at all
+        ├── CorruptLogError          a TORCH_TRACE log whose records cannot be decoded
+        └── TruncatedLogError        a log cut off before its first complete record
 
 Errors raised by the user's own code are not wrapped: they are recorded in the Report
 (``Run.error``) and, in the magics, re-shown with their normal traceback.
@@ -46,12 +50,32 @@ class ReportFormatError(NstvizError, ValueError):
     """A Report (JSON) that is corrupt, incomplete, or from a newer schema version."""
 
 
+class TraceLogError(NstvizError, ValueError):
+    """A TORCH_TRACE log that cannot be ingested; the message names the file and the cause."""
+
+
+class ForeignLogError(TraceLogError):
+    """The file is not a TORCH_TRACE log (no glog-style line with a JSON record in it)."""
+
+
+class CorruptLogError(TraceLogError):
+    """A TORCH_TRACE log whose records cannot be decoded (binary data, a broken gzip stream)."""
+
+
+class TruncatedLogError(TraceLogError):
+    """A TORCH_TRACE log that is empty or ends before its first complete record."""
+
+
 __all__ = [
+    "CorruptLogError",
+    "ForeignLogError",
     "NameResolutionError",
     "NotMarkableError",
     "NothingCompiledError",
     "NstvizError",
     "ReportFormatError",
+    "TraceLogError",
+    "TruncatedLogError",
     "UnsupportedTorchError",
     "UsageError",
 ]

@@ -255,6 +255,9 @@ class Region:
     call_graph: str | None = None
     call_node: str | None = None
     reads: tuple[NonInputRead, ...] = ()
+    approximate: bool = False
+    """True when the region was recovered from a TORCH_TRACE log (``nstviz ingest``): its ATen
+    nodes are those carrying the call site's ``# File:`` line, not exact node provenance."""
 
 
 @dataclass(**_FRZ)
@@ -291,6 +294,14 @@ class Run:
     stdout: str = ""
     stderr: str = ""
     wall_time_s: float = 0.0
+    rank: int | None = None
+    """Distributed rank of the process that ran (``RANK``), for runs recorded or ingested offline."""
+    world_size: int | None = None
+    origin: str | None = None
+    """Where an offline run came from: ``"record"`` (``nstviz record``) or ``"torch_trace"``
+    (``nstviz ingest`` of a TORCH_TRACE log); None for runs captured in-process."""
+    log_stats: dict[str, int] = field(default_factory=dict)
+    """Ingested runs: entries read, skipped (corrupt), unknown and truncated, by name."""
 
 
 @dataclass(**_FRZ)
@@ -342,6 +353,35 @@ class Headline:
 
     chips: tuple[Chip, ...] = ()
     text: str = ""
+
+
+@dataclass(**_FRZ)
+class RankView:
+    """One more rank of an offline diff (``nstviz diff``): its runs, break diff and counts.
+
+    :attr:`Report.runs` holds the rank named by :attr:`Report.rank`; each other rank is one
+    ``RankView`` in :attr:`Report.ranks`. Node stacks index the same :attr:`Report.stacks`.
+    """
+
+    rank: int
+    runs: dict[str, Run] = field(default_factory=dict)
+    diff: BreakDiff = field(default_factory=BreakDiff)
+    counts: dict[str, RunCounts] = field(default_factory=dict)
+
+
+@dataclass(**_FRZ)
+class Finding:
+    """Something an offline diff found across ranks, e.g. ranks that compiled differently.
+
+    ``kind``: ``"ranks_differ"`` (different graphs, breaks or recompiles on some ranks) or
+    ``"rank_missing"`` (a rank present in one input only). ``run`` names the run concerned.
+    """
+
+    kind: str
+    message: str
+    ranks: tuple[int, ...] = ()
+    run: str | None = None
+    details: tuple[str, ...] = ()
 
 
 @dataclass(**_FRZ)
@@ -465,6 +505,11 @@ class Report:
     notes: tuple[str, ...] = ()
     """Warnings for the user (a mark that never applied, truncated graphs, ...)."""
     elapsed_s: float = 0.0
+    rank: int | None = None
+    """Offline diffs: the rank whose runs are in :attr:`runs`; the others are in :attr:`ranks`."""
+    ranks: tuple[RankView, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    """Cross-rank findings of an offline diff (ranks that compiled differently)."""
 
     @property
     def user_exception(self) -> BaseException | None:
@@ -831,6 +876,8 @@ MODEL_CLASSES: tuple[type, ...] = (
     RunCounts,
     Chip,
     Headline,
+    RankView,
+    Finding,
     OutputDetail,
     OutputComparison,
     OutputCheck,

@@ -6,7 +6,7 @@
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
 import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
-import { checkReport, decodeReport, parseReport } from "../contract/decode.js";
+import { checkReport, decodeReport, parseReport, ReportIndex } from "../contract/decode.js";
 import { buildGroupTree } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
@@ -22,6 +22,7 @@ import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
 import { renderHeadline, renderSummary } from "./summary.js";
+import { renderFindings, renderRankPicker, reportForRank } from "./ranks.js";
 
 /** Nodes of graph `other` with the same target and user stack as node i of `gm`. */
 export function correspondingNodes(gm, i, other) {
@@ -108,6 +109,7 @@ export class App {
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;
     this.index = res.index;
+    this.fullReport = res.report; // offline diffs: the rank picker derives per-rank views from it
     if (text.length > 2e6) await new Promise((r) => setTimeout(r, 0));
     if (token !== this._loadToken) return;
     try {
@@ -173,9 +175,10 @@ export class App {
     const meta = [r.title || null, r.created ? r.created.replace("T", " ").replace(/\..*$/, "") : null, `torch ${r.torch_version}`, r.backend ? `backend ${r.backend}` : null].filter(Boolean).join(" · ");
     this.exportBtn = h("button", { class: "nsv-btn", type: "button", title: "Save this report as one self-contained HTML file", onclick: () => this.exportHtml() }, "Export HTML");
     this.toast = h("div", { class: "nsv-toast", role: "status", hidden: true });
+    const rankPicker = renderRankPicker(r, (rank) => this.pickRank(rank));
     const header = h("header", { class: "nsv-header" },
       h("div", { class: "nsv-header-left" }, h("span", { class: "nsv-brand" }, "nstviz"), headline),
-      h("div", { class: "nsv-header-right" }, h("span", { class: "nsv-meta", title: meta }, meta), this.exportBtn));
+      h("div", { class: "nsv-header-right" }, rankPicker, h("span", { class: "nsv-meta", title: meta }, meta), this.exportBtn));
     // side tabs
     this.tabs = {};
     this.tabBodies = {};
@@ -194,6 +197,8 @@ export class App {
       this.tabBodies[id] = body;
       side.appendChild(body);
     }
+    const findings = renderFindings(r);
+    if (findings) this.tabBodies.overview.appendChild(findings);
     this.tabBodies.overview.appendChild(renderSummary(r, this.index));
     this.breaksHost = h("div", { class: "nsv-breaks" });
     this.tabBodies.breaks.appendChild(this.breaksHost);
@@ -261,6 +266,23 @@ export class App {
     if (sb.run != null) this.onStore(new Set(["selectedBreak"]), "model");
     const sn = this.store.get("selectedNode") || {};
     if (sn.node) this.onStore(new Set(["selectedNode"]), "model");
+  }
+
+  /** Show another rank of an offline diff: rebuild the view from that rank's runs. */
+  async pickRank(rank) {
+    if (!this.fullReport) return;
+    this.report = reportForRank(this.fullReport, rank);
+    this.index = new ReportIndex(this.report);
+    this.panes.forEach((p) => p.destroy());
+    this.panes = [];
+    this.cache.clear();
+    if (this.keyHandler) {
+      this.el.removeEventListener("keydown", this.keyHandler);
+      document.removeEventListener("keydown", this.keyHandler);
+    }
+    this.store.set({ selectedNode: {}, selectedBreak: {}, view: {} }, "init");
+    this.el.dataset.nstvizRank = String(rank);
+    await this.build();
   }
 
   panesFor(run, graph, mode) {

@@ -27,13 +27,15 @@ export function renderLegend(app) {
     const byFn = new Map();
     for (const [r, c] of counts) {
       const fn = app.regionFunction(p.run, gm.regionIds[r]);
-      const cur = byFn.get(fn) || { regions: [], nodes: 0, color: regionColor(r) };
+      const cur = byFn.get(fn) || { regions: [], nodes: 0, color: regionColor(r), approximate: false };
       cur.regions.push(gm.regionIds[r]);
+      // regions ingested from a TORCH_TRACE log are matched by source line, not provenance
+      if (((app.index.run(p.run) || {}).regions || []).some((g) => g.id === gm.regionIds[r] && g.approximate)) cur.approximate = true;
       cur.nodes += c;
       byFn.set(fn, cur);
     }
     for (const [fn, v] of byFn) regionRows.push(h("button", { class: "nsv-lg nsv-lg-region-item", type: "button", title: `regions ${v.regions.join(", ")} (click: show the next one)`, onclick: () => p.revealNextRegion(v.regions) },
-      h("span", { class: "nsv-sw nsv-sw-region" }), `${fn}: ${v.regions.length} call${v.regions.length === 1 ? "" : "s"}, ${v.nodes} inlined node${v.nodes === 1 ? "" : "s"}${app.panes.length > 1 ? ` (${p.run})` : ""}`));
+      h("span", { class: "nsv-sw nsv-sw-region" }), `${fn}: ${v.regions.length} call${v.regions.length === 1 ? "" : "s"}, ${v.nodes} inlined node${v.nodes === 1 ? "" : "s"}${app.panes.length > 1 ? ` (${p.run})` : ""}${v.approximate ? " (approximate: matched by the call's source line)" : ""}`));
   }
   if (regionRows.length) app.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Inlined from non-strict regions"), regionRows));
   if (merged.length) {

@@ -1,0 +1,138 @@
+"""Ingest speed and memory on a >= 200 MB TORCH_TRACE log, side by side with tlparse.
+
+Measures, in one run, on the same log (made by ``make_big_tracelog.py`` when missing):
+
+- ``nstviz ingest`` (``write_ingested``: graphs parsed into nodes and edges, streamed into the
+  Report JSON), in a child process: wall time, MB/s, peak RSS, and the RSS the imports alone
+  take (so the ingest's own memory is the difference);
+- the memory one graph costs: the largest graph's payload parsed under ``tracemalloc``, next to
+  the ``tracemalloc`` peak of the whole ingest (bounded by the largest graph, not the log);
+- ``tlparse LOG -o DIR --overwrite --no-browser`` (``pip install tlparse``): wall time, MB/s
+  and peak RSS, measured the same way (``os.wait4`` of the child).
+
+Usage: ``PYTHONPATH=$PWD python3 benchmarks/bench_ingest.py [--log PATH] [--mb 210]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_LOG = Path(tempfile.gettempdir()) / "nstviz-bench-ingest" / "dedicated_log_torch_trace_rank_0.log"
+
+WARM = HERE.parent / "tests" / "fixtures" / "tracelogs" / "after" / "dedicated_log_torch_trace_rank_0.log.gz"
+CHILD = r"""
+import json, resource, sys, time, tracemalloc
+from pathlib import Path
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+t_import = time.perf_counter()
+from nstviz.offline.ingest import write_ingested, GRAPH_LEVELS
+from nstviz.offline.tracelog import TraceLogReader
+from nstviz.offline.graph_text import parse_graph_text
+from nstviz.capture.convert import StackTable
+log, out, warm = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+write_ingested(warm, out)  # a small log first: lazy imports (torch._dynamo, the GB registry) settle
+import_s = time.perf_counter() - t_import
+rss_imports = rss_mb()
+t0, c0 = time.perf_counter(), time.process_time()
+report = write_ingested(log, out)
+seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+run = report.runs["baseline"]
+# the largest graph: its payload and what parsing it costs
+largest, largest_lines = None, None
+for e in TraceLogReader(log, set(GRAPH_LEVELS)):
+    if e.payload is not None and (largest_lines is None or len(e.payload) > len(largest_lines)):
+        largest, largest_lines = e, e.payload
+tracemalloc.start()
+write_ingested(log, out)
+_, ingest_traced_peak = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+tracemalloc.start()
+lines = list(largest_lines)
+g = parse_graph_text(lines, graph_id="g", level="aten_backward", frame_id=0, compile_id=0, stacks=StackTable())
+_, graph_peak = tracemalloc.get_traced_memory()
+tracemalloc.stop()
+print(json.dumps({"seconds": seconds, "cpu": cpu, "import_s": import_s, "rss_imports_mb": rss_imports, "peak_rss_mb": peak,
+    "graphs": sum(len(c.graph_ids) for c in run.compiles), "compiles": len(run.compiles), "breaks": len(run.breaks),
+    "largest_graph_nodes": len(g.nodes), "largest_graph_payload_mb": sum(len(x) + 1 for x in largest_lines) / 1e6,
+    "largest_graph_parse_peak_mb": graph_peak / 1e6, "ingest_traced_peak_mb": ingest_traced_peak / 1e6, "out_mb": out.stat().st_size / 1e6}))
+"""
+
+
+def timed_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float, str]:
+    """Run ``cmd``; return (wall seconds, CPU seconds, peak RSS in MB of that child, stdout)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        text = out.read()
+    if proc.returncode != 0:
+        raise SystemExit(f"{cmd[0]} failed with exit code {proc.returncode}:\n{text[-2000:]}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--log", type=Path, default=DEFAULT_LOG)
+    parser.add_argument("--mb", type=float, default=210.0, help="size of the log to make when missing")
+    args = parser.parse_args()
+    if not args.log.is_file():
+        print(f"making {args.log} ({args.mb:.0f} MB) ...", flush=True)
+        subprocess.run([sys.executable, str(HERE / "make_big_tracelog.py"), "--out", str(args.log), "--mb", str(args.mb)], check=True)
+    size_mb = args.log.stat().st_size / 1e6
+    print(f"log: {args.log} ({size_mb:.1f} MB)")
+    work = Path(tempfile.mkdtemp(prefix="nstviz-bench-ingest-"))
+    try:
+        env = {**os.environ, "PYTHONPATH": str(HERE.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        _, _, _, text = timed_child([sys.executable, "-c", CHILD, str(args.log), str(work / "rank-0.nstviz.json"), str(WARM)], env)
+        facts = json.loads(text.strip().splitlines()[-1])
+        tl = shutil.which("tlparse")
+        t_sec = t_cpu = t_rss = None
+        if tl:
+            t_sec, t_cpu, t_rss, _ = timed_child([tl, str(args.log), "-o", str(work / "tl_out"), "--overwrite", "--no-browser"])
+        print()
+        print(f"{'tool':<16}{'wall s':>9}{'MB/s':>8}{'CPU s':>8}{'MB/CPU-s':>10}{'peak RSS MB':>13}  output")
+        sec, cpu = facts["seconds"], facts["cpu"]
+        print(
+            f"{'nstviz ingest':<16}{sec:>9.2f}{size_mb / sec:>8.1f}{cpu:>8.2f}{size_mb / cpu:>10.1f}{facts['peak_rss_mb']:>13.0f}  "
+            f"Report JSON {facts['out_mb']:.0f} MB: {facts['graphs']} graphs as nodes+edges, {facts['compiles']} compiles"
+        )
+        if t_sec is not None:
+            print(f"{'tlparse':<16}{t_sec:>9.2f}{size_mb / t_sec:>8.1f}{t_cpu:>8.2f}{size_mb / t_cpu:>10.1f}{t_rss:>13.0f}  HTML/text pages (no node-level graphs)")
+            print(f"\nnstviz / tlparse: wall {sec / t_sec:.2f}x, CPU {cpu / t_cpu:.2f}x (goal: within 3x)")
+        else:
+            print("tlparse: not installed (pip install tlparse), not measured")
+        print(f"(nstviz's rows exclude its one-time imports: torch and nstviz take ~{facts['import_s']:.1f} s to import in the child)")
+        print(
+            f"nstviz memory: {facts['rss_imports_mb']:.0f} MB RSS after imports (torch), peak {facts['peak_rss_mb']:.0f} MB: "
+            f"+{facts['peak_rss_mb'] - facts['rss_imports_mb']:.0f} MB for a {size_mb:.0f} MB log; "
+            f"Python allocations peak (tracemalloc, whole ingest) {facts['ingest_traced_peak_mb']:.1f} MB"
+        )
+        print(
+            f"largest graph: {facts['largest_graph_nodes']} nodes, payload {facts['largest_graph_payload_mb']:.2f} MB, "
+            f"parse peak {facts['largest_graph_parse_peak_mb']:.1f} MB (tracemalloc)"
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""User source text a single-run Report refers to (for the viewer's source pane)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nstviz.capture.convert import is_user_file, read_source
+from nstviz.report import Location, Run, SourceFile
+
+MAX_TOTAL_SOURCE_CHARS = 8_000_000
+"""Source text kept in one Report, all files together (later files are truncated)."""
+
+
+def sources_of(run: Run, stacks: Sequence[Sequence[Location]]) -> dict[str, SourceFile]:
+    """Text of every readable user file named by the run's stacks, breaks, regions and marks."""
+    paths: list[str] = []
+    for stack in stacks:
+        paths.extend(loc.file for loc in stack)
+    for brk in run.breaks:
+        paths.append(brk.location.file)
+        paths.extend(loc.file for loc in brk.stack)
+    for region in run.regions:
+        if region.file:
+            paths.append(region.file)
+        if region.call_site is not None:
+            paths.append(region.call_site.file)
+    for mark in run.marked:
+        if mark.file:
+            paths.append(mark.file)
+    out: dict[str, SourceFile] = {}
+    budget = MAX_TOTAL_SOURCE_CHARS
+    for path in dict.fromkeys(paths):
+        if not is_user_file(path):
+            continue
+        src = read_source(path)
+        if src is None:
+            continue
+        if len(src.text) > budget:
+            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
+        budget -= len(src.text)
+        out[path] = src
+    return out

@@ -1,0 +1,323 @@
+"""Parse the graph text of a TORCH_TRACE log (FX ``print_readable``) into Report nodes.
+
+TORCH_TRACE logs a graph as the Python text ``GraphModule.print_readable`` prints, e.g.::
+
+    class GraphModule(torch.nn.Module):
+        def forward(self, L_x_: "f32[4, 8][8, 1]cpu"):
+            l_x_ = L_x_
+
+            # File: /work/train.py:49 in forward, code: h = torch.relu(self.inp(x))
+            relu: "f32[4, 8][8, 1]cpu" = torch.relu(l_x_);  l_x_ = None
+            return (relu,)
+
+:func:`parse_graph_text` turns the top-level ``forward`` of that text into a :class:`Graph`:
+one :class:`Node` per statement with its ``op`` (FX's closed set), ``target`` (written as
+:func:`nstviz.capture.convert.readable_target` writes it: ``aten.relu.default``,
+``torch.relu``, ``operator.getitem``, ``nonstrict_trace``), ``inputs`` (the edges: names of
+earlier nodes it reads), tensor type (``f32[4, 8]`` on ``cpu``) and the ``# File:`` location
+above it (interned in the Report's stack table). What the text does not hold (module paths,
+``from_node`` provenance) stays empty; nothing is invented. Nested submodules (higher-order
+op bodies) are not expanded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from nstviz.capture.convert import MAX_NODES_PER_GRAPH, StackTable, is_user_file
+from nstviz.report import Graph, Location, Node, TensorInfo
+
+MAX_CODE_CHARS = 200_000
+"""Graph text kept as :attr:`Graph.code` up to this size (larger graphs keep nodes only)."""
+
+_ASSIGN_RE = re.compile(r'^([A-Za-z_]\w*)\s*(?::\s*("[^"]*"|[^=]+?))?\s*=\s*(.+)$')
+_DEL_RE = re.compile(r";\s+(?:[A-Za-z_]\w*\s*=\s*)+None\s*$")
+_PARAM_RE = re.compile(r'([A-Za-z_]\w*)\s*:\s*"([^"]*)"')
+_BARE_PARAM_RE = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)\s*(?=,|$)")
+_NAME_RE = re.compile(r"[A-Za-z_]\w*")
+_TENSOR_RE = re.compile(r"^([a-z]+\d*(?:_[a-z0-9]+)?)\[([^\]]*)\](?:\[[^\]]*\])?([a-z]+(?::\d+)?)$")
+_FILE_RE = re.compile(r"^# File: (.+):(\d+) in ([^,]+), code: (.*)$")
+_CALL_RE = re.compile(r"^([\w.]+)\((.*)\)$", re.S)
+_METHOD_RE = re.compile(r"^([A-Za-z_]\w*)\.(\w+)\((.*)\)$", re.S)
+_GETITEM_RE = re.compile(r"^([A-Za-z_]\w*)\[(.*)\]$")
+_FLAT_APPLY = "flat_apply"
+# FX prints Python operators infix (`mul = sin * 2`): operator -> the `operator` function name
+_BINARY = {
+    "+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+    "@": "matmul", "<<": "lshift", ">>": "rshift", "&": "and_", "|": "or_", "^": "xor",
+    "==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge",
+}  # fmt: skip
+_UNARY = {"-": "neg", "+": "pos", "~": "invert"}
+_OPERAND = r"(?:[A-Za-z_]\w*|-?[\d.]+(?:e[-+]?\d+)?|None|True|False)"
+_BINARY_RE = re.compile(rf"^({_OPERAND}) (\*\*|//|<<|>>|==|!=|<=|>=|[-+*/%@&|^<>]) ({_OPERAND})$")
+_UNARY_RE = re.compile(r"^([-+~])([A-Za-z_]\w*)$")
+
+
+def tensor_info(annotation: str) -> TensorInfo | None:
+    """``"f32[4, 8][8, 1]cpu"`` -> ``TensorInfo(shape=(4, 8), dtype="f32", device="cpu")``."""
+    m = _TENSOR_RE.match(annotation)
+    if m is None:
+        return None
+    dims = [d.strip() for d in m[2].split(",") if d.strip()]
+    shape = tuple(int(d) if d.isdigit() else d for d in dims)
+    return TensorInfo(shape=shape, dtype=m[1], device=m[3])
+
+
+def _target(text: str) -> str:
+    if text.startswith("torch.ops."):
+        return text[10:]
+    if _FLAT_APPLY in text:
+        return "nonstrict_trace"
+    if text.startswith("_operator."):
+        return "operator." + text[10:]
+    return text
+
+
+class _Builder:
+    """State of one parse: known node names, the current location, the nodes kept."""
+
+    def __init__(self, stacks: StackTable, max_nodes: int) -> None:
+        self.stacks = stacks
+        self.max_nodes = max_nodes
+        self.nodes: list[Node] = []
+        self.names: set[str] = set()
+        self.placeholders: dict[str, int] = {}  # argument name -> index in nodes
+        self.stack: int | None = None
+        self.op_count = 0
+        self.truncated = False
+        self._loc_cache: dict[str, int | None] = {}
+
+    def add(self, node: Node) -> None:
+        if node.op.startswith("call_"):
+            self.op_count += 1
+        self.names.add(node.name)
+        if len(self.nodes) >= self.max_nodes:
+            self.truncated = True
+            return
+        self.nodes.append(node)
+
+    def inputs(self, text: str) -> tuple[str, ...]:
+        names = self.names
+        return tuple(dict.fromkeys(n for n in _NAME_RE.findall(text) if n in names))
+
+    def location(self, comment: str) -> None:
+        cached = self._loc_cache.get(comment, -1)
+        if cached != -1:
+            self.stack = cached  # type: ignore[assignment]
+            return
+        m = _FILE_RE.match(comment)
+        idx = None
+        if m is not None and is_user_file(m[1]):
+            loc = Location(file=m[1], line=int(m[2]), function=m[3].strip(), code=m[4].strip() or None)
+            idx = self.stacks.intern((loc,))
+        self._loc_cache[comment] = idx
+        self.stack = idx
+
+    def placeholder(self, name: str, annotation: str | None) -> None:
+        tensors, value = _types(annotation)
+        self.placeholders[name] = len(self.nodes)
+        self.add(Node(name=name, op="placeholder", target=name, tensors=tensors, value=value))
+
+    def statement(self, text: str) -> None:
+        if text.startswith("return"):
+            rest = text[6:].strip()
+            self.add(Node(name="output", op="output", target="output", inputs=self.inputs(rest)))
+            return
+        m = _ASSIGN_RE.match(text)
+        if m is None:
+            return
+        rhs = m[3]
+        if ";" in rhs:
+            rhs = _DEL_RE.sub("", rhs)
+        name, annotation, rhs = m[1], m[2], rhs.strip()
+        if annotation is not None:
+            annotation = annotation.strip().strip('"')
+        if rhs in self.placeholders and rhs not in self.names - set(self.placeholders):
+            # `l_x_ = L_x_`: Dynamo's placeholder node is named l_x_, its target L_x_
+            idx = self.placeholders.pop(rhs)
+            if idx < len(self.nodes):
+                old = self.nodes[idx]
+                self.nodes[idx] = Node(
+                    name=name, op="placeholder", target=old.target, tensors=old.tensors, value=old.value
+                )
+            self.names.discard(rhs)
+            self.names.add(name)
+            return
+        tensors, value = _types(annotation)
+        stack = self.stack
+        if rhs.startswith("self."):
+            attr = rhs[5:]
+            call = _CALL_RE.match(attr)
+            if call is not None:
+                node = Node(name=name, op="call_module", target=call[1], inputs=self.inputs(call[2]), tensors=tensors, value=value, stack=stack)
+            else:
+                node = Node(name=name, op="get_attr", target=attr, tensors=tensors, value=value, stack=stack)
+            self.add(node)
+            return
+        item = _GETITEM_RE.match(rhs)
+        if item is not None and item[1] in self.names:
+            self.add(Node(name=name, op="call_function", target="operator.getitem", inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
+            return
+        method = _METHOD_RE.match(rhs)
+        if method is not None and method[1] in self.names:
+            self.add(Node(name=name, op="call_method", target=method[2], inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
+            return
+        infix = _BINARY_RE.match(rhs)
+        unary = _UNARY_RE.match(rhs) if infix is None else None
+        if infix is not None or unary is not None:
+            name_ = _BINARY[infix[2]] if infix is not None else _UNARY[unary[1]]  # type: ignore[index]
+            self.add(Node(name=name, op="call_function", target=f"operator.{name_}", inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
+            return
+        call = _CALL_RE.match(rhs)
+        target = _target(call[1]) if call is not None else rhs[:80]
+        self.add(
+            Node(
+                name=name,
+                op="call_function",
+                target=target,
+                inputs=self.inputs(call[2] if call is not None else rhs),
+                tensors=tensors,
+                value=value,
+                stack=stack,
+                nonstrict_call=target == "nonstrict_trace",
+            )
+        )
+
+
+_TYPES_CACHE: dict[str, tuple[tuple[TensorInfo, ...], str | None]] = {}
+
+
+def _types(annotation: str | None) -> tuple[tuple[TensorInfo, ...], str | None]:
+    if not annotation:
+        return (), None
+    cached = _TYPES_CACHE.get(annotation)
+    if cached is not None:
+        return cached
+    info = tensor_info(annotation)
+    out: tuple[tuple[TensorInfo, ...], str | None] = ((info,), None) if info is not None else ((), annotation.rsplit(".", 1)[-1][:80])
+    if len(_TYPES_CACHE) < 100_000:  # TensorInfo is immutable: one value per distinct type text
+        _TYPES_CACHE[annotation] = out
+    return out
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def parse_graph_text(
+    lines: Sequence[str],
+    *,
+    graph_id: str,
+    level: str,
+    frame_id: int,
+    compile_id: int,
+    attempt: int = 0,
+    function: str | None = None,
+    stacks: StackTable,
+    max_nodes: int = MAX_NODES_PER_GRAPH,
+    keep_code: bool = True,
+) -> Graph:
+    """Parse ``print_readable`` graph text (one line per item) into a :class:`Graph`.
+
+    Args:
+        lines: the text's lines (a TORCH_TRACE payload).
+        graph_id: the id to give the graph (``"4/0:aten_forward"``).
+        level: its level (``"dynamo"``, ``"aten_forward"``...).
+        frame_id: tlparse frame id of the compile.
+        compile_id: tlparse compile id.
+        attempt: compile attempt.
+        function: the compiled frame's function name, where known.
+        stacks: the Report's stack table (``# File:`` locations are interned there).
+        max_nodes: nodes kept; the rest are counted in ``op_count`` and ``truncated`` is set.
+        keep_code: keep the text as :attr:`Graph.code` (when under :data:`MAX_CODE_CHARS`).
+
+    Returns:
+        The graph. A text without a ``forward`` gives a graph with no nodes.
+    """
+    b = _Builder(stacks, max_nodes)
+    n = len(lines)
+    i = 0
+    # the top-level forward: `def forward(` at the smallest indentation
+    while i < n:
+        line = lines[i]
+        if line.lstrip().startswith("def forward(") and _indent(line) <= 4:
+            break
+        i += 1
+    if i < n:
+        def_indent = _indent(lines[i])
+        header = lines[i].strip()[len("def forward(") :]
+        params: list[str] = []
+        if header.endswith("):"):
+            params.append(header[:-2])
+            i += 1
+        else:
+            params.append(header)
+            i += 1
+            while i < n:
+                stripped = lines[i].strip()
+                i += 1
+                if stripped.startswith("):") or stripped == ")":
+                    break
+                params.append(stripped.split("  #", 1)[0])
+        _parse_params(b, params)
+        body_indent = def_indent + 4
+        pending: list[str] = []
+        while i < n:
+            line = lines[i]
+            i += 1
+            stripped = line.strip()
+            if not stripped:
+                continue
+            ind = _indent(line)
+            if ind < body_indent:
+                break
+            if ind > body_indent:  # continuation of a multi-line statement
+                if pending:
+                    pending.append(stripped.split("  #", 1)[0])
+                continue
+            if pending:
+                b.statement(" ".join(pending))
+                pending = []
+            if stripped[0] == "#":
+                if stripped.startswith("# File:"):
+                    b.location(stripped)
+                elif stripped.startswith("# No stacktrace"):
+                    b.stack = None
+                continue
+            pending = [stripped]
+        if pending:
+            b.statement(" ".join(pending))
+    code = None
+    if keep_code:
+        size = sum(len(x) + 1 for x in lines)
+        if size <= MAX_CODE_CHARS:
+            code = "\n".join(lines)
+    return Graph(
+        id=graph_id,
+        level=level,  # type: ignore[arg-type]
+        frame_id=frame_id,
+        compile_id=compile_id,
+        attempt=attempt,
+        nodes=tuple(b.nodes),
+        function=function,
+        code=code,
+        op_count=b.op_count,
+        truncated=b.truncated,
+    )
+
+
+def _parse_params(b: _Builder, params: list[str]) -> None:
+    text = " ".join(params)
+    typed = _PARAM_RE.findall(text)
+    if typed:
+        for name, annotation in typed:
+            if name != "self":
+                b.placeholder(name, annotation)
+        return
+    for m in _BARE_PARAM_RE.finditer(text):
+        if m[1] != "self":
+            b.placeholder(m[1], None)
+
+
+__all__ = ["MAX_CODE_CHARS", "parse_graph_text", "tensor_info"]
