@@ -367,6 +367,8 @@ class RankView:
     runs: dict[str, Run] = field(default_factory=dict)
     diff: BreakDiff = field(default_factory=BreakDiff)
     counts: dict[str, RunCounts] = field(default_factory=dict)
+    headline: Headline = field(default_factory=Headline)
+    """This rank's headline, computed by the same pass as :attr:`Report.headline`."""
 
 
 @dataclass(**_FRZ)

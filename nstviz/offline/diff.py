@@ -19,8 +19,9 @@ import platform
 from collections.abc import Sequence
 from pathlib import Path
 
-from nstviz.analysis.counts import run_counts
-from nstviz.capture.convert import StackTable, break_key
+from nstviz.analysis.assemble import build_report, summarize_runs
+from nstviz.analysis.break_diff import diff_breaks
+from nstviz.capture.convert import StackTable
 from nstviz.errors import ReportFormatError, UsageError
 from nstviz.offline.ingest import find_logs, ingest_log
 from nstviz.report import (
@@ -40,23 +41,13 @@ _RANK_GLOB = "rank-*.nstviz.json"
 
 
 def break_identity(brk: Break) -> str:
-    """The identity two runs' breaks are matched by (the one place that defines it).
-
-    Today: user-code location (file, line, function) and GB id (or reason when torch gave no
-    id), as :func:`nstviz.capture.convert.break_key`.
-    """
-    return "\x1f".join(str(part) for part in break_key(brk))
+    """The identity two runs' breaks are matched by: :attr:`Break.id`, assigned at capture or ingest."""
+    return brk.id
 
 
 def diff_run_breaks(before: Run, after: Run) -> BreakDiff:
     """Resolved (before only), remaining (both; AFTER's break), introduced (after only)."""
-    old = {break_identity(b): b for b in before.breaks}
-    new = {break_identity(b): b for b in after.breaks}
-    return BreakDiff(
-        resolved=tuple(b for k, b in old.items() if k not in new),
-        remaining=tuple(b for k, b in new.items() if k in old),
-        introduced=tuple(b for k, b in new.items() if k not in old),
-    )
+    return diff_breaks(before, after)
 
 
 # -- loading ----------------------------------------------------------------------------
@@ -255,20 +246,14 @@ def diff_sides(before: dict[int, Report], after: dict[int, Report], *, title: st
                 )
             )
     first = common[0]
-    rank_views = tuple(
-        RankView(
-            rank=rank,
-            runs=views[rank],
-            diff=diff_run_breaks(views[rank]["baseline"], views[rank]["nonstrict"]),
-            counts={n: run_counts(r) for n, r in views[rank].items()},
-        )
-        for rank in common[1:]
-    )
+    not_compared = OutputCheck(match=None, skipped_reason="offline runs keep no outputs")
+    rank_views = tuple(_rank_view(rank, views[rank], not_compared) for rank in common[1:])
     runs = views[first]
     ref_after = after[first]
-    return Report(
+    return build_report(
         torch_version=ref_after.torch_version,
         runs=runs,
+        outputs=not_compared,
         nstviz_version=_nstviz_version(),
         python_version=platform.python_version(),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -276,9 +261,6 @@ def diff_sides(before: dict[int, Report], after: dict[int, Report], *, title: st
         entry="cli",
         backend=ref_after.backend,
         nonstrict=ref_after.nonstrict,
-        diff=diff_run_breaks(runs["baseline"], runs["nonstrict"]),
-        counts={n: run_counts(r) for n, r in runs.items()},
-        outputs=OutputCheck(match=None, skipped_reason="offline diff: the runs' outputs were not kept, so they are not compared"),
         stacks=tuple(merger.stacks.stacks),
         sources=merger.sources,
         notes=tuple(dict.fromkeys(notes)),
@@ -286,6 +268,12 @@ def diff_sides(before: dict[int, Report], after: dict[int, Report], *, title: st
         ranks=rank_views,
         findings=tuple(findings),
     )
+
+
+def _rank_view(rank: int, runs: dict[str, Run], outputs: OutputCheck) -> RankView:
+    """One more rank: its runs with their break diff, counts and headline (the same passes as a Report)."""
+    diff, counts, headline = summarize_runs(runs, outputs)
+    return RankView(rank=rank, runs=runs, diff=diff, counts=counts, headline=headline)
 
 
 def diff_paths(before: str | Path, after: str | Path) -> Report:
@@ -297,7 +285,7 @@ def diff_paths(before: str | Path, after: str | Path) -> Report:
 def offline_check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
     """Why ``nstviz check BEFORE AFTER`` fails (empty when it passes), over every rank."""
     failures: list[str] = []
-    views = [RankView(rank=report.rank or 0, runs=report.runs, diff=report.diff, counts=report.counts), *report.ranks]
+    views = [_main_view(report), *report.ranks]
     for view in views:
         if view.diff.introduced:
             where = "; ".join(_where(b) for b in view.diff.introduced[:3])
@@ -317,7 +305,7 @@ def offline_check_failures(report: Report, *, fail_on_break: bool = False) -> li
 
 def rank_lines(report: Report) -> list[str]:
     """One line per rank: breaks and graphs before -> after, and the break diff."""
-    views = [RankView(rank=report.rank or 0, runs=report.runs, diff=report.diff, counts=report.counts), *report.ranks]
+    views = [_main_view(report), *report.ranks]
     lines = []
     for view in sorted(views, key=lambda v: v.rank):
         before, after = view.counts.get("baseline"), view.counts.get("nonstrict")
@@ -329,6 +317,13 @@ def rank_lines(report: Report) -> list[str]:
             f"{len(d.resolved)} resolved, {len(d.remaining)} remaining, {len(d.introduced)} introduced"
         )
     return lines
+
+
+def _main_view(report: Report) -> RankView:
+    """The rank held in :attr:`Report.runs`, as a RankView."""
+    return RankView(
+        rank=report.rank or 0, runs=report.runs, diff=report.diff, counts=report.counts, headline=report.headline
+    )
 
 
 def findings_text(report: Report) -> str:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from nstviz.analysis.assemble import build_report
 from nstviz.capture.convert import (
     StackTable,
     _make_break,
@@ -313,7 +314,13 @@ def _build(path: Path, sink: Callable[[Graph], None], run_name: str) -> tuple[Re
         raise UsageError(f"no such TORCH_TRACE log: {path}")
     stacks = StackTable()
     reader = TraceLogReader(path, _KEEP, skip_kinds=_SKIP)
-    ingest = _Ingest(sink, stacks)
+    stubs: list[Graph] = []  # each graph without its nodes: what the counts pass reads
+
+    def keep(graph: Graph) -> None:
+        stubs.append(dataclasses.replace(graph, nodes=()))
+        sink(graph)
+
+    ingest = _Ingest(keep, stacks)
     # The parse makes millions of small acyclic objects; the cyclic GC would rescan them all
     # at every generation threshold (measured: a third of the ingest time). Paused, restored.
     was_enabled = gc.isenabled()
@@ -328,9 +335,9 @@ def _build(path: Path, sink: Callable[[Graph], None], run_name: str) -> tuple[Re
     run = ingest.run(run_name, reader.stats, None)
     if run.rank is None:
         run = dataclasses.replace(run, rank=0)
-    report = Report(
+    report = build_report(
         torch_version=ingest.torch_version,
-        runs={run_name: run},
+        runs={run_name: dataclasses.replace(run, graphs=tuple(stubs))},
         nstviz_version=_nstviz_version(),
         python_version=platform.python_version(),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
@@ -342,7 +349,8 @@ def _build(path: Path, sink: Callable[[Graph], None], run_name: str) -> tuple[Re
         notes=_notes(path, reader.stats),
         rank=run.rank,
     )
-    return report, stacks
+    # The graphs themselves went to ``sink``; the counts and headline were made with the stubs.
+    return dataclasses.replace(report, runs={run_name: run}), stacks
 
 
 def ingest_log(path: str | Path, *, run_name: str = "baseline") -> Report:

@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from nstviz._introspect import qualified_name, unwrap
+from nstviz.analysis.assemble import build_report
 from nstviz.analysis.provenance import CallSite, build_regions
 from nstviz.capture import _torch_compat, marking, state
 from nstviz.capture.convert import StackTable
@@ -107,20 +109,20 @@ def _finish(result: RunResult, marks: _LazyMarks, stacks: StackTable) -> tuple[R
     """The Run with regions and marked functions filled in, and notes for the user."""
     calls = []
     for call in result.nonstrict_calls:
-        fn = marking.underlying(call.function) if call.function is not None else None
+        fn = unwrap(call.function) if call.function is not None else None
         file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
         calls.append(
             CallSite(
                 graph_id=call.graph_id,
                 node=call.node,
-                qualname=marking.qualname_of(fn) if fn is not None else call.name,
+                qualname=qualified_name(fn) if fn is not None else call.name,
                 file=file,
                 line_start=start,
                 line_end=end,
             )
         )
     run = build_regions(result.run, calls, stacks.stacks)
-    applied = {id(marking.underlying(c.function)) for c in result.nonstrict_calls if c.function is not None}
+    applied = {id(unwrap(c.function)) for c in result.nonstrict_calls if c.function is not None}
     notes = list(result.notes) + marks.refused
     marked: list[MarkedFunction] = []
     for spec in marks.specs:
@@ -131,7 +133,7 @@ def _finish(result: RunResult, marks: _LazyMarks, stacks: StackTable) -> tuple[R
             marked.append(MarkedFunction(spec=spec, qualname=spec, applied=False, warning=warning))
             continue
         record = marking.marked_function(target)
-        ok = id(marking.underlying(target.function)) in applied
+        ok = id(unwrap(target.function)) in applied
         warning = target.warning
         if not ok and warning is None:
             warning = (
@@ -203,7 +205,7 @@ def record_script(
     run = dataclasses.replace(run, rank=info.rank, world_size=info.world_size, origin="record")
     if result.exception is not None and isinstance(result.exception, SystemExit) and result.exception.code in (0, None):
         run = dataclasses.replace(run, error=None, error_type=None, error_traceback=None)
-    return Report(
+    return build_report(
         torch_version=_torch_compat.torch_version(),
         runs={name: run},
         nstviz_version=_nstviz_version(),

@@ -28,7 +28,8 @@ def test_before_vs_after_per_rank(tracelogs: Path) -> None:
         assert (counts["nonstrict"].graphs, counts["nonstrict"].breaks, counts["nonstrict"].break_hits) == (1, 2, 3)
         assert (counts["nonstrict"].regions, counts["nonstrict"].inlined_nodes) == (1, 19)
     assert report.findings == ()
-    assert report.summary().splitlines()[0] == "3 breaks -> 2, 3 graphs -> 1, outputs not compared"
+    assert report.summary().splitlines()[0] == "3 breaks → 2, 3 graphs → 1, outputs not checked (offline runs keep no outputs)"
+    assert [v.headline.text for v in report.ranks] == ["3 breaks → 2, 3 graphs → 1, outputs not checked (offline runs keep no outputs)"]
     assert offline_check_failures(report) == []
     assert offline_check_failures(report, fail_on_break=True) == [
         "rank 0: 2 distinct break(s) remain (--fail-on-break)",
@@ -73,7 +74,8 @@ def test_ingested_folders_and_trace_folders_give_the_same_diff(tmp_path: Path, t
 
 def test_break_identity_is_location_and_gb_id(tracelogs: Path) -> None:
     run = load_side(tracelogs / "after_diverge")[1].runs["baseline"]
-    ids = [break_identity(b).split("\x1f") for b in run.breaks]
+    ids = [break_identity(b).rsplit(":", 3) for b in run.breaks]
+    assert [b.id for b in run.breaks] == [break_identity(b) for b in run.breaks]
     assert [(Path(i[0]).name, i[1], i[2], i[3]) for i in ids] == [
         ("train_ddp.py", "62", "<module>", "GB0156"),
         ("train_ddp.py", "62", "<module>", "GB0007"),

@@ -78,7 +78,9 @@ def test_streamed_file_equals_the_in_memory_report(tmp_path: Path) -> None:
     memory = ingest_log(log_of("after", 0))
     assert streamed.runs == memory.runs
     assert streamed.stacks == memory.stacks
-    assert json.loads(out.read_text())["runs"]["baseline"]["graphs"][0]["id"] == "4/0:dynamo"
+    assert streamed.counts == memory.counts  # counted from the graphs, also when they were streamed
+    c = streamed.counts["baseline"]
+    assert (c.graphs, c.breaks, c.break_hits, c.ops, c.aten_ops) ==     assert json.loads(out.read_text())["runs"]["baseline"]["graphs"][0]["id"] == "4/0:dynamo"
 
 
 def test_ingest_dir_writes_one_file_per_rank(tmp_path: Path, tracelogs: Path) -> None:

@@ -25,8 +25,11 @@ export function reportForRank(report, rank) {
   if (!view) return report;
   const others = report.ranks
     .filter((v) => v.rank !== rank)
-    .concat([{ rank: own, runs: report.runs, diff: report.diff, counts: report.counts }]);
-  return { ...report, rank, runs: view.runs || {}, diff: view.diff || {}, counts: view.counts || {}, ranks: others };
+    .concat([{ rank: own, runs: report.runs, diff: report.diff, counts: report.counts, headline: report.headline }]);
+  return {
+    ...report, rank, runs: view.runs || {}, diff: view.diff || {}, counts: view.counts || {},
+    headline: view.headline || report.headline, ranks: others,
+  };
 }
 
 /** Ranks a finding names, as a Set (for marking them in the picker). */
