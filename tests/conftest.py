@@ -18,6 +18,22 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+@pytest.fixture(scope="session")
+def warm_backends() -> None:
+    """torch's one-time work of the first eager/aot_eager compile, done before any snapshot."""
+    from tests.helpers.warm import warm
+
+    warm("eager", "aot_eager")
+
+
+@pytest.fixture(scope="session")
+def warm_inductor(warm_backends: None) -> None:
+    """The same for inductor (its first compile also starts torch's compile worker pool)."""
+    from tests.helpers.warm import warm
+
+    warm("inductor")
+
+
 @pytest.fixture(autouse=True)
 def _fresh_dynamo():
     """Each test starts and ends with no compiled frames cached (tests stay independent)."""
