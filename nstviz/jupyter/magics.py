@@ -422,6 +422,9 @@ class NstraceMagics(Magics):
             _withdraw(viewer, handle)
             raise exc.with_traceback(_user_traceback(exc, filename))  # noqa: B904 - the user's own exception
 
+        from nstviz.jupyter.cell_labels import with_cell_labels
+
+        report = with_cell_labels(shell, report, filename)  # 'Cell In[3]', as IPython says it
         if progress.viewer is None:
             show()
         if viewer is not None:
