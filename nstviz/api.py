@@ -67,7 +67,7 @@ from typing import Any, Literal
 from nstviz.analysis.break_diff import diff_breaks
 from nstviz.analysis.counts import run_counts
 from nstviz.analysis.provenance import CallSite, assign_baseline_graphs, build_regions
-from nstviz.capture import _torch_compat, marking, state
+from nstviz.capture import _torch_compat, marking, state, toplevel_await
 from nstviz.capture.convert import StackTable, is_user_file, read_source
 from nstviz.capture.recorder import Backend
 from nstviz.capture.runner import RunResult, captured_output, execute
@@ -254,7 +254,7 @@ def trace_code(
         ) from exc
     if not linecache.getlines(filename):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    flags = _future_flags(tree)
+    flags = _future_flags(tree) | toplevel_await.COMPILE_FLAGS  # a notebook cell may await
     statements = [
         compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
         for stmt in tree.body
@@ -269,7 +269,7 @@ def trace_code(
 
     def body(remark: Callable[[], None]) -> None:
         for code in statements:
-            exec(code, namespace)
+            toplevel_await.run_statement(code, namespace)
             remark()
 
     session = _Session(

@@ -13,6 +13,8 @@ tracebacks and messages) to that label, in one place; the source text stays in
 from __future__ import annotations
 
 import dataclasses
+import os
+import re
 from typing import Any
 
 from nstviz.report import Graph, Report
@@ -68,6 +70,12 @@ def relabel(report: Report, labels: dict[str, str]) -> Report:
     if not labels:
         return report
     texts = [(f'File "{path}", line', f"{label}, line") for path, label in labels.items()]
+    # "PATH:LINE" in messages, also as torch shortens it in guard comments ("mp/ipykernel_7/1.py:3")
+    tails = [
+        (os.path.basename(path), path, label,
+         re.compile(r"(\S*)" + re.escape(os.path.basename(path)) + r":(\d+)"))
+        for path, label in labels.items() if os.path.basename(path)
+    ]
 
     def text(s: str) -> str:
         if s in labels:
@@ -75,6 +83,13 @@ def relabel(report: Report, labels: dict[str, str]) -> Report:
         if 'File "' in s:
             for old, new in texts:
                 s = s.replace(old, new)
+        for base, path, label, rx in tails:
+            if base in s:
+                s = rx.sub(
+                    lambda m, path=path, base=base, label=label: f"{label}, line {m.group(2)}"
+                    if path.endswith(m.group(1) + base) else m.group(0),
+                    s,
+                )
         return s
 
     def walk(value: Any) -> Any:

@@ -9,6 +9,7 @@ then fills the widget with the Report. Errors are shown the way users expect: mi
 
 from __future__ import annotations
 
+import ast
 import keyword
 import pathlib
 import re
@@ -106,7 +107,7 @@ def _check_options(args: Any) -> None:
 def _check_syntax(code: str, filename: str, label: str) -> None:
     """Refuse code that does not compile before anything runs, with Python's own message."""
     try:
-        compile(code, filename, "exec", dont_inherit=True)
+        compile(code, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as exc:
         text = "".join(traceback.format_exception_only(type(exc), exc))
         text = text.replace(f'File "{filename}"', label)
