@@ -22,23 +22,13 @@ Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "r
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import sync_playwright
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repo's tests.*
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.helpers.chromium import launch
 
 # Installed before the page's scripts: long-task observer for the benchmarks.
 INIT_SCRIPT = """
@@ -62,9 +52,7 @@ ROOT = "#nstviz-root"
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"results": [], "errors": [], "console": [], "requests": [], "dialogs": 0}
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+    with launch() as browser:
         w, h = spec.get("viewport", [1400, 900])
         ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme=spec.get("color_scheme", "light"),
                                   accept_downloads=True, device_scale_factor=spec.get("dpr", 1))
@@ -82,7 +70,6 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         page.goto(Path(spec["page"]).resolve().as_uri())
         for step in spec["steps"]:
             out["results"].append(_step(page, step))
-        browser.close()
     return out
 
 
