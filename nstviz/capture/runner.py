@@ -171,6 +171,9 @@ def execute(
             hits.append(fatal)
     graphs = tuple(recorder.graphs)
     notes = list(recorder.errors)
+    trace_note = collector.failure_note(name)
+    if trace_note is not None:
+        notes.append(trace_note)
     for g in graphs:
         if g.truncated:
             notes.append(f"{name}: graph {g.id} has {g.op_count} ops; only the first {len(g.nodes)} nodes are kept")
