@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import _thread
 import os
-import re
 import signal
-import threading
 import traceback
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +21,7 @@ import torch
 import nstviz
 from nstviz.errors import NothingCompiledError
 from nstviz.report import Report
+from tests.helpers.interrupts import InterruptAt, landed_in_capture
 from tests.helpers.snapshot import ProcessState, assert_restored
 from tests.reliability import programs
 
@@ -271,54 +270,18 @@ INTERRUPT_POINTS = {
 }
 
 
-class _InterruptAt:
-    """Wrap ``owner.name``; at its ``at``-th call, fire the interrupt from another thread and wait
-    for it to be fired before going on (so it lands in this call, during the capture)."""
-
-    def __init__(self, owner: Any, name: str, at: int, fire: Callable[[], None]) -> None:
-        self.real = getattr(owner, name)
-        self.at, self.fire, self.calls = at, fire, 0
-        self.fired = threading.Event()
-        self.error: BaseException | None = None
-
-    def _shoot(self) -> None:
-        try:
-            self.fire()
-        except BaseException as exc:  # pragma: no cover - reported by the test
-            self.error = exc
-        finally:
-            self.fired.set()
-
-    def wrapper(self) -> Callable[..., Any]:
-        real = self.real
-
-        def interrupt_here(*args: Any, **kwargs: Any) -> Any:
-            self.calls += 1
-            if self.calls == self.at:
-                threading.Thread(target=self._shoot, name="interrupter").start()
-                self.fired.wait()
-            return real(*args, **kwargs)
-
-        return interrupt_here
-
-
 def _interrupted_run(point: str, fire: Callable[[], None], monkeypatch: pytest.MonkeyPatch) -> BaseException:
     """Run LONG_CELL with the interrupt fired at ``point``; return the KeyboardInterrupt."""
     where, name, at = INTERRUPT_POINTS[point]
     owner = _resolve(where)
-    trap = _InterruptAt(owner, name, at, fire)
+    trap = InterruptAt(owner, name, at, fire)
     monkeypatch.setattr(owner, name, trap.wrapper())
     with pytest.raises(KeyboardInterrupt) as info:
         nstviz.trace_code(LONG_CELL, {"torch": torch}, nonstrict=["piece"])
     monkeypatch.undo()
     assert trap.fired.is_set() and trap.error is None, trap.error  # fired during the capture...
     assert trap.calls >= at
-    frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
-    # ...and landed there: raised in the trapped call, or re-raised by nstviz's latch for the run
-    # in which torch swallowed it (state.interrupt_latch)
-    landed_in_call = "interrupt_here" in frames
-    latched = re.fullmatch(r"interrupted during the (baseline|nonstrict) run", str(info.value)) is not None
-    assert landed_in_call or latched, (point, frames[-6:], str(info.value))
+    assert landed_in_capture(info.value), (point, traceback.extract_tb(info.value.__traceback__)[-6:], str(info.value))
     return info.value
 
 
