@@ -14,7 +14,10 @@ SPEC: ``{"page": str (file path), "viewport": [w, h], "color_scheme": "light"|"d
 - ``{"do": "click", "selector": str}`` / ``{"do": "fill", "selector": str, "text": str}`` /
   ``{"do": "press", "key": str}``: ordinary Playwright actions.
 - ``{"do": "hover_node", "pane": int, "name": str}``: move the mouse over a node.
-- ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}``.
+- ``{"do": "wait_for", "js": str, "timeout_ms": int}``: wait until ``js`` is truthy (use this
+  for anything the page does asynchronously; the timeout is a safety net, not a threshold).
+- ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}`` (only before asserting
+  that something did NOT happen).
 Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "requests": [...],
 "dialogs": int}``.
 """
@@ -117,6 +120,9 @@ def _step(page, step: dict[str, Any]) -> Any:
         return step["path"]
     if do == "wait":
         page.wait_for_timeout(step["ms"])
+        return True
+    if do == "wait_for":  # an event, not a time: wait until the JS expression is truthy
+        page.wait_for_function(step["js"], timeout=step.get("timeout_ms", 60000))
         return True
     if do == "download":
         with page.expect_download(timeout=10000) as info:
