@@ -279,7 +279,12 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
                 "%load_ext nstviz\nimport sys, time, torch\nfrom nstviz.capture import _torch_compat\n"
                 "before = (_torch_compat.id_set_contents(), sys.stdout, sys.stderr)"
             ),
-            new_code_cell("def slow_helper(x):\n    open('entered-slow-helper', 'w').close()\n    time.sleep(120)\n    return x"),
+            # one eager unit (no Dynamo work between the marker file and the sleep), so the interrupt
+            # sent once the file exists lands in the sleep, not in a compile that torch may swallow it in
+            new_code_cell(
+                "@torch._dynamo.disable\ndef wait_here():\n    open('entered-slow-helper', 'w').close()\n"
+                "    time.sleep(120)\n\ndef slow_helper(x):\n    wait_here()\n    return x"
+            ),
             new_code_cell(
                 "%%nstrace --nonstrict slow_helper\nf = torch.compile(lambda x: slow_helper(x) + 1)\ny = f(torch.ones(2))"
             ),
@@ -300,7 +305,9 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
         assert time.monotonic() < deadline, "the capture never reached slow_helper"
         time.sleep(0.1)
     page.click('.lm-MenuBar-itemLabel:text-is("Kernel")')
-    page.click('li.lm-Menu-item[data-command="kernelmenu:interrupt"]')
+    item = 'li.lm-Menu-item[data-command="kernelmenu:interrupt"]:not(.lm-mod-disabled)'
+    page.wait_for_selector(item, state="visible", timeout=30_000)
+    page.click(item)
     page.wait_for_function(
         "() => /interrupted/i.test(window.jupyterapp.shell.currentWidget.node.querySelector('.nsv-progress')?.textContent || '')",
         timeout=30_000,

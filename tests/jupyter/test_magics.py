@@ -172,7 +172,10 @@ def test_misuse_is_a_usage_error_and_the_widget_is_withdrawn(seeded, cell: str, 
 def test_kernel_interrupt_leaves_everything_restored_and_says_interrupted(seeded) -> None:
     entered = threading.Event()
     seeded.user_ns["entered"] = entered
-    seeded.run_cell("import time\ndef slow_helper(x):\n    entered.set()\n    time.sleep(120)\n    return x\n")
+    seeded.run_cell(  # one eager unit: no Dynamo compile between the signal and the sleep
+        "import time\n@torch._dynamo.disable\ndef wait_here():\n    entered.set()\n    time.sleep(120)\n\n"
+        "def slow_helper(x):\n    wait_here()\n    return x\n"
+    )
     cell = "%%nstrace --nonstrict get_magic_num\nslow = torch.compile(lambda x: slow_helper(x) + get_magic_num())\nr = slow(torch.ones(2))\n"
     before = _state()
 
