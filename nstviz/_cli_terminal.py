@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from nstviz._cli_script import EXIT_OK, EXIT_SCRIPT_RAISED
+from nstviz._where import where as format_where
 
 if TYPE_CHECKING:
     from nstviz.report import Report, Run
@@ -149,7 +150,7 @@ def summary_table(report: Report) -> str:
         ):
             for b in breaks:
                 loc = b.location
-                where = f"{_short_path(loc.file)}:{loc.line} {loc.function}"
+                where = f"{format_where(loc.file, loc.line, _short_path)} {loc.function}"
                 seen = f" (x{b.count})" if b.count > 1 else ""
                 fatal = " [fatal]" if b.fatal else ""
                 lines.append(
@@ -159,7 +160,7 @@ def summary_table(report: Report) -> str:
         for b in report.runs["baseline"].breaks if "baseline" in report.runs else ():
             loc = b.location
             lines.append(
-                f"  break {b.gb_id or '-':<7} {_short_path(loc.file)}:{loc.line} {shorten(b.reason, 70)}"
+                f"  break {b.gb_id or '-':<7} {format_where(loc.file, loc.line, _short_path)} {shorten(b.reason, 70)}"
             )
     lines.append(_outputs_line(report))
     shown: set[str] = set()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from nstviz._where import where
+
 if TYPE_CHECKING:
     from nstviz.report import Report
 
@@ -46,7 +48,7 @@ def summary(report: Report) -> str:
             gb = b.gb_id or "GB?"
             fatal = " FATAL" if b.fatal else ""
             lines.append(
-                f"  break {gb}{fatal} x{b.count} at {b.location.file}:{b.location.line} "
+                f"  break {gb}{fatal} x{b.count} at {where(b.location.file, b.location.line)} "
                 f"({b.location.function}): {b.reason}"
             )
         for r in run.regions:

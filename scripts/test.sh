@@ -6,6 +6,9 @@
 # Steps: Debian chromium + graphviz (skipped when present), torch==2.13.0 and nstviz with its
 # test extras (this builds the viewer bundle), the JS deps and JS tests, ruff, then pytest
 # (unit, capture, HTML/CLI, notebook and real-browser tests). Exits non-zero on any failure.
+# pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and XDG_CACHE_HOME point at new empty
+# folders (every run is a first run on a fresh machine), skips are listed (-rs) and any skip not
+# declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -k html`.
 set -euo pipefail
 
@@ -38,11 +41,16 @@ npm test --prefix js
 step "ruff check"
 "$PYTHON" -m ruff check .
 
-step "pytest (everything, browser and notebook tests included)"
+step "pytest (everything, browser and notebook tests included; empty caches)"
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+caches="$(mktemp -d)"
+trap 'rm -rf "$log" "$caches"' EXIT
+mkdir -p "$caches/inductor" "$caches/triton" "$caches/xdg"
+export TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg"
+export NSTVIZ_STRICT_SKIPS=1
+echo "caches: $caches (empty)"
 set +e
-"$PYTHON" -m pytest -q -p no:cacheprovider --durations=15 "$@" 2>&1 | tee "$log"
+"$PYTHON" -m pytest -q -rs -p no:cacheprovider --durations=15 "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # Whatever the interpreter prints while shutting down, end with pytest's closing line.

@@ -1,10 +1,70 @@
-"""Shared pytest setup: tests import ``tests.*`` helpers; torch compile caches are reset."""
+"""Shared pytest setup: tests import ``tests.*`` helpers; torch compile caches are reset.
+
+Skips: with ``NSTVIZ_STRICT_SKIPS=1`` (set by ``scripts/test.sh``) every skipped test that is
+not declared in ``tests/expected_skips.txt`` fails the run; the unexpected ones are listed
+before pytest's closing line.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import os
+import re
 import signal
+from pathlib import Path
 
 import pytest
+
+EXPECTED_SKIPS = Path(os.environ.get("NSTVIZ_EXPECTED_SKIPS") or Path(__file__).with_name("expected_skips.txt"))
+_skips: list[tuple[str, str]] = []
+
+
+def _expected_skips() -> list[tuple[str, re.Pattern[str]]]:
+    """``(node id pattern, reason regex)`` per line ``PATTERN | REASON-REGEX`` of the allowlist."""
+    out = []
+    for raw in EXPECTED_SKIPS.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        pattern, _, reason = (part.strip() for part in line.partition("|"))
+        out.append((pattern, re.compile(reason or ".*")))
+    return out
+
+
+def unexpected_skips(skips: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The skips (node id, reason) that no line of ``tests/expected_skips.txt`` declares."""
+    allowed = _expected_skips()
+    return [
+        (node, reason) for node, reason in skips
+        if not any(fnmatch.fnmatchcase(node, pat) and rx.search(reason) for pat, rx in allowed)
+    ]
+
+
+def _strict_skips() -> bool:
+    return os.environ.get("NSTVIZ_STRICT_SKIPS") == "1"
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and not hasattr(report, "wasxfail"):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        _skips.append((report.nodeid, reason))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _strict_skips() and unexpected_skips(_skips) and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _strict_skips():
+        return
+    bad = unexpected_skips(_skips)
+    if bad:
+        terminalreporter.section("unexpected skips (not in tests/expected_skips.txt): the run fails")
+        for node, reason in bad:
+            terminalreporter.line(f"UNEXPECTED SKIP {node}: {reason}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -16,6 +76,22 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(scope="session")
+def warm_backends() -> None:
+    """torch's one-time work of the first eager/aot_eager compile, done before any snapshot."""
+    from tests.helpers.warm import warm
+
+    warm("eager", "aot_eager")
+
+
+@pytest.fixture(scope="session")
+def warm_inductor(warm_backends: None) -> None:
+    """The same for inductor (its first compile also starts torch's compile worker pool)."""
+    from tests.helpers.warm import warm
+
+    warm("inductor")
 
 
 @pytest.fixture(autouse=True)

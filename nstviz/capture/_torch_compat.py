@@ -331,6 +331,54 @@ def drop_dynamo_globals(before: set[int]) -> int:
 
 _MISSING = object()
 
+
+@functools.cache
+def _quiet_hook_type() -> type | None:
+    try:
+        from torch._dynamo import utils
+    except ImportError:  # pragma: no cover
+        return None
+
+    class QuietCleanupHook(utils.CleanupHook):
+        """Dynamo's hook, but a global that is already gone is no error (see quiet_dynamo_cleanups)."""
+
+        def __call__(self, *args: Any) -> None:
+            if utils.CleanupManager is not None:
+                utils.CleanupManager.count -= 1
+            self.scope.pop(self.name, None)
+
+    return QuietCleanupHook
+
+
+def quiet_dynamo_cleanups(before: set[int]) -> int:
+    """Make the cleanup hooks registered since ``before`` tolerate an already deleted global.
+
+    Dynamo's ``CleanupHook`` does ``del scope[name]`` when the compiled code dies. IPython clears
+    the user namespace at exit (``InteractiveShell.reset`` from its atexit handler) before that
+    code dies, so each such hook of a notebook's compile prints ``Exception ignored ...
+    KeyError: '__builtins_dict___N'`` at interpreter exit, and a ``%%nstrace`` cell leaves one per
+    cell. The hooks of nstviz's runs are replaced by an equal hook that deletes the global only if
+    it is still there; everything else (which global, when, the manager's count) is unchanged.
+
+    Returns:
+        How many hooks were replaced.
+    """
+    quiet = _quiet_hook_type()
+    try:
+        from torch._dynamo.utils import CleanupHook, CleanupManager
+    except ImportError:  # pragma: no cover
+        return 0
+    if quiet is None:  # pragma: no cover
+        return 0
+    replaced = 0
+    for hooks in list(CleanupManager.instance.values.values()):
+        for i, hook in enumerate(hooks):
+            if id(hook) in before or type(hook) is not CleanupHook or not isinstance(hook.scope, dict):
+                continue
+            hooks[i] = quiet(hook.scope, hook.name)
+            replaced += 1
+    return replaced
+
 DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__builtins_dict___", "__import_")
 """Names Dynamo gives the globals it installs (some, from restarted traces, get no hook)."""
 

@@ -129,6 +129,7 @@ def execute(
     """
     _torch_compat.dynamo_reset()
     state.set_rng_state(rng)
+    hooks_before = _torch_compat.dynamo_global_hooks()
     recorder = Recorder(backend, stacks, max_nodes=max_nodes)
     value: Any = None
     error: BaseException | None = None
@@ -148,6 +149,8 @@ def execute(
         collector = stack.enter_context(collecting())
         stack.enter_context(recorder.active())
         out, err = stack.enter_context(captured_output(echo))
+        # the run's Dynamo globals must not make torch print KeyErrors at interpreter exit
+        stack.callback(_torch_compat.quiet_dynamo_cleanups, hooks_before)
         try:
             value = body(remark)
         except KeyboardInterrupt:
@@ -168,6 +171,9 @@ def execute(
             hits.append(fatal)
     graphs = tuple(recorder.graphs)
     notes = list(recorder.errors)
+    trace_note = collector.failure_note(name)
+    if trace_note is not None:
+        notes.append(trace_note)
     for g in graphs:
         if g.truncated:
             notes.append(f"{name}: graph {g.id} has {g.op_count} ops; only the first {len(g.nodes)} nodes are kept")

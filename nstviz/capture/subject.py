@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from nstviz._introspect import code_key, entry_function, qualified_name
-from nstviz.capture import _torch_compat, marking
+from nstviz.capture import _torch_compat, marking, toplevel_await
 from nstviz.capture.runner import Body, RunResult
 from nstviz.errors import NameResolutionError, UsageError
 
@@ -127,7 +127,7 @@ def code_subject(
         ) from exc
     if not linecache.getlines(filename):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    flags = _future_flags(tree)
+    flags = _future_flags(tree) | toplevel_await.COMPILE_FLAGS  # a notebook cell may await
     statements = [
         compile(ast.Module(body=[stmt], type_ignores=[]), filename, "exec", flags=flags, dont_inherit=True)
         for stmt in tree.body
@@ -140,7 +140,7 @@ def code_subject(
 
     def body(remark: Callable[[], None]) -> None:
         for code in statements:
-            exec(code, namespace)
+            toplevel_await.run_statement(code, namespace)
             remark()
 
     return Subject(

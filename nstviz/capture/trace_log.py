@@ -72,14 +72,28 @@ class TraceCollector(logging.Handler):
         self.events: list[TraceEvent] = []
         self._strings: dict[int, str] = {}
         self._thread = threading.get_ident()  # only the capturing thread's compiles are ours
+        self.failures = 0
+        """Records that could not be read (nstviz's fault; the compile went on)."""
+        self.first_failure: str | None = None
 
     def emit(self, record: logging.LogRecord) -> None:  # noqa: D102
         if record.thread != self._thread and "str" not in (getattr(record, "metadata", None) or {}):
             return  # (interned file names are shared by all threads: always kept)
         try:
             self._handle(record)
-        except Exception:  # never let nstviz break the user's compile
-            pass
+        except Exception as exc:  # never let nstviz break the user's compile; say it in a note
+            self.failures += 1
+            if self.first_failure is None:
+                self.first_failure = repr(exc)[:300]
+
+    def failure_note(self, run: str) -> str | None:
+        """The Report note for records that could not be read in ``run``, or None."""
+        if not self.failures:
+            return None
+        return (
+            f"{run}: could not read torch's structured trace ({self.first_failure}); graph breaks, "
+            "compiles and guards of this run may be missing"
+        )
 
     def _handle(self, record: logging.LogRecord) -> None:
         meta = getattr(record, "metadata", None)

@@ -12,6 +12,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from nstviz._where import where
 from nstviz.report import Break, Report
 
 _RUN_LABELS = {"baseline": "baseline (as written)", "nonstrict": "nonstrict"}
@@ -57,7 +58,7 @@ def html_summary(report: Report) -> str:
             loc = b.location
             breaks.append(
                 f"<li><b>{esc(status)}</b> {esc(b.gb_id or '')} {esc(b.reason)} "
-                f"<code>{esc(loc.file)}:{loc.line}</code> in <code>{esc(loc.function)}</code>"
+                f"<code>{esc(where(loc.file, loc.line))}</code> in <code>{esc(loc.function)}</code>"
                 f"{f' (x{b.count})' if b.count > 1 else ''}</li>"
             )
     errors = "".join(

@@ -9,6 +9,7 @@ then fills the widget with the Report. Errors are shown the way users expect: mi
 
 from __future__ import annotations
 
+import ast
 import keyword
 import pathlib
 import re
@@ -111,7 +112,7 @@ def _check_options(args: Any) -> None:
 def _check_syntax(code: str, filename: str, label: str) -> None:
     """Refuse code that does not compile before anything runs, with Python's own message."""
     try:
-        compile(code, filename, "exec", dont_inherit=True)
+        compile(code, filename, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as exc:
         text = "".join(traceback.format_exception_only(type(exc), exc))
         text = text.replace(f'File "{filename}"', label)
@@ -428,6 +429,9 @@ class NstraceMagics(Magics):
             _withdraw(viewer, handle)
             raise exc.with_traceback(_user_traceback(exc, filename))  # noqa: B904 - the user's own exception
 
+        from nstviz.jupyter.cell_labels import with_cell_labels
+
+        report = with_cell_labels(shell, report, filename)  # 'Cell In[3]', as IPython says it
         if progress.viewer is None:
             show()
         if viewer is not None:

@@ -452,17 +452,27 @@ def test_attempt_budget_marks_the_rest_skipped():
     assert len(skipped) == 2 and all("attempt limit (2)" in c.error for c in skipped)
 
 
-def test_time_budget_marks_the_rest_skipped():
-    import time
+def test_time_budget_marks_the_rest_skipped(monkeypatch):
+    """Each attempt takes 1 s on the advisor's clock (a clock the attempts advance, no sleeping):
+    with 1.5 s, the first attempt runs and the second is not started (1 s more would exceed it)."""
+    import types
 
-    def slow(marks, name):
-        time.sleep(0.2)
+    from nstviz.analysis import advisor
+
+    clock = [100.0]
+    monkeypatch.setattr(advisor, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+
+    def one_second(marks, name):
+        clock[0] += 1.0
         return run(name, B_LEAF, B_STATS), MATCH
 
-    cands, _ = run_advisor(run("baseline", B_LEAF, B_STATS), resolve, slow, budget_s=0.3, max_attempts=10)
-    tried = [c for c in cands if c.run]
-    assert 1 <= len(tried) <= 2
-    assert any(c.status == "skipped" and "time budget" in c.error for c in cands)
+    cands, _ = run_advisor(run("baseline", B_LEAF, B_STATS), resolve, one_second, budget_s=1.5, max_attempts=10)
+    skipped = "time budget (1.5 s): 0.5 s left, shorter than one run (~1.0 s)"
+    assert [(c.function, c.status, c.run, c.error) for c in cands] == [
+        ("Block.stats", "no_change", "attempt-1", None),
+        ("leaf", "skipped", None, skipped),
+        ("middle", "skipped", None, skipped),
+    ]
 
 
 def test_a_budget_shorter_than_one_run_tries_nothing():

@@ -24,23 +24,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.chromium import ChromiumMissing, launch
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def chromium_path() -> str | None:
-    """Debian's Chromium binary, or None when it is not installed."""
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @dataclass
@@ -160,15 +147,11 @@ def artifacts() -> Path:
 
 @pytest.fixture(scope="session")
 def browser():
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("Debian chromium is not installed (apt-get install -y chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    try:
+        with launch() as b:
+            yield b
+    except ChromiumMissing as exc:
+        pytest.fail(str(exc))
 
 
 def _server_fixture(app: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
@@ -189,5 +172,8 @@ def jupyterlab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServ
 
 @pytest.fixture(scope="session")
 def notebook7(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
-    pytest.importorskip("notebook", reason="the notebook package (Notebook 7) is not installed")
+    try:
+        import notebook  # noqa: F401
+    except ImportError:
+        pytest.fail("the notebook package (Notebook 7) is not installed: pip install -e .[test]")
     yield from _server_fixture("notebook", tmp_path_factory)

@@ -68,6 +68,10 @@ class Kernel:
         self.client.stop_channels()
 
 
+SEED_HEADLINE = ["1 break → 0", "fullgraph failed → 1 graph", "outputs match eager"]
+"""The seed notebook's headline, written down (not derived from the code under test)."""
+
+
 def open_notebook(browser, server, path: str, name: str):
     page = browser.new_page(viewport={"width": 1500, "height": 1100})
     errors: list[str] = []
@@ -120,18 +124,12 @@ def test_notebook_1_in_jupyterlab(jupyterlab, browser, artifacts: Path) -> None:
             "{'counts': {k: [c.graphs, c.breaks] for k, c in report.counts.items()},"
             " 'inlined': sorted({(g, n) for r in report.runs['nonstrict'].regions for g, ns in r.nodes.items() for n in ns})}"
         )
-        (base_graphs, base_breaks), (nst_graphs, nst_breaks) = (
-            expected["counts"]["baseline"],
-            expected["counts"]["nonstrict"],
-        )
-
-        # the summary numbers in the DOM are the Report's
-        headline = page.text_content(f"{WIDGET} [data-testid=headline]")
-        assert f"{base_breaks} break → {nst_breaks}" in headline, headline
-        graphs_text = f"{base_graphs} graphs → {nst_graphs}"
-        if base_graphs == 0:  # the seed's fullgraph=True failure compiled nothing
-            graphs_text = f"fullgraph failed → {nst_graphs} graph"
-        assert graphs_text in headline, headline
+        # the seed example, written down: the baseline's fullgraph=True failure compiled nothing
+        # (0 graphs, 1 fatal break); the nonstrict run is one graph without breaks; the output
+        # check compares the nonstrict run with an eager run of the cell
+        assert expected["counts"] == {"baseline": [0, 1], "nonstrict": [1, 0]}
+        headline = page.locator(f"{WIDGET} [data-testid=headline] > span").all_text_contents()
+        assert headline == SEED_HEADLINE, headline
 
         # highlighted nodes: exactly the Report's inlined nodes of the graph shown
         widget.locator("button[title='expand all groups']").click()
@@ -139,8 +137,8 @@ def test_notebook_1_in_jupyterlab(jupyterlab, browser, artifacts: Path) -> None:
         pane = page.evaluate(f"() => {HOOK}.panes()[0]")
         assert pane["run"] == "nonstrict"
         highlighted = sorted(n["name"] for n in pane["nodes"] if n["highlighted"])
-        assert highlighted, "the nonstrict graph shows highlighted nodes"
         assert highlighted == sorted(n for g, n in expected["inlined"] if g == pane["graph"])
+        assert len(highlighted) == len([1 for g, _ in expected["inlined"] if g == pane["graph"]]) >= 1
 
         # click a node: the selection reaches the kernel's Viewer
         target = highlighted[0]
@@ -208,7 +206,7 @@ def test_notebook_1_in_jupyterlab(jupyterlab, browser, artifacts: Path) -> None:
     assert saved.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     reopened, errors2 = open_notebook(browser, jupyterlab, "lab/tree", "01-seed-example.ipynb")
     reopened.wait_for_selector(WIDGET, timeout=60_000)
-    assert "1 break → 0" in reopened.text_content(f"{WIDGET} [data-testid=headline]")
+    assert reopened.locator(f"{WIDGET} [data-testid=headline] > span").all_text_contents() == SEED_HEADLINE
     reopened.locator(WIDGET).scroll_into_view_if_needed()
     reopened.screenshot(path=str(artifacts / "jupyterlab-01-reopened.png"))
     assert errors == [] and errors2 == []
@@ -223,9 +221,10 @@ def test_progress_reaches_the_page_while_the_cell_runs(jupyterlab, browser, arti
     nb = new_notebook(
         cells=[
             new_code_cell(
-                "import time\nfrom nstviz.jupyter import Viewer\nw = Viewer()\ndisplay(w)\nw.start_progress(2)\n"
+                "import os, time\nfrom nstviz.jupyter import Viewer\nw = Viewer()\ndisplay(w)\nw.start_progress(2)\n"
                 "for i in range(8):\n    w.set_progress('baseline' if i < 4 else 'nonstrict', f'step {i}', runs_done=i // 4)\n"
-                "    time.sleep(0.5)\n"
+                "    while not os.path.exists(f'progress-ack-{i}'):  # the test saw step i on the page\n"
+                "        time.sleep(0.05)\n"
             )
         ]
     )
@@ -234,18 +233,15 @@ def test_progress_reaches_the_page_while_the_cell_runs(jupyterlab, browser, arti
     page, errors = open_notebook(browser, jupyterlab, "lab/tree", "progress.ipynb")
     run_all(page)
     seen: list[str] = []
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        text = " ".join(page.locator(".nsv-progress").all_inner_texts())
-        if text and (not seen or seen[-1] != text):
-            seen.append(text)
-        if "step 7" in text:
-            break
-        time.sleep(0.1)
+    for i in range(8):  # the cell waits for our acknowledgement of each step: every one must show
+        page.wait_for_function(
+            "([i]) => [...document.querySelectorAll('.nsv-progress')].some(e => e.innerText.includes(`step ${i}`))",
+            arg=[i], timeout=120_000,
+        )
+        seen.append(" ".join(page.locator(".nsv-progress").all_inner_texts()))
+        (jupyterlab.root / f"progress-ack-{i}").touch()
     page.screenshot(path=str(artifacts / "jupyterlab-progress.png"))
-    steps = sorted({s.split("step ")[1][0] for s in seen if "step " in s})
-    assert len(steps) >= 5, seen  # most intermediate updates were drawn while the cell ran
-    assert any("nonstrict" in s for s in seen) and any("baseline" in s for s in seen)
+    assert [("baseline" if i < 4 else "nonstrict") in s for i, s in enumerate(seen)] == [True] * 8, seen
     assert errors == []
     page.close()
 
@@ -254,8 +250,7 @@ def test_notebook_7_smoke(notebook7, browser, artifacts: Path) -> None:
     page, errors = open_notebook(browser, notebook7, "notebooks", "01-seed-example.ipynb")
     run_all(page)
     wait_done(page)
-    headline = page.text_content(f"{WIDGET} [data-testid=headline]")
-    assert "1 break → 0" in headline
+    assert page.locator(f"{WIDGET} [data-testid=headline] > span").all_text_contents() == SEED_HEADLINE
     page.locator(WIDGET).scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "notebook7-01.png"))
     # Notebook 7 itself logs a settings-schema error with the temp settings dir; only ours count
@@ -284,7 +279,12 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
                 "%load_ext nstviz\nimport sys, time, torch\nfrom nstviz.capture import _torch_compat\n"
                 "before = (_torch_compat.id_set_contents(), sys.stdout, sys.stderr)"
             ),
-            new_code_cell("def slow_helper(x):\n    time.sleep(120)\n    return x"),
+            # one eager unit (no Dynamo work between the marker file and the sleep), so the interrupt
+            # sent once the file exists lands in the sleep, not in a compile that torch may swallow it in
+            new_code_cell(
+                "@torch._dynamo.disable\ndef wait_here():\n    open('entered-slow-helper', 'w').close()\n"
+                "    time.sleep(120)\n\ndef slow_helper(x):\n    wait_here()\n    return x"
+            ),
             new_code_cell(
                 "%%nstrace --nonstrict slow_helper\nf = torch.compile(lambda x: slow_helper(x) + 1)\ny = f(torch.ones(2))"
             ),
@@ -299,9 +299,15 @@ def test_kernel_interrupt_in_jupyterlab(jupyterlab, browser, artifacts: Path) ->
         "() => /Running: baseline/.test(window.jupyterapp.shell.currentWidget.node.querySelector('.nsv-progress')?.textContent || '')",
         timeout=60_000,
     )
-    time.sleep(1.0)
+    entered = jupyterlab.root / "entered-slow-helper"  # the baseline run is inside the user's code
+    deadline = time.monotonic() + 120
+    while not entered.exists():
+        assert time.monotonic() < deadline, "the capture never reached slow_helper"
+        time.sleep(0.1)
     page.click('.lm-MenuBar-itemLabel:text-is("Kernel")')
-    page.click('li.lm-Menu-item[data-command="kernelmenu:interrupt"]')
+    item = 'li.lm-Menu-item[data-command="kernelmenu:interrupt"]:not(.lm-mod-disabled)'
+    page.wait_for_selector(item, state="visible", timeout=30_000)
+    page.click(item)
     page.wait_for_function(
         "() => /interrupted/i.test(window.jupyterapp.shell.currentWidget.node.querySelector('.nsv-progress')?.textContent || '')",
         timeout=30_000,

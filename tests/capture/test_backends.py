@@ -9,8 +9,11 @@ import nstviz
 from tests.capture.cases import corpus as c
 from tests.helpers import digest, state
 
+pytestmark = pytest.mark.usefixtures("warm_backends")  # torch's first-compile work before any snapshot
+
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_inductor")
 def test_inductor_records_aten_and_post_grad_graphs():
     before = state.take()
     report = nstviz.compare(c.loop_fn, torch.ones(3), nonstrict=["loop_helper"], backend="inductor")
@@ -53,6 +56,7 @@ def test_fullgraph_setting_of_compiled_object_is_kept():
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("warm_inductor")
 def test_as_written_with_default_inductor_object_records_aten_graphs():
     report = nstviz.trace_code(
         "y = torch.compile(loop_fn)(torch.ones(3))\n",

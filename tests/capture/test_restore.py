@@ -15,6 +15,8 @@ from nstviz.errors import NameResolutionError, NothingCompiledError, NotMarkable
 from tests.capture.cases import corpus as c
 from tests.helpers import state
 
+pytestmark = pytest.mark.usefixtures("warm_backends")  # torch's first-compile work before any snapshot
+
 CELL = "y = torch.compile(loop_fn)(torch.ones(3))\n"
 
 

@@ -22,7 +22,8 @@ What is recorded (each entry compares with ``==``):
 - RNG states: torch, :mod:`random`, numpy;
 - :mod:`sys`: stdout/stderr/stdin, displayhook/excepthook, trace/profile functions (also
   :mod:`threading`'s), recursion limit, ``sys.path``, modules removed;
-- threads alive (new ones are reported after a short grace period), ``atexit`` callbacks,
+- threads alive (new ones are reported after a short grace period; torch's own long-lived
+  lazy threads are not counted, see :mod:`tests.helpers.threads`), ``atexit`` callbacks,
   :mod:`warnings` filters and ``showwarning``, :mod:`gc` callbacks, the SIGINT handler,
   ``os.environ`` and the working directory.
 """
@@ -45,6 +46,7 @@ from typing import Any
 import torch
 
 from tests.helpers import state
+from tests.helpers.threads import leak_candidates
 
 
 def _loggers() -> dict[str, tuple[Any, ...]]:
@@ -189,7 +191,7 @@ class ProcessState:
         return cls(
             values=values,
             loggers=_loggers(),
-            threads=frozenset((t.ident, t.name) for t in threading.enumerate()),
+            threads=leak_candidates(),
             modules=frozenset(sys.modules),
         )
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import logging
 import random
 import sys
-import threading
 from typing import Any
 
 import torch
 
-_PROCESS_THREADS = frozenset({"tqdm_monitor"})
+from tests.helpers.threads import leak_candidates
 
 
 def take() -> dict[str, Any]:
@@ -47,8 +46,9 @@ def take() -> dict[str, Any]:
         "call_user_compiler": OutputGraph.__dict__["call_user_compiler"],
         "nonstrict_trace": (torch._dynamo.nonstrict_trace, decorators.nonstrict_trace),
         "post_grad_custom_post_pass": inductor_config.post_grad_custom_post_pass,
-        # torch/tqdm start a process-wide monitor thread on first use: not nstviz's
-        "threads": sorted(t.name for t in threading.enumerate() if t.name not in _PROCESS_THREADS),
+        # torch's own long-lived lazy threads (first inductor compile, tqdm monitor) are not
+        # nstviz's; any other new thread is a leak (tests/helpers/threads.py)
+        "threads": sorted(name for _, name in leak_candidates()),
     }
 
 

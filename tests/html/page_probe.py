@@ -16,24 +16,15 @@ SPEC: ``{"pages": [{"path": str, "wait_ready": bool, "download": bool, "screensh
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import sync_playwright
+if __package__ in (None, ""):  # run as a script (or imported by a benchmark): the repo's tests.*
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.helpers.chromium import launch
 
 # Runs before the page's own scripts (injected by the browser, so the page's CSP does not apply).
 INIT_SCRIPT = """
@@ -64,21 +55,12 @@ COLLECT = """() => ({
 })"""
 
 
-def chromium_path() -> str:
-    """Debian's chromium (never a downloaded browser)."""
-    return shutil.which("chromium") or "/usr/bin/chromium"
-
-
 def probe(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Open each page and return one observation dict per page."""
     results = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
-        try:
-            for spec in pages:
-                results.append(_probe_one(browser, spec))
-        finally:
-            browser.close()
+    with launch() as browser:
+        for spec in pages:
+            results.append(_probe_one(browser, spec))
     return results
 
 

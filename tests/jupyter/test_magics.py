@@ -171,16 +171,25 @@ def test_misuse_is_a_usage_error_and_the_widget_is_withdrawn(seeded, cell: str, 
 
 
 def test_kernel_interrupt_leaves_everything_restored_and_says_interrupted(seeded) -> None:
-    seeded.run_cell("import time\ndef slow_helper(x):\n    time.sleep(30)\n    return x\n")
+    entered = threading.Event()
+    seeded.user_ns["entered"] = entered
+    seeded.run_cell(  # one eager unit: no Dynamo compile between the signal and the sleep
+        "import time\n@torch._dynamo.disable\ndef wait_here():\n    entered.set()\n    time.sleep(120)\n\n"
+        "def slow_helper(x):\n    wait_here()\n    return x\n"
+    )
     cell = "%%nstrace --nonstrict get_magic_num\nslow = torch.compile(lambda x: slow_helper(x) + get_magic_num())\nr = slow(torch.ones(2))\n"
     before = _state()
-    timer = threading.Timer(2.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with capture_output():
-            result = seeded.run_cell(cell)
-    finally:
-        timer.cancel()
+
+    def interrupt_when_inside() -> None:  # a real SIGINT once the baseline run is in slow_helper
+        if entered.wait(300):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    interrupter = threading.Thread(target=interrupt_when_inside, name="interrupter")
+    interrupter.start()
+    with capture_output():
+        result = seeded.run_cell(cell)
+    interrupter.join()
+    assert entered.is_set()  # it landed in the capture's baseline run (in the user's sleep)
     assert isinstance(result.error_in_exec, KeyboardInterrupt)
     assert last_viewer().progress["phase"] == "interrupted"
     assert _same_state(before, _state())

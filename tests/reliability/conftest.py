@@ -10,7 +10,7 @@ from tests.reliability import programs
 
 
 @pytest.fixture(scope="session", autouse=True)
-def warmed_up() -> None:
+def warmed_up(warm_backends: None) -> None:
     """One capture first, so torch's one-time lazy imports (474 modules, 6 atexit callbacks, the
     tqdm monitor thread) happen before any before/after comparison: they are torch's, not nstviz's
     (a plain first ``torch.compile`` does the same, see docs/reliability.md)."""

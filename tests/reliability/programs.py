@@ -34,6 +34,23 @@ def fn(x):
 y = fn(torch.ones(4))
 """
 
+TWO_HELPERS_CELL = """
+def helper_a(x):
+    torch._dynamo.graph_break()
+    return x * 2
+
+def helper_b(x):
+    print("b")
+    return x + 3
+
+@torch.compile
+def fn(x):
+    return helper_b(helper_a(x.sin())) + 1
+
+y = fn(torch.ones(4))
+"""
+"""Two breaking helpers: the advisor has two candidates (helper_a, helper_b), one attempt each."""
+
 RANDOM_CELL = """
 @torch.compile
 def f(x):

@@ -202,6 +202,7 @@ def test_api_bad_input(case: str, call: Callable[[], Any], raises: Any, pattern:
     assert_restored(before)
 
 
+@pytest.mark.usefixtures("warm_inductor")
 def test_compare_on_a_compiled_method_keeps_self() -> None:
     ns = _ns()
     exec(compile(METHOD_CELL, "<method>", "exec"), ns)  # runs inductor: before the snapshot

@@ -4,7 +4,6 @@ and what nstviz refuses with a clear message (a second capture at the same time,
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -17,13 +16,14 @@ from tests.helpers.snapshot import ProcessState, assert_restored
 from tests.reliability import programs
 
 SLOW_CELL = """
-import time
 @torch.compile
 def slow(x):
     return x.sin() + 1
 y = slow(torch.ones(3))
-time.sleep(1.0)
+started.set()
+assert release.wait(120), "the test never released the first capture"
 """
+"""Holds its capture open (after compiling) until the test sets ``release``."""
 
 
 def test_two_magics_in_a_row_and_the_first_widget_stays_usable(ip: Any, before: ProcessState) -> None:
@@ -62,17 +62,21 @@ def _in_thread(fn: Any) -> tuple[threading.Thread, dict[str, Any]]:
 
 
 def test_a_second_concurrent_capture_is_refused(before: ProcessState) -> None:
-    started = threading.Event()
+    started, release = threading.Event(), threading.Event()
 
     def first() -> Any:
-        ns = {"torch": torch, "started": started}
-        return nstviz.trace_code("started.set()\n" + SLOW_CELL, ns)
+        ns = {"torch": torch, "started": started, "release": release}
+        return nstviz.trace_code(SLOW_CELL, ns)
 
     thread, out = _in_thread(first)
-    assert started.wait(30)
-    with pytest.raises(UsageError, match="another nstviz capture is running in another thread"):
-        nstviz.compare(programs.func, torch.ones(4), nonstrict=[programs.get_magic_num])
-    thread.join(60)
+    assert started.wait(120)  # the first capture is inside its baseline run, and stays there
+    try:
+        with pytest.raises(UsageError, match="another nstviz capture is running in another thread"):
+            nstviz.compare(programs.func, torch.ones(4), nonstrict=[programs.get_magic_num])
+    finally:
+        release.set()
+    thread.join(120)
+    assert not thread.is_alive()
     assert "error" not in out, out.get("error")
     assert out["value"].counts["baseline"].graphs == 1
     # and once it is done, captures work again
@@ -92,7 +96,7 @@ def test_a_nested_capture_is_refused(before: ProcessState) -> None:
 def test_capture_while_another_thread_compiles(before: ProcessState) -> None:
     """Supported with limits: the other thread's compiles are neither recorded nor broken, but
     nstviz's dynamo reset makes it recompile (see docs/reliability.md)."""
-    stop = threading.Event()
+    stop, running = threading.Event(), threading.Event()
     results: list[float] = []
 
     @torch.compile(backend="eager")
@@ -102,14 +106,16 @@ def test_capture_while_another_thread_compiles(before: ProcessState) -> None:
     def worker() -> None:
         while not stop.is_set():
             results.append(float(other(torch.ones(2)).sum()))
-            time.sleep(0.005)
+            running.set()
 
     thread = threading.Thread(target=worker, name="other-torch-thread")
     thread.start()
     try:
-        time.sleep(0.2)
+        assert running.wait(120)  # the other thread has compiled and runs its compiled code
         for _ in range(3):
+            calls_before = len(results)
             report = nstviz.compare(programs.breaking, torch.ones(4), nonstrict=["helper"])
+            assert len(results) > calls_before, "the other thread did not run during the capture"
             functions = {g.function for run in report.runs.values() for g in run.graphs}
             assert "other" not in functions, "the other thread's graphs leaked into the Report"
             assert report.counts["baseline"].breaks == 1 and report.counts["nonstrict"].breaks == 0

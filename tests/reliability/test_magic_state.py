@@ -66,7 +66,7 @@ CASES = {
     "user error": (MAGIC + programs.SEED_CELL + "raise ValueError('boom')\n", None, (Exception,)),
     "error before compiling": (MAGIC + "1 / 0\n" + programs.SEED_CELL, None, (ZeroDivisionError,)),
     "Ctrl-C in user code": (
-        MAGIC + "import _thread\n_thread.interrupt_main()\nimport time\ntime.sleep(0.2)\n" + programs.SEED_CELL,
+        MAGIC + "import signal\nsignal.raise_signal(signal.SIGINT)\n" + programs.SEED_CELL,
         None,
         (KeyboardInterrupt,),
     ),

@@ -8,13 +8,14 @@ another test module's. Screenshots go to ``test-artifacts/viewer/`` for reviewer
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.chromium import ChromiumMissing, chromium_path
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts" / "viewer"
@@ -41,10 +42,10 @@ def artifacts() -> Path:
 
 @pytest.fixture(scope="session")
 def chromium() -> str:
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not exe:
-        pytest.fail("Debian chromium is not installed (apt-get install chromium)")
-    return exe
+    try:
+        return chromium_path()
+    except ChromiumMissing as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture

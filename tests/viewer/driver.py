@@ -14,7 +14,10 @@ SPEC: ``{"page": str (file path), "viewport": [w, h], "color_scheme": "light"|"d
 - ``{"do": "click", "selector": str}`` / ``{"do": "fill", "selector": str, "text": str}`` /
   ``{"do": "press", "key": str}``: ordinary Playwright actions.
 - ``{"do": "hover_node", "pane": int, "name": str}``: move the mouse over a node.
-- ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}``.
+- ``{"do": "wait_for", "js": str, "timeout_ms": int}``: wait until ``js`` is truthy (use this
+  for anything the page does asynchronously; the timeout is a safety net, not a threshold).
+- ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}`` (only before asserting
+  that something did NOT happen).
 Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "requests": [...],
 "dialogs": int}``.
 """
@@ -22,23 +25,13 @@ Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "r
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import sync_playwright
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repo's tests.*
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.helpers.chromium import launch
 
 # Installed before the page's scripts: long-task observer for the benchmarks.
 INIT_SCRIPT = """
@@ -62,9 +55,7 @@ ROOT = "#nstviz-root"
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"results": [], "errors": [], "console": [], "requests": [], "dialogs": 0}
-    exe = shutil.which("chromium") or shutil.which("chromium-browser")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+    with launch() as browser:
         w, h = spec.get("viewport", [1400, 900])
         ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme=spec.get("color_scheme", "light"),
                                   accept_downloads=True, device_scale_factor=spec.get("dpr", 1))
@@ -82,7 +73,6 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         page.goto(Path(spec["page"]).resolve().as_uri())
         for step in spec["steps"]:
             out["results"].append(_step(page, step))
-        browser.close()
     return out
 
 
@@ -130,6 +120,9 @@ def _step(page, step: dict[str, Any]) -> Any:
         return step["path"]
     if do == "wait":
         page.wait_for_timeout(step["ms"])
+        return True
+    if do == "wait_for":  # an event, not a time: wait until the JS expression is truthy
+        page.wait_for_function(step["js"], timeout=step.get("timeout_ms", 60000))
         return True
     if do == "download":
         with page.expect_download(timeout=10000) as info:

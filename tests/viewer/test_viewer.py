@@ -388,3 +388,34 @@ def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
     ]})
     rows = out["results"][2]
     assert len(rows) >= 9 and all(all(r[1:]) for r in rows), [r for r in rows if not all(r[1:])]
+
+
+def test_notebook_cells_are_shown_as_ipython_names_them(write_page, drive):
+    """A break in a notebook cell reads 'Cell In[3], line 4' in the list, its stack and the source pane."""
+    from nstviz.report import Break, Graph, Location, Node, Report, Run, SourceFile
+
+    cell3 = Location(file="Cell In[3]", line=4, function="helper", code="torch._dynamo.graph_break()")
+    cell4 = Location(file="Cell In[4]", line=3, function="fn", code="return helper(x) + 1")
+    brk = Break(gb_id="GB0025", reason="Call to `torch._dynamo.graph_break()`", count=1, fatal=False, location=cell3,
+                stack=(cell4, cell3))
+    graph = Graph(id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0,
+                  nodes=(Node(name="x", op="placeholder", target="x"), Node(name="output", op="output", target="output")))
+    text3 = "import torch\n\ndef helper(x):\n    torch._dynamo.graph_break()\n    return x * 2\n"
+    report = Report(
+        torch_version="2.13.0",
+        runs={"baseline": Run(name="baseline", graphs=(graph,), breaks=(brk,))},
+        sources={"Cell In[3]": SourceFile(path="Cell In[3]", text=text3),
+                 "Cell In[4]": SourceFile(path="Cell In[4]", text="%%nstrace\ndef fn(x):\n    return helper(x) + 1\n")},
+    )
+    report.validate()
+    page = write_page(report, name="cells.html")
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=breaks]"},
+        {"do": "eval", "js": "[...document.querySelectorAll('.nsv-break-meta button, .nsv-stack button')].map(b => b.textContent)"},
+        {"do": "click", "selector": ".nsv-break-meta button.nsv-linkish"},
+        {"do": "eval", "js": "[document.querySelector('.nsv-tab-body[data-tab=source] select').selectedOptions[0].textContent,"
+                             " [...document.querySelector('.nsv-tab-body[data-tab=source] select').options].map(o => o.textContent)]"},
+    ]})
+    assert out["results"][2] == ["Cell In[3], line 4", "Cell In[4], line 3", "Cell In[3], line 4"]
+    assert out["results"][4] == ["Cell In[3]", ["Cell In[3]", "Cell In[4]"]]

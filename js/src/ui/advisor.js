@@ -4,7 +4,7 @@
 // Must not: run anything or talk to the kernel.
 
 import { h } from "./dom.js";
-import { shortPath } from "./format.js";
+import { where } from "./format.js";
 
 export function hasAdvisor(report) {
   return (report.candidates || []).length > 0 || !!report.recommendation;
@@ -32,7 +32,7 @@ export function renderAdvisor(report) {
         h("span", { class: `nsv-chip nsv-chip-${tone[c.status] || "neutral"}` }, c.status.replace("_", " "))),
       h("div", { class: "nsv-cand-why" }, c.why),
       h("div", { class: "nsv-muted nsv-small" }, [
-        c.file ? `${shortPath(c.file)}:${c.line ?? ""}` : null,
+        c.file ? where(c.file, c.line) : null,
         c.breaks_before != null ? `breaks ${c.breaks_before} → ${c.breaks_after ?? "?"}` : null,
         c.outputs_match == null ? null : c.outputs_match ? "outputs match" : "outputs differ",
         c.run ? `run ${c.run}` : null,

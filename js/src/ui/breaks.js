@@ -4,7 +4,7 @@
 // Must not: change the graph panes or the source pane itself.
 
 import { clear, h, safeUrl } from "./dom.js";
-import { shortPath } from "./format.js";
+import { where } from "./format.js";
 import { sourceExcerpt } from "./source.js";
 
 /**
@@ -37,7 +37,7 @@ export function renderBreaks(host, report, index, cb) {
           h("span", { class: "nsv-count", title: "times this break was hit" }, `×${b.count ?? 1}`)),
         h("div", { class: "nsv-break-meta" },
           b.gb_id ? (link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer", class: "nsv-gb" }, b.gb_id) : h("span", { class: "nsv-gb" }, b.gb_id)) : null,
-          h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(loc) }, `${shortPath(loc.file)}:${loc.line ?? "?"}`),
+          h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(loc) }, where(loc.file, loc.line)),
           h("span", { class: "nsv-muted" }, ` in ${loc.function ?? "?"}`)),
         h("div", { class: "nsv-break-body" },
           sourceExcerpt(index, loc, cb.onFrame),
@@ -71,7 +71,7 @@ export function markSelectedBreak(host, sel) {
 /** A user stack, innermost frames shown; outer frames behind a "show" toggle. */
 export function renderStack(stack, onFrame, keep = 4) {
   const item = (f, k) => h("li", { value: String(k + 1) },
-    h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => onFrame(f) }, `${shortPath(f.file)}:${f.line}`),
+    h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => onFrame(f) }, where(f.file, f.line)),
     h("span", { class: "nsv-muted" }, ` ${f.function}`), f.code ? h("div", { class: "nsv-code-line" }, f.code) : null);
   const hidden = Math.max(0, stack.length - keep);
   const list = h("ol", { class: "nsv-stack" }, stack.slice(hidden).map((f, k) => item(f, hidden + k)));

@@ -5,7 +5,7 @@
 
 import { KIND_NAMES, tensorText } from "../contract/graphmodel.js";
 import { h } from "./dom.js";
-import { shortPath } from "./format.js";
+import { where } from "./format.js";
 import { renderStack } from "./breaks.js";
 import { sourceExcerpt } from "./source.js";
 
@@ -38,7 +38,7 @@ export function renderDetails(ctx) {
     region ? h("div", { class: "nsv-region-note" },
       h("strong", null, "Inlined from a non-strict region. "),
       `${region.function || "?"} (region ${region.id})`,
-      region.file ? ` · ${shortPath(region.file)}:${region.line_start ?? "?"}–${region.line_end ?? "?"}` : "",
+      region.file ? ` · ${where(region.file, `${region.line_start ?? "?"}–${region.line_end ?? "?"}`)}` : "",
       (region.reads || []).length ? h("div", { class: "nsv-warn" }, "Reads values that are not inputs (baked in as constants, no guards): " + region.reads.map((r) => `${r.name} (${r.kind})`).join(", ")) : null) : null,
     h("dl", { class: "nsv-kv nsv-kv-wide" }, rows.map(([k, v]) => [h("dt", null, k), h("dd", { class: "nsv-mono" }, String(v ?? ""))])),
     h("div", { class: "nsv-section-title" }, `inputs (${ins.length})`), nodeList(ins),

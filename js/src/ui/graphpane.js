@@ -14,7 +14,7 @@ import { Minimap } from "../render/minimap.js";
 import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
-import { shortPath } from "./format.js";
+import { where } from "./format.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -320,7 +320,7 @@ export class GraphPane {
       else if (gm.region[i] >= 0) lines.push([`inlined from non-strict region ${gm.regionIds[gm.region[i]]} (${this.app.regionFunction(this.run, gm.regionIds[gm.region[i]])})`, "nsv-tip-region"]);
       if (nd.baseline_graph) lines.push([`baseline graph: ${nd.baseline_graph}`]);
       const f = this.app.index.frame(nd.stack);
-      if (f) lines.push([`${shortPath(f.file)}:${f.line} in ${f.function}${f.code ? "  —  " + f.code : ""}`, "nsv-mono"]);
+      if (f) lines.push([`${where(f.file, f.line)} in ${f.function}${f.code ? "  —  " + f.code : ""}`, "nsv-mono"]);
       for (const [t, cls] of lines) this.tip.appendChild(h("div", { class: cls || null }, t));
     } else {
       const g = tree.groups[b.item - gm.n];

@@ -5,7 +5,7 @@
 // Must not: select anything by itself except through the onLine callback.
 
 import { clear, h } from "./dom.js";
-import { shortPath } from "./format.js";
+import { shortPath, where } from "./format.js";
 
 export class SourcePane {
   constructor(report, index) {
@@ -131,5 +131,5 @@ export function sourceExcerpt(index, loc, onOpen, radius = 2, tone = "break") {
       h("span", { class: "nsv-gutter" }, h("span", { class: "nsv-ln" }, String(ln))),
       h("span", { class: "nsv-src-text" }, text.length > 300 ? text.slice(0, 300) + " …" : text)));
   }
-  return h("button", { class: "nsv-excerpt", type: "button", title: `open ${loc.file}:${loc.line} in the Source tab`, onclick: () => onOpen(loc) }, rows);
+  return h("button", { class: "nsv-excerpt", type: "button", title: `open ${where(loc.file, loc.line)} in the Source tab`, onclick: () => onOpen(loc) }, rows);
 }
