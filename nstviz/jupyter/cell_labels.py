@@ -17,6 +17,7 @@ import os
 import re
 from typing import Any
 
+from nstviz._user_errors import attach
 from nstviz.report import Graph, Report
 
 
@@ -129,12 +130,13 @@ def with_cell_labels(shell: Any, report: Report, own: str) -> Report:
 
     Where two files get one label, the source text kept under it is ``own``'s (the code that ran).
     """
+    exc = report.user_exception  # kept beside the Report: the relabelled copy must keep it too
     labels = cell_labels(shell, report, own)
     shared = {f for f, label in labels.items() if f != own and label == labels.get(own)}
     if shared and own in report.sources:
         sources = {k: v for k, v in report.sources.items() if k not in shared}
         report = dataclasses.replace(report, sources=sources)
-    return relabel(report, labels)
+    return attach(relabel(report, labels), exc)
 
 
 __all__ = ["cell_labels", "relabel", "with_cell_labels"]

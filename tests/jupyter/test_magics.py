@@ -71,6 +71,8 @@ def _on_screen(captured) -> list[dict]:
 
 
 def test_seed_cell_fixes_the_break_and_shows_the_widget(seeded) -> None:
+    for name in ("func", "out", "report"):  # an earlier test in this shell may have bound them
+        seeded.user_ns.pop(name, None)
     before_names = set(seeded.user_ns)
     before = _state()
     with capture_output() as captured:
