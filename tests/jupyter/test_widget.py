@@ -39,7 +39,9 @@ def test_mimebundle_has_an_escaped_static_fallback(report: Report) -> None:
     html = data["text/html"]
     assert "1 break -&gt; 0, 1 graph -&gt; 1, outputs match" in html
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "GB0026" in data["text/plain"] or "1 break -> 0" in data["text/plain"]
+    text = data["text/plain"]
+    assert text.splitlines()[0] == "1 break -> 0, 1 graph -> 1, outputs match"
+    assert "  break GB0026 FATAL x1 at cell-1:5 (func): Call to `torch._dynamo.graph_break()`" in text
 
 
 def test_mimebundle_while_running_shows_progress() -> None:
