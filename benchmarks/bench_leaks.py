@@ -123,6 +123,16 @@ def main() -> int:
         return report
 
     nstviz.api.trace_code = recording  # the magic imports it at call time
+    from nstviz.jupyter import cell_labels
+
+    real_relabel = cell_labels.with_cell_labels
+
+    def relabelling(*a: Any, **k: Any) -> Any:  # the Report the magic hands out ('Cell In[N]' labels)
+        report = real_relabel(*a, **k)
+        refs.append(weakref.ref(report))
+        return report
+
+    cell_labels.with_cell_labels = relabelling
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "nstviz")
     setup, cell = CELLS[args.cell]

@@ -24,7 +24,7 @@ CELL = """\
 %%nstrace --nonstrict helper --name await_report
 scale = await fetch_scale()
 f = torch.compile(lambda x: helper(x) + scale)
-out = f(torch.ones(2))
+await_out = f(torch.ones(2))
 done = await asyncio.gather(fetch_scale(), asyncio.sleep(0, result="slept"))
 """
 
@@ -38,7 +38,7 @@ def test_top_level_await_in_an_nstrace_cell(ip) -> None:
     assert [b.gb_id for b in report.runs["baseline"].breaks] == ["GB0025"]
     assert report.runs["nonstrict"].breaks == ()
     assert report.outputs.match is True
-    assert torch.equal(ip.user_ns["out"], torch.full((2,), 5.0))
+    assert torch.equal(ip.user_ns["await_out"], torch.full((2,), 5.0))
     assert ip.user_ns["done"] == [3.0, "slept"]
     assert asyncio.events._get_running_loop() is None  # no loop left set
 

@@ -25,7 +25,7 @@ def fn(x):
     y = x.sin()
     return helper(y) + 1
 
-out = torch.compile(fn)(torch.ones(3))
+lab_out = torch.compile(fn)(torch.ones(3))
 """
 
 

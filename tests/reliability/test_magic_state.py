@@ -152,17 +152,29 @@ def test_name_option_binds_only_that_name(shell: Any) -> None:
 
 @pytest.fixture
 def report_refs(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[weakref.ref[Report]]]:
-    """Weak references to every Report the magic builds."""
+    """Weak references to every Report the magic builds: the capture's and the one it hands out
+    (the magic relabels notebook cells as 'Cell In[N]', which makes a new Report)."""
+    from nstviz.jupyter import cell_labels
+
     refs: list[weakref.ref[Report]] = []
-    real = nstviz.api.trace_code
+    captured: list[weakref.ref[Report]] = []
+    real, real_relabel = nstviz.api.trace_code, cell_labels.with_cell_labels
 
     def recording(*args: Any, **kwargs: Any) -> Report:
         report = real(*args, **kwargs)
+        captured.append(weakref.ref(report))
+        return report
+
+    def relabelling(*args: Any, **kwargs: Any) -> Report:
+        report = real_relabel(*args, **kwargs)
         refs.append(weakref.ref(report))
         return report
 
     monkeypatch.setattr(nstviz.api, "trace_code", recording)
+    monkeypatch.setattr(cell_labels, "with_cell_labels", relabelling)
     yield refs
+    assert len(captured) == len(refs)
+    assert [r for r in captured[:-1] if r() is not None and all(r() is not x() for x in refs)] == []
 
 
 LEAK_RUNS = 15
