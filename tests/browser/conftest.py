@@ -145,7 +145,7 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed after the module: Playwright's sync API keeps an event loop set meanwhile
 def browser():
     try:
         with launch() as b:

@@ -6,6 +6,7 @@ See tests/helpers/threads.py and docs/reliability.md ("One-time lazy work").
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -30,7 +31,11 @@ def test_inductor_compile_pool_workers_are_torchs(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(inductor_config, "compile_threads", 2)  # the pool exists only with > 1
     pool = AsyncCompile.pool()
     pool.submit(int).result()
-    workers = [t for t in threading.enumerate() if getattr(t, "_args", (None,))[:1] and t._args[0]() is pool]
+    workers = [
+        t
+        for t in threading.enumerate()
+        if getattr(t, "_args", (None,))[:1] and isinstance(t._args[0], weakref.ref) and t._args[0]() is pool
+    ]
     assert len(workers) >= 1
     assert [is_torch_lazy_thread(t) for t in workers] == [True] * len(workers)
 

@@ -33,12 +33,12 @@ y = f(torch.ones(3))
 # must say it is nstviz's bug, show the traceback, and exit 5
 FAULTY_NSTVIZ = """
 import sys
-import nstviz.api
+import nstviz.analysis.assemble
 
 def broken_diff(*args, **kwargs):
     raise RuntimeError("injected: nstviz's break diff is broken")
 
-nstviz.api.diff_breaks = broken_diff
+nstviz.analysis.assemble.diff_breaks = broken_diff
 from nstviz.cli import main
 sys.exit(main(sys.argv[1:]))
 """

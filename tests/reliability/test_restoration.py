@@ -266,7 +266,7 @@ INTERRUPT_POINTS = {
     "graph-conversion": ("nstviz.capture.recorder", "convert_graph", 5),
     "nonstrict-run": ("nstviz.capture.recorder", "convert_graph", 20),
     "namespace-rollback": ("nstviz.capture.namespace.NamespaceCheckpoint", "restore", 1),
-    "report-assembly": ("nstviz.api", "diff_breaks", 1),
+    "report-assembly": ("nstviz.analysis.assemble", "diff_breaks", 1),
 }
 
 

@@ -392,16 +392,17 @@ def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
 
 def test_notebook_cells_are_shown_as_ipython_names_them(write_page, drive):
     """A break in a notebook cell reads 'Cell In[3], line 4' in the list, its stack and the source pane."""
-    from nstviz.report import Break, Graph, Location, Node, Report, Run, SourceFile
+    from nstviz.report import Break, Graph, Location, Node, Run, SourceFile, break_id
 
     cell3 = Location(file="Cell In[3]", line=4, function="helper", code="torch._dynamo.graph_break()")
     cell4 = Location(file="Cell In[4]", line=3, function="fn", code="return helper(x) + 1")
-    brk = Break(gb_id="GB0025", reason="Call to `torch._dynamo.graph_break()`", count=1, fatal=False, location=cell3,
-                stack=(cell4, cell3))
+    reason = "Call to `torch._dynamo.graph_break()`"
+    brk = Break(id=break_id(cell3, "GB0025", reason), gb_id="GB0025", reason=reason, count=1, fatal=False,
+                location=cell3, stack=(cell4, cell3))
     graph = Graph(id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0,
                   nodes=(Node(name="x", op="placeholder", target="x"), Node(name="output", op="output", target="output")))
     text3 = "import torch\n\ndef helper(x):\n    torch._dynamo.graph_break()\n    return x * 2\n"
-    report = Report(
+    report = build_report(
         torch_version="2.13.0",
         runs={"baseline": Run(name="baseline", graphs=(graph,), breaks=(brk,))},
         sources={"Cell In[3]": SourceFile(path="Cell In[3]", text=text3),
