@@ -449,7 +449,11 @@ class _Session:
             checkpoint.restore()
             self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
             functions = tuple(t.function for t in targets)
-            nst = self._run("nonstrict", make_body(), rng, functions, marks=marks_of(functions))
+            import torch  # issue 11: the recommended config flags apply to the nonstrict run too
+
+            flags = {f: True for f in (recommendation.config if recommendation is not None else ())}
+            with torch._dynamo.config.patch(**flags):
+                nst = self._run("nonstrict", make_body(), rng, functions, marks=marks_of(functions))
             self.targets["nonstrict"] = targets
             if check:
                 outputs["nonstrict"] = _snapshot(outputs_of(nst))
@@ -580,6 +584,14 @@ class _Session:
                 )
             return self._finish_run(result, run_name), check
 
+        def try_config(  # issue 11: the breaks' config hints as attempts
+            functions: tuple[Callable[..., Any], ...], flags: dict[str, bool], run_name: str
+        ) -> tuple[Run, OutputCheck]:
+            import torch
+
+            with torch._dynamo.config.patch(**flags):
+                return try_marks(functions, run_name)
+
         return run_advisor(
             baseline_run,
             resolve_name,
@@ -587,6 +599,7 @@ class _Session:
             budget_s=budget_s,
             max_attempts=max_attempts,
             progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
+            try_config=try_config,
         )
 
     def _finish_run(self, result: RunResult, name: str) -> Run:

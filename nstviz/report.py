@@ -342,6 +342,11 @@ class Candidate:
     error: str | None = None
     gb_id: str | None = None
     elapsed_s: float | None = None
+    # -- issue 11 (added fields, all optional) --
+    kind: Literal["nonstrict", "config"] = "nonstrict"
+    """``"nonstrict"``: trace ``function`` non-strictly; ``"config"``: set the config flags in ``code``."""
+    code: str | None = None
+    """The exact code this attempt applied (for config remedies), where it is not just the mark."""
 
 
 @dataclass(**_FRZ)
@@ -353,6 +358,9 @@ class Recommendation:
     breaks_before: int
     breaks_after: int
     outputs_match: bool | None
+    # -- issue 11 (added field, optional) --
+    config: tuple[str, ...] = ()
+    """``torch._dynamo.config`` flags set to True by the verified attempt (``code`` sets them too)."""
 
 
 @dataclass(**_FRZ)
