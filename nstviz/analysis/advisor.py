@@ -695,6 +695,12 @@ def _judge(
         (b for b in introduced if b.gb_id in _NONSTRICT_FAILURE_GB or "nonstrict_trace" in (b.reason or "")),
         None,
     )
+    if before.error and not after.error and check.match is not False:
+        # a hard compile error is gone: the code compiles now (outputs checked against eager)
+        note = f"the compile works now ({len(after.breaks)} break(s) remain)"
+        if failure is not None:
+            note += f"; the mark itself falls back to eager: {explain_failure(failure, candidate_gb_ids or ())}"
+        return _Outcome("improved", True, note)
     if failure is not None:
         return _Outcome("failed", False, explain_failure(failure, candidate_gb_ids or ()) + also, failure.gb_id)
     if after.error and not before.error:

@@ -62,13 +62,15 @@ def explain_failure(failure: Break, candidate_gb_ids: Iterable[str | None] = ())
     cause (GB0251 without one), when the breaks the candidate was tried for are.
     """
     cause = failure.root_cause or ""
+    if cause and (failure.reason or "") and failure.reason in cause:
+        cause = ""  # the "cause" is the break itself (GB0236 raised directly)
     head = _first(failure.reason, 160)
     text = f"{head}: {_first(cause)}" if cause else head
     unknown_dd = not cause and failure.gb_id == "GB0251" and bool(set(candidate_gb_ids) & _DATA_DEPENDENT_GB)
     if is_data_dependent(cause) or (not cause and is_data_dependent(failure.detail)) or unknown_dd:
         return f"{text}; {DATA_DEPENDENT_HINT}"
     if failure.gb_id == "GB0236" or "NoneType" in cause or "non-fx-graphable" in cause or "numpy" in cause:
-        seen = re.search(r"(?:type|input of type) <?([\w.]+)>?", f"{cause} {failure.detail} {failure.reason}")
+        seen = re.search(r"input of type <?(?:class ')?([\w.]+)", f"{cause} {failure.detail} {failure.reason}")
         what = f" (it got {seen.group(1).strip()})" if seen else ""
         return (
             f"{text}{what}; only tensors, numbers and lists/tuples/dicts of them can be inputs: leave a "
@@ -88,3 +90,22 @@ def explain_error(error: str, fatal: Break | None) -> str:
     if is_data_dependent(cause):
         text += f"; {DATA_DEPENDENT_HINT}"
     return text
+
+
+_GOT_RE = re.compile(r"got (\w+(?:Error|Exception))\((?P<q>['\"])(?P<msg>.*?)(?P=q)\)", re.S)
+
+
+def unwrap_fake_tensor_error(text: str, internal: str) -> str:
+    """``TorchRuntimeError: RuntimeError when making fake tensor call`` -> the error inside it.
+
+    Args:
+        text: the cause found so far (``Type: message``).
+        internal: the traceback text it came from, which holds ``... got XError('...')``.
+    """
+    if "when making fake tensor call" not in text and "failed to run FX node" not in text:
+        return text
+    m = _GOT_RE.search(internal)
+    if m is None:
+        return text
+    msg = m.group("msg").replace("\\n", " ").strip()
+    return f"{m.group(1)}: {msg}"[:500]

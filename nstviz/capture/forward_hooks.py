@@ -70,7 +70,9 @@ def effective_forwards(
         if forwards:
             import torch
 
-            pool = modules if modules is not None else (o for o in gc.get_objects() if isinstance(o, torch.nn.Module))
+            module_type = torch.nn.Module
+            # type(o), not isinstance: a dead weakref.proxy raises ReferenceError on __class__
+            pool = modules if modules is not None else (o for o in gc.get_objects() if issubclass(type(o), module_type))
             by_type: dict[type, bool] = {}
             for m in pool:
                 t = type(m)
