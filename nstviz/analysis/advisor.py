@@ -305,6 +305,10 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     order = 0
     for b in chosen:
         inner, top, top_markable, top_caller = _inner_frames(run, b)
+        while top is not None and inner and is_runtime_wrapper(top):
+            # Dynamo compiled a decorator's wrapper (e.g. transformers' capture_outputs around
+            # the model's forward): the function it wraps runs in the same frame, as the entry
+            top_caller, top, inner = top, inner[-1], inner[:-1]
         in_region = {_plain_function_name(f.function) for f in inner}
         if top is not None:
             in_region.add(_plain_function_name(top.function))
