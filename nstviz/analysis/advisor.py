@@ -714,6 +714,10 @@ def _judge(
         return _Outcome("failed", False, text + also, (fatal.gb_id if fatal else None) or (m.group(0) if m else None))
     n_before, n_after = len(before.breaks), len(after.breaks)
     progress = n_after < n_before
+    g_before, g_after = _dynamo_graphs(before), _dynamo_graphs(after)
+    fewer_graphs = 0 < g_after < g_before and not after.error
+    if fewer_graphs and n_after == n_before:
+        progress = True  # same breaks listed, fewer graphs: fewer splits
     fb, fa = _fatal(before), _fatal(after)
     if before.error and not after.error:
         progress = True  # a hard compile error is gone
@@ -731,11 +735,24 @@ def _judge(
     if check.match is False:
         return _Outcome("worse", False, _mismatch_text(check))
     if progress:
-        return _Outcome("improved", True)
+        note = f"{g_before} -> {g_after} graphs" if fewer_graphs and n_after == n_before else None
+        return _Outcome("improved", True, note)
     if n_after > n_before:
         new = "; ".join(_short_break(b) for b in introduced[:3]) or "?"
+        if fewer_graphs:
+            # the list can grow with events that split no graph (e.g. a data-dependent guard
+            # Dynamo recovers from): not a verdict to trust either way
+            return _Outcome(
+                "no_change", False,
+                f"mixed: the breaks listed went up from {n_before} to {n_after} (new: {new}), but Dynamo "
+                f"compiled fewer graphs ({g_before} -> {g_after}); check by hand",
+            )
         return _Outcome("worse", False, f"breaks went up from {n_before} to {n_after}: new break at {new}")
     return _Outcome("no_change", False)
+
+
+def _dynamo_graphs(run: Run) -> int:
+    return sum(1 for g in run.graphs if g.level == "dynamo")
 
 
 def _mismatch_text(check: OutputCheck) -> str:

@@ -5,9 +5,12 @@ root frame is re-analysed (a new *attempt* of the same compile, tlparse's ``[0/0
 same site is logged again, although in the end it splits that frame's graph once. So
 ``Break.count`` (trace events) over-counts. What a user can check against Dynamo:
 
-* **graph breaks caused** = the distinct compiles (``frame/compile``, attempts folded) that
-  logged it: each such compile ended its graph there once. The sum over the breaks of a run
-  is what ``torch._dynamo.utils.counters["graph_break"]`` totals for the same code.
+* **graph breaks caused** = the distinct frames (tlparse's frame id; recompiles
+  ``4/0``..``4/3`` and restart attempts folded) that logged it: each such frame's graph was
+  split there. This is close to, but not yet equal to, Dynamo's own
+  ``torch._dynamo.utils.counters["graph_break"]`` (BigBird eval: 12 + 1 here, 11 there), which
+  does not count frames Dynamo skipped as a whole; recording that counter per run in the
+  capture is the exact figure (open).
 * **times reached** = the trace events (``Break.count``), i.e. how often Dynamo's tracing got
   there, restarts included.
 
@@ -34,12 +37,12 @@ class BreakCount:
     reached: int
     """Trace events: how often Dynamo's tracing reached the break (restarts included)."""
     caused: int
-    """Graph breaks it caused: distinct compiles that logged it (attempts folded)."""
+    """Graph breaks it caused: distinct frames that logged it (recompiles and attempts folded)."""
 
 
 def _compile(cid: str) -> str | None:
     m = _ID_RE.match(cid.strip())
-    return f"{m['frame']}/{m['compile']}" if m else None
+    return m["frame"] if m else None
 
 
 def count_of(b: Break) -> BreakCount:
