@@ -30,8 +30,15 @@ Steps:
    operations that nonstrict_trace cannot trace them either. Once a break is gone, its
    remaining (outer) candidates are ``skipped`` as not needed. Breaks revealed by an attempt
    (hidden behind a fatal break) get candidates too.
-4. **Recommend** the kept set, verified by the last improving attempt (which ran exactly that
-   set), with the code to apply it.
+4. **Config hints.** With ``try_config``, the ``torch._dynamo.config`` flags the remaining
+   breaks hint at (:mod:`nstviz.analysis.remedies`) are tried on top of the kept marks, as
+   candidates of ``kind="config"`` judged the same way.
+5. **Recommend** the kept set (and flags), verified by the last improving attempt (which ran
+   exactly that set), with paste-ready code (:mod:`nstviz.analysis.recommend`).
+
+Verdicts: a hard compile error that an attempt removes is an improvement (outputs checked
+against eager); fewer Dynamo graphs with the same breaks is progress; failures carry the real
+cause (:mod:`nstviz.analysis.causes`).
 
 The work is bounded by ``max_attempts`` and ``budget_s`` (an attempt is not started when the
 time left is shorter than the longest run so far, or than the baseline before any attempt):
