@@ -98,7 +98,9 @@ def innermost_message(exc: BaseException) -> str:
 def call(model: torch.nn.Module, inputs: dict[str, Any], compiled: bool) -> Any:
     seed_all(1)
     target = torch.compile(model, backend="eager") if compiled else model
-    ctx = torch.no_grad() if not model.training else contextlib.nullcontext()
+    # grad mode as nstviz.compare runs it (enabled): under no_grad some jobs take other paths
+    # (Reformer eval: 0 breaks under no_grad, 4 distinct with grad, its reversible autograd.Function)
+    ctx = torch.no_grad() if os.environ.get("MEASURE_NO_GRAD") and not model.training else contextlib.nullcontext()
     with ctx:
         return target(**inputs)
 
