@@ -228,6 +228,29 @@ def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, 
     return list(reversed(stack[start + 1 :])), stack[start], markable, stack[start - 1] if start > 0 else None
 
 
+def _wrapped_entry_keys(run: Run) -> set[_FrameKey]:
+    """The function(s) the compiled entry's run-time wrappers wrap: the entry in all but name.
+
+    E.g. the model's ``forward`` under transformers' ``capture_outputs``: never a candidate.
+    """
+    entries = _entry_frames(run)
+    keys: set[_FrameKey] = set()
+    if not entries:
+        return keys
+    for b in run.breaks:
+        stack = list(b.stack)
+        start = next((i for i, f in enumerate(stack) if _matches(f, entries)), None)
+        if start is None or not is_runtime_wrapper(stack[start]):
+            continue
+        i = start + 1
+        while i < len(stack) and is_runtime_wrapper(stack[i]):
+            i += 1
+        if i < len(stack):
+            f = stack[i]
+            keys.add(_frame_key(f.file, f.line, f.function))
+    return keys
+
+
 def _entry_frames(run: Run) -> set[_FrameKey]:
     """The first frame Dynamo compiled: the user's compiled entry point."""
     first = min((c.frame_id for c in run.compiles), default=None)
@@ -310,8 +333,13 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     chosen = sorted(breaks if breaks is not None else run.breaks, key=lambda b: (-b.count, not b.fatal))
     proposals: dict[str, _Proposal] = {}
     order = 0
+    entry_keys = _wrapped_entry_keys(run)
     for b in chosen:
         inner, top, top_markable, top_caller = _inner_frames(run, b)
+        if top is not None and _frame_key(top.file, top.line, top.function) in entry_keys:
+            top_markable = False  # the model's own forward behind the entry's wrappers
+        # frames that are the entry's wrapped function are not proposed from inside either
+        inner = [f for f in inner if _frame_key(f.file, f.line, f.function) not in entry_keys]
         while top is not None and inner and is_runtime_wrapper(top):
             # Dynamo compiled a decorator's wrapper (e.g. transformers' capture_outputs around
             # the model's forward): the function it wraps runs in the same frame, as the entry
