@@ -2,16 +2,15 @@
 
 torch 2.13 ignores a nonstrict mark on a module's ``forward`` when the module is called as
 ``module(...)`` and has no hooks: Dynamo's nn.Module call path never consults the mark. With a
-forward pre-hook registered on the instance, the call goes through ``_call_impl`` and a
-bound-method call of ``forward``, which honours it. :func:`effective_forwards` registers a
-no-op pre-hook on every live instance whose class's ``forward`` (or a ``functools.wraps``
-wrapper of it) is being marked, and always removes them afterwards.
+forward pre-hook registered (on the instance, or globally), the call goes through
+``_call_impl`` and a bound-method call of ``forward``, which honours it.
+:func:`effective_forwards` registers a global no-op pre-hook while a ``forward`` is marked
+(or per instance, when given the instances), and always removes it afterwards.
 """
 
 from __future__ import annotations
 
 import contextlib
-import gc
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -57,24 +56,29 @@ def effective_forwards(
 ) -> Iterator[int]:
     """While the block runs, marked forwards take effect for ``module(...)`` calls.
 
+    By default one global no-op forward pre-hook is registered
+    (``register_module_forward_pre_hook``), exactly what the advisor's code tells users to
+    run: it also covers modules the code creates while it runs (a script or cell that builds
+    its model). With ``modules``, a no-op pre-hook goes on each of those instances whose
+    class's ``forward`` is marked instead. Everything is removed on exit, also on errors.
+
     Args:
         functions: the functions being marked; only those named ``forward`` matter.
-        modules: the module instances to consider; default: every live ``nn.Module``.
+        modules: module instances to hook one by one instead of the global hook.
 
     Yields:
-        The number of module instances that got a pre-hook.
+        The number of hooks registered.
     """
     forwards = [f for f in functions if is_forward(f)]
     handles: list[Any] = []
     try:
-        if forwards:
+        if forwards and modules is None:
             import torch
 
-            module_type = torch.nn.Module
-            # type(o), not isinstance: a dead weakref.proxy raises ReferenceError on __class__
-            pool = modules if modules is not None else (o for o in gc.get_objects() if issubclass(type(o), module_type))
+            handles.append(torch.nn.modules.module.register_module_forward_pre_hook(_no_op_pre_hook))
+        elif forwards:
             by_type: dict[type, bool] = {}
-            for m in pool:
+            for m in modules or ():
                 t = type(m)
                 if t not in by_type:
                     by_type[t] = any(forward_owner(t, f) for f in forwards)

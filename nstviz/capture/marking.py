@@ -260,7 +260,7 @@ def _to_target(spec: str, obj: Any) -> Target:
             function=forward,
             warning=(  # issue 11: the mark is made effective with a no-op forward pre-hook
                 f"{spec} is an nn.Module: its {type(obj).__name__}.forward was marked; nstviz registers a "
-                "no-op forward pre-hook on its instances for the run, without which torch ignores marks "
+                "no-op forward pre-hook for the run, without which torch ignores marks "
                 "on forward for module(...) calls"
             ),
         )
@@ -284,8 +284,8 @@ def _to_target(spec: str, obj: Any) -> Target:
     warning = None
     if fn.__name__ == "forward":  # issue 11: made effective by forward_hooks.effective_forwards
         warning = (
-            f"{spec} is an nn.Module forward: nstviz registers a no-op forward pre-hook on its instances "
-            "for the run, without which torch ignores marks on forward for module(...) calls"
+            f"{spec} is an nn.Module forward: nstviz registers a no-op forward pre-hook for the run "
+            "(without it torch ignores marks on forward for module(...) calls)"
         )
     return Target(spec=spec, function=fn, warning=warning)
 

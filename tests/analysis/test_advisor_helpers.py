@@ -151,19 +151,27 @@ class _Leaf(torch.nn.Module):
 
 
 def test_forward_hooks_are_registered_only_while_marked_and_removed_on_errors():
+    from torch.nn.modules import module as nn_module
+
     outer = torch.nn.Sequential(_Leaf(), torch.nn.Linear(2, 2), _Leaf())
-    with effective_forwards([_Leaf.forward]) as n:
-        assert n >= 2 and all(len(m._forward_pre_hooks) == 1 for m in outer if isinstance(m, _Leaf))
+    before = len(nn_module._global_forward_pre_hooks)
+    with effective_forwards([_Leaf.forward]) as n:  # global: also modules created meanwhile
+        assert n == 1 and len(nn_module._global_forward_pre_hooks) == before + 1
+    assert len(nn_module._global_forward_pre_hooks) == before
+    with effective_forwards([_Leaf.forward], modules=list(outer)) as n:
+        assert n == 2 and all(len(m._forward_pre_hooks) == 1 for m in outer if isinstance(m, _Leaf))
         assert len(outer[1]._forward_pre_hooks) == 0
     assert all(len(m._forward_pre_hooks) == 0 for m in outer)
     try:
-        with effective_forwards([_Leaf.forward], modules=list(outer)):
+        with effective_forwards([_Leaf.forward]):
             raise KeyboardInterrupt
     except KeyboardInterrupt:
         pass
-    assert all(len(m._forward_pre_hooks) == 0 for m in outer)
+    assert len(nn_module._global_forward_pre_hooks) == before
     with effective_forwards([types.FunctionType(_Leaf.forward.__code__, {})], modules=list(outer)) as n:
         assert n == 0  # another function object named forward: no class owns it
+    with effective_forwards([len, _Leaf.stats if hasattr(_Leaf, "stats") else abs]) as n:
+        assert n == 0  # no forward marked: nothing registered
 
 
 def test_graph_breaks_caused_fold_restart_attempts():
