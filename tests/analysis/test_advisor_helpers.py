@@ -194,3 +194,15 @@ def test_summary_lines_say_what_was_tried_also_without_a_recommendation():
                          config=("capture_scalar_outputs",))
     report2 = Report(torch_version="x", runs={}, recommendation=rec)
     assert attempt_lines(report2) == ["advisor: apply g, config capture_scalar_outputs=True (2 -> 0 breaks)"]
+
+
+def test_c_function_breaks_that_nothing_removed_name_custom_ops_and_polyfills():
+    b = Break(gb_id="GB0059", reason="Failed to trace builtin operator", count=1, fatal=False,
+              location=Location(file="/x/model.py", line=7, function="f"), gb_type="Failed to trace builtin operator")
+    report = Report(torch_version="x", runs={"baseline": Run(name="baseline", breaks=(b,))}, candidates=(
+        Candidate(function="f", why="w", status="no_change", run="attempt-1", breaks_before=1, breaks_after=1),
+    ))
+    assert attempt_lines(report)[-1] == (
+        "  the break at model.py:7 (GB0059) is a call into C/builtin code: nonstrict_trace cannot help there; "
+        "wrap it as a custom op (torch.library.custom_op) or write a Python polyfill Dynamo can trace"
+    )
