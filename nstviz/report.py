@@ -255,6 +255,9 @@ class Run:
     stdout: str = ""
     stderr: str = ""
     wall_time_s: float = 0.0
+    # -- issue 11 (added field, optional) --
+    dynamo_graph_breaks: int | None = None
+    """Graph breaks Dynamo itself counted in this run (``counters["graph_break"]``), where known."""
 
 
 @dataclass(**_FRZ)

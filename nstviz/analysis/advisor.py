@@ -751,6 +751,12 @@ def _judge(
     progress = n_after < n_before
     g_before, g_after = _dynamo_graphs(before), _dynamo_graphs(after)
     fewer_graphs = 0 < g_after < g_before and not after.error
+    cb, ca = before.dynamo_graph_breaks, after.dynamo_graph_breaks
+    counted_fewer = cb is not None and ca is not None and ca < cb and not after.error
+    if counted_fewer:
+        # Dynamo's own counter is the figure users check: the listed breaks can include events
+        # that split no graph (e.g. a data-dependent guard Dynamo recovers from)
+        progress = True
     if fewer_graphs and n_after == n_before:
         progress = True  # same breaks listed, fewer graphs: fewer splits
     fb, fa = _fatal(before), _fatal(after)
@@ -771,6 +777,8 @@ def _judge(
         return _Outcome("worse", False, _mismatch_text(check))
     if progress:
         note = f"{g_before} -> {g_after} graphs" if fewer_graphs and n_after == n_before else None
+        if counted_fewer and n_after >= n_before:
+            note = f"Dynamo counted {cb} -> {ca} graph breaks ({n_before} -> {n_after} distinct sites listed)"
         return _Outcome("improved", True, note)
     if n_after > n_before:
         new = "; ".join(_short_break(b) for b in introduced[:3]) or "?"

@@ -133,6 +133,9 @@ def execute(
     value: Any = None
     error: BaseException | None = None
     marked_ids: set[int] = set()
+    from nstviz.analysis.break_counts import dynamo_counter_total  # issue 11: Dynamo's own count
+
+    breaks_counted = dynamo_counter_total()
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         latch = stack.enter_context(state.interrupt_latch())
@@ -183,6 +186,7 @@ def execute(
         stdout=out.text(),
         stderr=err.text(),
         wall_time_s=round(wall, 4),
+        dynamo_graph_breaks=max(0, dynamo_counter_total() - breaks_counted),
     )
     result = RunResult(
         run=run,
