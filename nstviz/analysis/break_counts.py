@@ -9,8 +9,8 @@ same site is logged again, although in the end it splits that frame's graph once
   ``4/0``..``4/3`` and restart attempts folded) that logged it: each such frame's graph was
   split there. This is close to, but not yet equal to, Dynamo's own
   ``torch._dynamo.utils.counters["graph_break"]`` (BigBird eval: 12 + 1 here, 11 there), which
-  does not count frames Dynamo skipped as a whole; recording that counter per run in the
-  capture is the exact figure (open).
+  does not count frames Dynamo skipped as a whole. The exact total per run is
+  ``Run.dynamo_graph_breaks`` (the counter's increase during the run, recorded by the runner).
 * **times reached** = the trace events (``Break.count``), i.e. how often Dynamo's tracing got
   there, restarts included.
 
