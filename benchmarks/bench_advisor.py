@@ -5,6 +5,10 @@ Run: python benchmarks/bench_advisor.py
    and deep stacks (no runs), to show the advisor's own overhead is negligible next to runs.
 2. A real ``trace_code(..., auto=True)`` on a cell with three breaks of different kinds:
    total time, time per attempt, attempts used, and what was recommended.
+3. The real-model corpus (``tests/models/corpus.py``; ``--corpus [job ...]``, run from the
+   worktree root with ``PYTHONPATH=$PWD``): wall time per model of ``compare(auto=True)``
+   against ``compare()`` (baseline + nonstrict + eager), the advisor's cost as a multiple of
+   that, and the median over the models (target: median model under 60 s on 2 cores).
 """
 
 from __future__ import annotations
@@ -104,6 +108,38 @@ def bench_real() -> None:
     print(f"  recommended: {rec.functions if rec else None} ({rec.breaks_before} -> {rec.breaks_after} breaks)" if rec else "  nothing recommended")
 
 
+def bench_corpus(names: list[str]) -> None:
+    import statistics
+    import sys
+
+    import nstviz
+
+    sys.path.insert(0, ".")
+    from tests.models.corpus import JOBS
+
+    rows = []
+    for name in names or list(JOBS):
+        model, inputs = JOBS[name].make()
+        t0 = time.perf_counter()
+        nstviz.compare(model, **inputs)
+        plain = time.perf_counter() - t0
+        model, inputs = JOBS[name].make()
+        t0 = time.perf_counter()
+        report = nstviz.compare(model, auto=True, budget_s=600, max_attempts=8, **inputs)
+        total = time.perf_counter() - t0
+        tried = sum(1 for c in report.candidates if c.run)
+        rec = report.recommendation
+        rows.append(total)
+        print(f"{name:<18} auto {total:6.1f} s  plain {plain:5.1f} s  x{total / plain:4.1f}  "
+              f"{tried} attempts  rec: {(rec.breaks_before, rec.breaks_after) if rec else None}", flush=True)
+    print(f"median model: {statistics.median(rows):.1f} s over {len(rows)} models")
+
+
 if __name__ == "__main__":
-    bench_planning()
-    bench_real()
+    import sys
+
+    if "--corpus" in sys.argv:
+        bench_corpus(sys.argv[sys.argv.index("--corpus") + 1 :])
+    else:
+        bench_planning()
+        bench_real()

@@ -198,7 +198,8 @@ def _advisor_lines(report: Report) -> list[str]:
         lines.append("  no recommendation: no candidate reduced the breaks with matching outputs")
     else:
         lines.append(
-            f"  recommended: {', '.join(rec.functions)} (breaks {rec.breaks_before} -> {rec.breaks_after})"
+            f"  recommended: {', '.join([*rec.functions, *(f'config {f}=True' for f in rec.config)])} "
+            f"(breaks {rec.breaks_before} -> {rec.breaks_after})"
         )
         lines.extend(("    " + line).rstrip() for line in rec.code.rstrip().splitlines())
     return lines

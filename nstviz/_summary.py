@@ -75,9 +75,9 @@ def summary(report: Report) -> str:
             "outputs: the code gave different results in two eager runs (non-deterministic); "
             "differences may not come from compiling or from nonstrict_trace"
         )
-    if report.recommendation is not None:
-        rec = report.recommendation
-        lines.append(f"advisor: mark {', '.join(rec.functions)} ({rec.breaks_before} -> {rec.breaks_after} breaks)")
+    from nstviz.analysis.attempts_summary import attempt_lines  # issue 11: every attempt and why
+
+    lines.extend(attempt_lines(report))
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -302,6 +302,8 @@ class Run:
     (``nstviz ingest`` of a TORCH_TRACE log); None for runs captured in-process."""
     log_stats: dict[str, int] = field(default_factory=dict)
     """Ingested runs: entries read, skipped (corrupt), unknown and truncated, by name."""
+    dynamo_graph_breaks: int | None = None
+    """Graph breaks Dynamo itself counted in this run (``counters["graph_break"]``), where known."""
 
 
 @dataclass(**_FRZ)
@@ -448,6 +450,11 @@ class Candidate:
     error: str | None = None
     gb_id: str | None = None
     elapsed_s: float | None = None
+    # -- issue 11 (added fields, all optional) --
+    kind: Literal["nonstrict", "config"] = "nonstrict"
+    """``"nonstrict"``: trace ``function`` non-strictly; ``"config"``: set the config flags in ``code``."""
+    code: str | None = None
+    """The exact code this attempt applied (for config remedies), where it is not just the mark."""
 
 
 @dataclass(**_FRZ)
@@ -459,6 +466,9 @@ class Recommendation:
     breaks_before: int
     breaks_after: int
     outputs_match: bool | None
+    # -- issue 11 (added field, optional) --
+    config: tuple[str, ...] = ()
+    """``torch._dynamo.config`` flags set to True by the verified attempt (``code`` sets them too)."""
 
 
 @dataclass(**_FRZ)

@@ -14,9 +14,11 @@ Steps:
 2. **Pre-check** what can be known without running: the name resolves (through the caller's
    ``resolve``, also as ``module.qualname``) to the very function the stack shows (same file
    and line range); it is a plain Python function: not a builtin, class, lambda, generator,
-   a closure created inside the compiled region, torch's own code, an ``nn.Module.forward``
-   (torch 2.13 ignores marks on forward for ``module(...)`` calls) or already marked in the
-   code; its call sites on the stacks pass no explicit ``None``, lambda or generator
+   a closure created inside the compiled region, torch's own code or already marked in the
+   code (an ``nn.Module.forward`` is tried with a no-op forward pre-hook on its instances, which
+   makes the mark take effect for ``module(...)`` calls, see :mod:`nstviz.capture.forward_hooks`;
+   run-time wrappers, closures made by decorators that pass ``*args, **kwargs`` on, are passed
+   over); its call sites on the stacks pass no explicit ``None``, lambda or generator
    (GB0236 on 2.13); annotations name no non-pytree type. Failures are ``rejected`` with
    the reasons.
 3. **Try.** Candidates are tried one at a time *on top of the ones already kept*
@@ -28,8 +30,15 @@ Steps:
    operations that nonstrict_trace cannot trace them either. Once a break is gone, its
    remaining (outer) candidates are ``skipped`` as not needed. Breaks revealed by an attempt
    (hidden behind a fatal break) get candidates too.
-4. **Recommend** the kept set, verified by the last improving attempt (which ran exactly that
-   set), with the code to apply it.
+4. **Config hints.** With ``try_config``, the ``torch._dynamo.config`` flags the remaining
+   breaks hint at (:mod:`nstviz.analysis.remedies`) are tried on top of the kept marks, as
+   candidates of ``kind="config"`` judged the same way.
+5. **Recommend** the kept set (and flags), verified by the last improving attempt (which ran
+   exactly that set), with paste-ready code (:mod:`nstviz.analysis.recommend`).
+
+Verdicts: a hard compile error that an attempt removes is an improvement (outputs checked
+against eager); fewer Dynamo graphs with the same breaks is progress; failures carry the real
+cause (:mod:`nstviz.analysis.causes`).
 
 The work is bounded by ``max_attempts`` and ``budget_s`` (an attempt is not started when the
 time left is shorter than the longest run so far, or than the baseline before any attempt):
@@ -52,17 +61,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nstviz._gb_ids import (
-    DATA_DEPENDENT,
-    NONSTRICT_INPUT_REJECTED,
-    NONSTRICT_OUTPUT_REJECTED,
     NONSTRICT_REJECTED,
 )
 from nstviz._introspect import is_module_method, unwrap
+from nstviz.analysis.candidates import is_runtime_wrapper
+from nstviz.analysis.causes import explain_error, explain_failure
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 
 __all__ = ["TryMarks", "apply_code", "plan_candidates", "qualname_at", "run_advisor"]
 
 TryMarks = Callable[[tuple[Callable, ...], str], tuple[Run, OutputCheck]]
+TryConfig = Callable[[tuple[Callable, ...], dict[str, bool], str], tuple[Run, OutputCheck]]
+"""Like :data:`TryMarks`, with ``torch._dynamo.config`` flags patched for the run."""
+MAX_CONFIG_ATTEMPTS = 3
 
 _GB_RE = re.compile(r"\bGB\d{4}\b")
 _RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
@@ -107,6 +118,8 @@ class _Proposal:
     """The module path prefixed to ``name`` when only the qualified path resolved."""
     region_functions: set[str] = field(default_factory=set)
     """Functions running inside the compiled region on its break stacks."""
+    forward: bool = False
+    """An ``nn.Module.forward``: the mark needs a forward pre-hook to take effect."""
 
 
 def _short_break(b: Break) -> str:
@@ -217,6 +230,29 @@ def _inner_frames(run: Run, b: Break) -> tuple[list[Location], Location | None, 
     return list(reversed(stack[start + 1 :])), stack[start], markable, stack[start - 1] if start > 0 else None
 
 
+def _wrapped_entry_keys(run: Run) -> set[_FrameKey]:
+    """The function(s) the compiled entry's run-time wrappers wrap: the entry in all but name.
+
+    E.g. the model's ``forward`` under transformers' ``capture_outputs``: never a candidate.
+    """
+    entries = _entry_frames(run)
+    keys: set[_FrameKey] = set()
+    if not entries:
+        return keys
+    for b in run.breaks:
+        stack = list(b.stack)
+        start = next((i for i, f in enumerate(stack) if _matches(f, entries)), None)
+        if start is None or not is_runtime_wrapper(stack[start]):
+            continue
+        i = start + 1
+        while i < len(stack) and is_runtime_wrapper(stack[i]):
+            i += 1
+        if i < len(stack):
+            f = stack[i]
+            keys.add(_frame_key(f.file, f.line, f.function))
+    return keys
+
+
 def _entry_frames(run: Run) -> set[_FrameKey]:
     """The first frame Dynamo compiled: the user's compiled entry point."""
     first = min((c.frame_id for c in run.compiles), default=None)
@@ -299,8 +335,17 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     chosen = sorted(breaks if breaks is not None else run.breaks, key=lambda b: (-b.count, not b.fatal))
     proposals: dict[str, _Proposal] = {}
     order = 0
+    entry_keys = _wrapped_entry_keys(run)
     for b in chosen:
         inner, top, top_markable, top_caller = _inner_frames(run, b)
+        if top is not None and _frame_key(top.file, top.line, top.function) in entry_keys:
+            top_markable = False  # the model's own forward behind the entry's wrappers
+        # frames that are the entry's wrapped function are not proposed from inside either
+        inner = [f for f in inner if _frame_key(f.file, f.line, f.function) not in entry_keys]
+        while top is not None and inner and is_runtime_wrapper(top):
+            # Dynamo compiled a decorator's wrapper (e.g. transformers' capture_outputs around
+            # the model's forward): the function it wraps runs in the same frame, as the entry
+            top_caller, top, inner = top, inner[-1], inner[:-1]
         in_region = {_plain_function_name(f.function) for f in inner}
         if top is not None:
             in_region.add(_plain_function_name(top.function))
@@ -310,6 +355,8 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             fname = _plain_function_name(frame.function)
             if _is_torch_file(frame.file) or (fname.startswith("<") and fname != "<lambda>"):
                 continue
+            if is_runtime_wrapper(frame):
+                continue  # a decorator's closure: go outward to the model's or user's own code
             if usable == 0:
                 why = f"contains the break at {_short_break(b)}"
             else:
@@ -320,7 +367,12 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             )
             previous = frame
             usable += 1
-        if top is None or _is_torch_file(top.file) or _plain_function_name(top.function).startswith("<"):
+        if (
+            top is None
+            or _is_torch_file(top.file)
+            or _plain_function_name(top.function).startswith("<")
+            or is_runtime_wrapper(top)
+        ):
             continue
         if top_markable or (top_markable is None and usable == 0):
             why = (
@@ -437,6 +489,8 @@ def _precheck(
         p.problems.extend(_call_site_problems(p))
     if not p.problems:
         p.notes.extend(_read_notes(obj))
+    if not p.problems and unwrap(obj).__name__ == "forward" and is_module_method(unwrap(obj)):
+        p.forward = True  # tried with a no-op forward pre-hook (nstviz.capture.forward_hooks)
 
 
 def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[Callable | None, list[str]]:
@@ -527,11 +581,6 @@ def _object_problems(obj: Any, frame: Location) -> list[str]:
     module = getattr(raw, "__module__", "") or ""
     if module == "torch" or module.startswith("torch."):
         problems.append("it is part of torch itself; nstviz proposes only your code")
-    if raw.__name__ == "forward" and is_module_method(raw):
-        problems.append(
-            "it is an nn.Module's forward: torch (2.13) ignores nonstrict marks on forward when the "
-            "module is called as module(...); mark a helper function or method that forward calls instead"
-        )
     problems.extend(_signature_problems(raw))
     return problems
 
@@ -613,13 +662,29 @@ def _signature_problems(func: types.FunctionType) -> list[str]:
         ann = param.annotation
         if ann is inspect.Parameter.empty:
             continue
-        text = ann if isinstance(ann, str) else getattr(ann, "__name__", repr(ann))
-        if any(h in str(text) for h in _NON_PYTREE_HINTS):
+        text = ann if isinstance(ann, str) else getattr(ann, "__name__", None) or repr(ann)
+        if _annotation_refuses(str(text)):
             problems.append(
                 f"argument `{param.name}` is annotated `{text}`, which is not a pytree: nonstrict_trace "
                 "accepts tensors, numbers, and lists/tuples/dicts of them (GB0236 otherwise)"
             )
     return problems
+
+
+_PYTREE_OK = re.compile(r"^(str|int|float|bool|None|NoneType|complex|Tensor|torch\.Tensor|list|tuple|dict)\b")
+
+
+def _annotation_refuses(text: str) -> bool:
+    """An annotation whose every alternative is a non-pytree type (``str | Callable`` is not)."""
+    text = text.replace("typing.", "").strip()
+    m = re.fullmatch(r"(?:Optional|Union)\[(.*)\]", text)
+    inner = m.group(1) if m else text
+    members = [t.strip() for t in re.split(r"\||,(?![^\[]*\])", inner) if t.strip()]
+    if m and text.startswith("Optional"):
+        members.append("None")
+    if len(members) > 1 and any(_PYTREE_OK.match(t) for t in members):
+        return False
+    return any(h in text for h in _NON_PYTREE_HINTS)
 
 
 # -- trying -----------------------------------------------------------------------------------------
@@ -633,16 +698,6 @@ class _Outcome:
     gb_id: str | None = None
 
 
-_DATA_DEPENDENT_GB = DATA_DEPENDENT
-
-
-def _is_data_dependent(failure: Break, candidate_gb_ids: set[str | None]) -> bool:
-    text = f"{failure.root_cause or ''} {failure.detail or ''}"
-    if "DataDependent" in text or "DynamicOutputShape" in text or "data dependent" in text.lower():
-        return True
-    return failure.gb_id == NONSTRICT_OUTPUT_REJECTED and bool(candidate_gb_ids & _DATA_DEPENDENT_GB)
-
-
 def _fatal(run: Run) -> Break | None:
     return next((b for b in run.breaks if b.fatal), None)
 
@@ -652,36 +707,39 @@ def _judge(
 ) -> _Outcome:
     before_keys = {b.id for b in before.breaks}
     introduced = [b for b in after.breaks if b.id not in before_keys]
+    also = f"; the outputs also changed ({_mismatch_text(check)})" if check.match is False else ""
     failure = next(
         (b for b in introduced if b.gb_id in _NONSTRICT_FAILURE_GB or "nonstrict_trace" in (b.reason or "")),
         None,
     )
+    if before.error and not after.error and check.match is not False:
+        # a hard compile error is gone: the code compiles now (outputs checked against eager)
+        note = f"the compile works now ({len(after.breaks)} break(s) remain)"
+        if failure is not None:
+            note += f"; the mark itself falls back to eager: {explain_failure(failure, candidate_gb_ids or ())}"
+        return _Outcome("improved", True, note)
     if failure is not None:
-        cause = f" (cause: {failure.root_cause})" if failure.root_cause else ""
-        hint = ""
-        if _is_data_dependent(failure, candidate_gb_ids or set()):
-            hint = (
-                "; nonstrict_trace cannot trace data-dependent operations (.item(), nonzero, "
-                "data-dependent branches) either: keep the break, or try the break's own hint "
-                "(torch._dynamo.config.capture_scalar_outputs / capture_dynamic_output_shape_ops = True)"
-            )
-        elif failure.gb_id == NONSTRICT_INPUT_REJECTED:
-            seen = re.search(
-                r"Encountered input of type <?([^>\n.]+)>?", f"{failure.detail} {failure.reason}"
-            )
-            what = f" (it got a {seen.group(1).strip()})" if seen else ""
-            hint = (
-                f"{what}; only tensors, numbers and lists/tuples/dicts of them can be inputs: leave a "
-                "None parameter at its default, or register the type with "
-                "torch.utils._pytree.register_constant / register_dataclass"
-            )
-        return _Outcome("failed", False, f"{_first_line(failure.reason, 200)}{cause}{hint}", failure.gb_id)
+        return _Outcome("failed", False, explain_failure(failure, candidate_gb_ids or ()) + also, failure.gb_id)
     if after.error and not before.error:
+        fatal = _fatal(after)
         m = _GB_RE.search(after.error or "")
-        return _Outcome("failed", False, _first_line(after.error, 300), m.group(0) if m else None)
+        text = explain_error(after.error, fatal)
+        return _Outcome("failed", False, text + also, (fatal.gb_id if fatal else None) or (m.group(0) if m else None))
     n_before, n_after = len(before.breaks), len(after.breaks)
     progress = n_after < n_before
+    g_before, g_after = _dynamo_graphs(before), _dynamo_graphs(after)
+    fewer_graphs = 0 < g_after < g_before and not after.error
+    cb, ca = before.dynamo_graph_breaks, after.dynamo_graph_breaks
+    counted_fewer = cb is not None and ca is not None and ca < cb and not after.error
+    if counted_fewer:
+        # Dynamo's own counter is the figure users check: the listed breaks can include events
+        # that split no graph (e.g. a data-dependent guard Dynamo recovers from)
+        progress = True
+    if fewer_graphs and n_after == n_before:
+        progress = True  # same breaks listed, fewer graphs: fewer splits
     fb, fa = _fatal(before), _fatal(after)
+    if before.error and not after.error:
+        progress = True  # a hard compile error is gone
     if (
         not progress
         and fb is not None
@@ -696,10 +754,26 @@ def _judge(
     if check.match is False:
         return _Outcome("worse", False, _mismatch_text(check))
     if progress:
-        return _Outcome("improved", True)
+        note = f"{g_before} -> {g_after} graphs" if fewer_graphs and n_after == n_before else None
+        if counted_fewer and n_after >= n_before:
+            note = f"Dynamo counted {cb} -> {ca} graph breaks ({n_before} -> {n_after} distinct sites listed)"
+        return _Outcome("improved", True, note)
     if n_after > n_before:
-        return _Outcome("worse", False, f"breaks went up from {n_before} to {n_after}")
+        new = "; ".join(_short_break(b) for b in introduced[:3]) or "?"
+        if fewer_graphs:
+            # the list can grow with events that split no graph (e.g. a data-dependent guard
+            # Dynamo recovers from): not a verdict to trust either way
+            return _Outcome(
+                "no_change", False,
+                f"mixed: the breaks listed went up from {n_before} to {n_after} (new: {new}), but Dynamo "
+                f"compiled fewer graphs ({g_before} -> {g_after}); check by hand",
+            )
+        return _Outcome("worse", False, f"breaks went up from {n_before} to {n_after}: new break at {new}")
     return _Outcome("no_change", False)
+
+
+def _dynamo_graphs(run: Run) -> int:
+    return sum(1 for g in run.graphs if g.level == "dynamo")
 
 
 def _mismatch_text(check: OutputCheck) -> str:
@@ -721,6 +795,7 @@ def run_advisor(
     budget_s: float,
     max_attempts: int,
     progress: Callable[[str], None] | None = None,
+    try_config: TryConfig | None = None,
 ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
     """Propose, pre-check and try functions to trace non-strictly; recommend a set.
 
@@ -735,6 +810,10 @@ def run_advisor(
             when the time left looks shorter than one attempt).
         max_attempts: stop after this many attempts.
         progress: called with a one-line message before each attempt.
+        try_config: runs the code with marks and ``torch._dynamo.config`` flags; when given,
+            the flags the remaining breaks hint at are tried after the nonstrict candidates
+            (at most ``MAX_CONFIG_ATTEMPTS`` attempts, on top of ``max_attempts``, within the
+            time budget).
 
     Returns:
         ``(candidates, recommendation)``: every candidate with its status (tried ones in the
@@ -858,19 +937,89 @@ def run_advisor(
                     results[q.name] = _candidate(q, "skipped")
                     queue.append(q)
 
+    config_kept: list[str] = []
+    if try_config is not None and (current.breaks or current.error):
+        from nstviz.analysis.remedies import config_code, config_plans
+
+        marks = tuple(k.obj for k in kept if k.obj is not None)
+        plans = config_plans(current.breaks)
+        config_attempts = 0
+        for flags in plans:
+            if set(flags) <= set(config_kept) or config_attempts >= MAX_CONFIG_ATTEMPTS:
+                continue
+            if len(flags) > 1 and config_kept:
+                continue  # a single flag already helped; the other was tried on top of it
+            name = "config: " + ", ".join(f"{f}=True" for f in flags)
+            elapsed = time.monotonic() - start
+            estimate = max(durations) if durations else baseline.wall_time_s
+            if elapsed + estimate > budget_s:
+                order.append(name)
+                results[name] = Candidate(
+                    function=name, why="the break's own hint", status="skipped", kind="config",
+                    code=config_code(flags), error=f"time budget ({budget_s:g} s) used up",
+                )
+                continue
+            attempts += 1
+            config_attempts += 1
+            run_name = f"attempt-{attempts}"
+            applied = {f: True for f in (*config_kept, *flags)}
+            say(f"{run_name}: trying {name}")
+            t0 = time.monotonic()
+            try:
+                run, check = try_config(marks, applied, run_name)
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:
+                durations.append(time.monotonic() - t0)
+                order.append(name)
+                results[name] = Candidate(
+                    function=name, why="the break's own hint", status="failed", kind="config",
+                    code=config_code(flags), run=run_name, error=f"{type(exc).__name__}: {exc}",
+                )
+                continue
+            durations.append(time.monotonic() - t0)
+            outcome = _judge(current, run, check)
+            hinted = [b for b in current.breaks if set(flags) & set(_flags_of(b))]
+            order.append(name)
+            results[name] = Candidate(
+                function=name,
+                why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]),
+                status=outcome.status,  # type: ignore[arg-type]
+                kind="config",
+                code=config_code(flags),
+                run=run_name,
+                breaks_before=len(current.breaks),
+                breaks_after=len(run.breaks),
+                outputs_match=check.match,
+                error=outcome.error,
+                gb_id=outcome.gb_id,
+                elapsed_s=round(durations[-1], 3),
+            )
+            if outcome.improved:
+                config_kept += [f for f in flags if f not in config_kept]
+                current = run
+                last_check = check
+
     candidates = tuple(results[k] for k in order)
-    if not kept:
+    if not kept and not config_kept:
         return candidates, None
     functions = tuple(k.name for k in kept)
     recommendation = Recommendation(
         functions=functions,
-        code=apply_code(kept),
+        code=apply_code(kept, {f: True for f in config_kept}),
         breaks_before=len(baseline.breaks),
         breaks_after=len(current.breaks),
         outputs_match=last_check.match if last_check is not None else None,
+        config=tuple(config_kept),
     )
     del last_run_name
     return candidates, recommendation
+
+
+def _flags_of(b: Break) -> tuple[str, ...]:
+    from nstviz.analysis.remedies import flags_hinted
+
+    return flags_hinted(b)
 
 
 def _mark_warning(run: Run, name: str) -> str | None:
@@ -905,18 +1054,15 @@ def _def_line(p: _Proposal) -> int | None:
     return code.co_firstlineno if code is not None else None
 
 
-def apply_code(kept: Sequence[_Proposal]) -> str:
-    """The code that applies the marks: rebinding lines, with the decorator form in a comment."""
-    imports = sorted({p.module for p in kept if p.module})
-    lines = [
-        "import torch",
-        *(f"import {m}" for m in imports),
-        "",
-        "# Trace these functions non-strictly (run before the compiled code first runs,",
-        "# or call torch._dynamo.reset() afterwards). Equivalent: put",
-        "# @torch._dynamo.nonstrict_trace on the line above each `def`.",
-    ]
+def apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None = None) -> str:
+    """Paste-ready code that applies the marks (see :mod:`nstviz.analysis.recommend`)."""
+    from nstviz.analysis.recommend import Mark, recommendation_code
+
+    marks = []
     for p in kept:
+        name = p.name[len(p.module) + 1 :] if p.module and p.name.startswith(p.module + ".") else p.name
         where = f"{os.path.basename(p.frame.file)}:{_def_line(p) or p.frame.line}"
-        lines.append(f"{p.name} = torch._dynamo.nonstrict_trace({p.name})  # def at {where}")
-    return "\n".join(lines) + "\n"
+        marks.append(
+            Mark(qualname=name, obj=p.obj, where=where, caller_files=[c.file for c in p.callers], forward=p.forward)
+        )
+    return recommendation_code(marks, config)

@@ -405,6 +405,20 @@ def drop_new_dynamo_names(namespace: dict[str, Any], names_before: set[str]) -> 
     return dropped
 
 
+def graph_break_counter() -> dict[str, int]:
+    """Dynamo's own graph-break counter (``torch._dynamo.utils.counters["graph_break"]``), a copy."""
+    from torch._dynamo.utils import counters
+
+    return dict(counters["graph_break"])
+
+
+def dynamo_config_patch(flags: dict[str, Any]) -> Any:
+    """A context manager that sets ``torch._dynamo.config`` flags for its block and puts them back."""
+    import torch._dynamo.config as dynamo_config
+
+    return dynamo_config.patch(**flags)
+
+
 def dynamo_config_copy() -> dict[str, Any]:
     """A copy of ``torch._dynamo.config`` (for snapshots)."""
     return dict(torch._dynamo.config.get_config_copy())

@@ -373,7 +373,9 @@ def _root_cause_from_text(internal: str) -> str | None:
     text = f"{first['type'].rsplit('.', 1)[-1]}: {first['msg'].strip()}"
     if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
         text += f" ({found[1]['msg'].strip()})"
-    return text[:500]
+    from nstviz.analysis.causes import unwrap_fake_tensor_error  # issue 11: the error inside
+
+    return unwrap_fake_tensor_error(text, internal)[:500]
 
 
 def _make_break(
@@ -414,7 +416,10 @@ def root_cause_of(exc: BaseException) -> str | None:
     seen = 0
     while inner is not None and seen < 8:
         if not isinstance(inner, _torch_compat.unsupported_types()):
-            return f"{type(inner).__name__}: {str(inner).strip().splitlines()[0] if str(inner).strip() else ''}"
+            from nstviz.analysis.causes import unwrap_fake_tensor_error  # issue 11: the error inside
+
+            first = str(inner).strip().splitlines()[0] if str(inner).strip() else ""
+            return unwrap_fake_tensor_error(f"{type(inner).__name__}: {first}", str(inner))
         inner = inner.__cause__ or inner.__context__
         seen += 1
     return None

@@ -253,10 +253,10 @@ def _to_target(spec: str, obj: Any) -> Target:
         return Target(
             spec=spec,
             function=forward,
-            warning=(
-                f"{spec} is an nn.Module: its {type(obj).__name__}.forward was marked, but torch "
-                "ignores nonstrict marks on forward for module(...) calls; mark a helper function "
-                "the forward calls instead"
+            warning=(  # issue 11: the mark is made effective with a no-op forward pre-hook
+                f"{spec} is an nn.Module: its {type(obj).__name__}.forward was marked; nstviz registers a "
+                "no-op forward pre-hook for the run, without which torch ignores marks "
+                "on forward for module(...) calls"
             ),
         )
     if isinstance(obj, type):
@@ -277,10 +277,10 @@ def _to_target(spec: str, obj: Any) -> Target:
             )
         raise NotMarkableError(f"{spec!r} is a {type(obj).__name__}, not a function")
     warning = None
-    if fn.__name__ == "forward":
+    if fn.__name__ == "forward":  # issue 11: made effective by forward_hooks.effective_forwards
         warning = (
-            f"{spec} is an nn.Module forward: torch ignores nonstrict marks on forward for module(...) "
-            "calls; mark a helper function the forward calls instead"
+            f"{spec} is an nn.Module forward: nstviz registers a no-op forward pre-hook for the run "
+            "(without it torch ignores marks on forward for module(...) calls)"
         )
     return Target(spec=spec, function=fn, warning=warning)
 
@@ -306,11 +306,15 @@ def check_not_local_to_compiled(target: Target, namespace: Mapping[str, Any]) ->
 @contextlib.contextmanager
 def marked(functions: Iterable[Callable[..., Any]]) -> Iterator[set[int]]:
     """Mark the functions non-strict while the block runs; always unmark afterwards."""
+    from nstviz.capture.forward_hooks import effective_forwards  # issue 11: marks on forward
+
+    functions = list(functions)
     already = _torch_compat.nonstrict_ids()
     ids = {id(f) for f in functions} - already
     try:
         _torch_compat.mark_ids(ids)
-        yield ids
+        with effective_forwards(functions):  # issue 11: no-op pre-hooks, removed on exit
+            yield ids
     finally:
         _torch_compat.unmark_ids(ids)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nstviz.analysis.break_counts import dynamo_counter_total
 from nstviz.capture import _torch_compat, marking, state
 from nstviz.capture.convert import (
     StackTable,
@@ -134,6 +135,7 @@ def execute(
     value: Any = None
     error: BaseException | None = None
     marked_ids: set[int] = set()
+    breaks_counted = dynamo_counter_total(_torch_compat.graph_break_counter())  # Dynamo's own count
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         latch = stack.enter_context(state.interrupt_latch())
@@ -189,6 +191,7 @@ def execute(
         stdout=out.text(),
         stderr=err.text(),
         wall_time_s=round(wall, 4),
+        dynamo_graph_breaks=max(0, dynamo_counter_total(_torch_compat.graph_break_counter()) - breaks_counted),
     )
     result = RunResult(
         run=run,

@@ -163,7 +163,9 @@ class Session:
             checkpoint.restore()
             self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
             functions = tuple(t.function for t in targets)
-            nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
+            flags = dict.fromkeys(recommendation.config if recommendation is not None else (), True)
+            with _torch_compat.dynamo_config_patch(flags):  # a recommended config remedy applies here too
+                nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
             self.targets["nonstrict"] = targets
             if plan.check:
                 outputs["nonstrict"] = _snapshot(subject.outputs_of(nst))
@@ -267,7 +269,14 @@ class Session:
             self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
             result = self._run(run_name, subject.body, rng, functions, marks=subject.rematch(functions))
             self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
-            if base.exception is not None or result.exception is not None:
+            if base.exception is not None and result.exception is None and outputs.get("eager"):
+                # the baseline failed to compile: the attempt's outputs are checked against eager
+                from nstviz.analysis.output_check import build_output_check
+
+                pair = {"eager": outputs["eager"], run_name: _snapshot(subject.outputs_of(result))}
+                comparisons, nondeterministic = _compare(pair, run_name)
+                check = build_output_check(comparisons, nondeterministic=nondeterministic)
+            elif base.exception is not None or result.exception is not None:
                 failed = "baseline" if base.exception is not None else run_name
                 check = OutputCheck(match=None, skipped_reason=f"the {failed} run raised, so outputs cannot be compared")
             else:
@@ -278,6 +287,13 @@ class Session:
                 check = build_output_check(comparisons, nondeterministic=nondeterministic)
             return finish_run(self._plain_run(result, run_name), self.stacks.stacks), check
 
+        def try_config(
+            functions: tuple[Callable[..., Any], ...], flags: dict[str, bool], run_name: str
+        ) -> tuple[Run, OutputCheck]:
+            """An attempt with the breaks' config hints set (and ``functions`` marked)."""
+            with _torch_compat.dynamo_config_patch(flags):
+                return try_marks(functions, run_name)
+
         return run_advisor(
             baseline_run,
             subject.resolve_name,
@@ -285,6 +301,7 @@ class Session:
             budget_s=self.plan.advisor_budget_s,
             max_attempts=self.plan.advisor_attempts,
             progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
+            try_config=try_config,
         )
 
     # -- live objects -> plain values --------------------------------------------------------

@@ -21,7 +21,9 @@ def test_auto_finds_the_function_and_reports_attempts():
         "opaque_scale", "improved", "attempt-1", 1, 0,
     )
     assert report.recommendation.functions == ("opaque_scale",)
-    assert "torch._dynamo.nonstrict_trace(opaque_scale)" in report.recommendation.code
+    # rebound where loop_fn looks it up: its module's globals, with the import
+    assert "from tests.capture.cases import corpus\n" in report.recommendation.code
+    assert "corpus.opaque_scale = torch._dynamo.nonstrict_trace(corpus.opaque_scale)" in report.recommendation.code
     (mark,) = report.runs["nonstrict"].marked
     assert (mark.qualname, mark.origin, mark.applied) == ("opaque_scale", "advisor", True)
     assert any(n.startswith("opaque_scale produced no ATen nodes") for n in report.notes)

@@ -69,7 +69,7 @@ def test_method_and_module_paths_resolve_to_functions():
 
 def test_module_instance_marks_forward_with_warning():
     (t,) = marking.resolve(["model"], {"model": b.Model()})
-    assert t.function is b.Model.forward and "ignores nonstrict marks on forward" in t.warning
+    assert t.function is b.Model.forward and "registers a no-op forward pre-hook" in t.warning
 
 
 def test_closure_created_in_compiled_function_is_refused():

@@ -255,16 +255,18 @@ y = f(torch.ones(2, 4), Block())
 
 
 def test_check_names_what_nonstrict_trace_cannot_do(tmp_path):
-    """Forward marks ignored, explicit None input (GB0236), data-dependent op (GB0251)."""
+    """Explicit None input (GB0236), data-dependent op (GB0251); a forward mark is made effective."""
     script = write(tmp_path, LIMITS_SCRIPT)
     code, out, err = run_main("check", script, "-n", "Block.forward,takes_none,data_dep", "-q")
     assert code == EXIT_CHECK_FAILED, out + err
-    assert "torch ignores nonstrict marks on forward for module(...) calls" in out
+    assert "nstviz registers a no-op forward pre-hook for the run" in out
     assert "(GB0236)" in out and "(GB0251)" in out and "DataDependentOutputException" in out
     assert "2 break(s) introduced by the nonstrict run" in out
-    for name in ("Block.forward", "takes_none", "data_dep"):
+    assert "breaks: 1 resolved, 3 remaining, 2 introduced" in out  # Block.forward's break is gone
+    assert "--nonstrict Block.forward never applied" not in out
+    for name in ("takes_none", "data_dep"):
         assert f"--nonstrict {name} never applied" in out
-    assert out.count("torch ignores nonstrict marks") == 1  # each warning once
+    assert out.count("registers a no-op forward pre-hook") == 1  # each warning once
 
 
 def test_auto_finds_the_helper_and_prints_the_code(tmp_path):

@@ -1,0 +1,171 @@
+"""Code that applies the advisor's marks when pasted, before the model is built.
+
+A rebinding only helps where the function is looked up: a module-level function is looked up
+in the globals of the module that calls it (``modeling_x.fn = nonstrict_trace(modeling_x.fn)``,
+and again in every other module that imported the name), a method on its class
+(``Class.method = ...``, ``staticmethod(...)`` kept). Functions of the user's own notebook or
+``__main__`` are rebound by their bare name; for a function in the user's own file the
+decorator at the definition is named too. A marked ``forward`` also needs a forward pre-hook
+(:data:`nstviz.capture.forward_hooks.FORWARD_HOOK_CODE`). Config remedies come last, as
+``torch._dynamo.config`` assignments.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import types
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
+
+__all__ = ["Mark", "recommendation_code"]
+
+_MAIN_MODULES = ("__main__", "builtins", "__mp_main__")
+
+
+@dataclass
+class Mark:
+    """One function to mark: its qualified name, the object, and where it is called from."""
+
+    qualname: str
+    obj: Any
+    where: str = ""
+    """``file:line`` of its ``def``, for the comment."""
+    caller_files: Sequence[str] = field(default_factory=tuple)
+    forward: bool = False
+
+
+def _raw(obj: Any) -> Any:
+    for _ in range(10):
+        if isinstance(obj, (staticmethod, classmethod)) or inspect.ismethod(obj):
+            obj = obj.__func__
+        elif hasattr(obj, "__wrapped__"):
+            obj = obj.__wrapped__
+        else:
+            break
+    return obj
+
+
+def _module_of(obj: Any) -> types.ModuleType | None:
+    name = getattr(_raw(obj), "__module__", None) or getattr(obj, "__module__", None)
+    return sys.modules.get(name) if name else None
+
+
+def _is_users_namespace(module: types.ModuleType | None, obj: Any) -> bool:
+    if module is None or module.__name__ in _MAIN_MODULES:
+        return True
+    code = getattr(_raw(obj), "__code__", None)
+    return bool(code is not None and code.co_filename.startswith("<"))
+
+
+def _is_library_file(path: str) -> bool:
+    parts = os.path.abspath(path).replace("\\", "/").split("/")
+    return "site-packages" in parts or "dist-packages" in parts
+
+
+def _module_for_file(path: str) -> types.ModuleType | None:
+    norm = os.path.abspath(path)
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if f and os.path.abspath(f) == norm:
+            return mod
+    return None
+
+
+def _import_line(module: types.ModuleType) -> tuple[str, str]:
+    """``(import statement, alias)`` for a module: ``from a.b import c`` binds ``c``."""
+    name = module.__name__
+    if "." in name:
+        pkg, _, leaf = name.rpartition(".")
+        return f"from {pkg} import {leaf}", leaf
+    return f"import {name}", name
+
+
+def _owner_path(qualname: str) -> tuple[list[str], str]:
+    parts = qualname.split(".")
+    return parts[:-1], parts[-1]
+
+
+def recommendation_code(marks: Sequence[Mark], config: Mapping[str, Any] | None = None) -> str:
+    """Paste-ready code: imports, one rebinding per place a function is looked up, hooks, config.
+
+    Args:
+        marks: the functions to trace non-strictly (``qualname`` without a module prefix).
+        config: ``torch._dynamo.config`` flags that the verified attempt set.
+    """
+    imports: dict[str, None] = {"import torch": None}
+    body: list[str] = []
+    decorator_notes: list[str] = []
+    need_hook = False
+    for m in marks:
+        module = _module_of(m.obj)
+        owners, attr = _owner_path(m.qualname)
+        comment = f"  # def at {m.where}" if m.where else ""
+        if _is_users_namespace(module, m.obj):
+            prefixes = [""]
+        else:
+            assert module is not None
+            stmt, alias = _import_line(module)
+            imports[stmt] = None
+            prefixes = [f"{alias}."]
+            if not owners:  # a module-level function: also where the callers look it up
+                for f in m.caller_files:
+                    cm = _module_for_file(f)
+                    if cm is None or cm is module or cm.__name__ in _MAIN_MODULES:
+                        continue
+                    if getattr(cm, attr, None) is m.obj:
+                        s2, a2 = _import_line(cm)
+                        imports[s2] = None
+                        prefixes.append(f"{a2}.")
+            code = getattr(_raw(m.obj), "__code__", None)
+            if code is not None and not _is_library_file(code.co_filename):
+                decorator_notes.append(
+                    f"# or: put @torch._dynamo.nonstrict_trace on the line above `def {attr}` ({m.where})"
+                )
+        for prefix in dict.fromkeys(prefixes):
+            target = f"{prefix}{m.qualname}"
+            body.append(_rebind(target, owners, attr, m.obj, prefix) + comment)
+        need_hook |= m.forward
+    lines = [*imports, ""]
+    if marks:
+        lines.append("# Trace these functions non-strictly; run this before the model is built and compiled")
+        lines.append("# (or call torch._dynamo.reset() afterwards).")
+        lines += body + decorator_notes
+    if need_hook:
+        lines += FORWARD_HOOK_CODE.rstrip("\n").splitlines()
+    for key, value in (config or {}).items():
+        lines.append(f"torch._dynamo.config.{key} = {value!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str) -> str:
+    kind = None
+    if owners:
+        owner_name = prefix + ".".join(owners)
+        owner = _owner_object(obj, owners)
+        if owner is not None:
+            static = inspect.getattr_static(owner, attr, None)
+            if isinstance(static, staticmethod):
+                kind = "staticmethod"
+            elif isinstance(static, classmethod):
+                kind = "classmethod"
+        del owner_name
+    if kind == "staticmethod":
+        return f"{target} = staticmethod(torch._dynamo.nonstrict_trace({target}))"
+    if kind == "classmethod":
+        return f"{target} = classmethod(torch._dynamo.nonstrict_trace({target}.__func__))"
+    return f"{target} = torch._dynamo.nonstrict_trace({target})"
+
+
+def _owner_object(obj: Any, owners: Iterable[str]) -> Any:
+    module = _module_of(obj)
+    cur: Any = module
+    for part in owners:
+        cur = getattr(cur, part, None)
+        if cur is None:
+            return None
+    return cur

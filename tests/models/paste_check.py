@@ -1,0 +1,29 @@
+"""Run a recommendation's code in a fresh process, BEFORE the model is built, then capture.
+
+Usage: ``python -m tests.models.paste_check JOB`` with the code on stdin; prints one JSON line
+``{"breaks": N, "graphs": G, "error": ...}`` (distinct breaks and Dynamo graphs of a plain
+``nstviz.compare`` of the job, the same figures the advisor reports for its attempts).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main() -> None:
+    job_name = sys.argv[1]
+    code = sys.stdin.read()
+    exec(compile(code, "<recommendation>", "exec"), {"__name__": "__recommendation__"})
+    import nstviz
+    from tests.models.corpus import JOBS
+
+    model, inputs = JOBS[job_name].make()
+    report = nstviz.compare(model, check=False, **inputs)
+    run = report.runs["baseline"]
+    graphs = sum(1 for g in run.graphs if g.level == "dynamo")
+    print(json.dumps({"breaks": len(run.breaks), "graphs": graphs, "error": run.error}))
+
+
+if __name__ == "__main__":
+    main()
