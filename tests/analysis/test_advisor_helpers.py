@@ -7,6 +7,7 @@ import types
 import torch
 
 from nstviz.analysis.advisor import _annotation_refuses
+from nstviz.analysis.assemble import build_report
 from nstviz.analysis.attempts_summary import attempt_lines
 from nstviz.analysis.break_counts import count_of
 from nstviz.analysis.candidates import is_runtime_wrapper
@@ -14,7 +15,7 @@ from nstviz.analysis.causes import explain_error, explain_failure, unwrap_fake_t
 from nstviz.analysis.recommend import Mark, recommendation_code
 from nstviz.analysis.remedies import config_code, config_plans, flags_hinted
 from nstviz.capture.forward_hooks import effective_forwards
-from nstviz.report import Break, Candidate, Location, Recommendation, Report, Run
+from nstviz.report import Break, Candidate, Location, Recommendation, Run
 
 SRC = '''import functools
 
@@ -180,7 +181,7 @@ def test_graph_breaks_caused_fold_restart_attempts():
 
 
 def test_summary_lines_say_what_was_tried_also_without_a_recommendation():
-    report = Report(torch_version="x", runs={"baseline": Run(name="baseline")}, candidates=(
+    report = build_report(torch_version="x", runs={"baseline": Run(name="baseline")}, candidates=(
         Candidate(function="M.forward", why="w", status="failed", run="attempt-1", breaks_before=2, breaks_after=3,
                   error="Invalid input type (it got NoneType); only tensors"),
         Candidate(function="f", why="w", status="rejected", precheck=("it is a generator",)),
@@ -192,14 +193,14 @@ def test_summary_lines_say_what_was_tried_also_without_a_recommendation():
     ]
     rec = Recommendation(functions=("g",), code="", breaks_before=2, breaks_after=0, outputs_match=True,
                          config=("capture_scalar_outputs",))
-    report2 = Report(torch_version="x", runs={}, recommendation=rec)
+    report2 = build_report(torch_version="x", runs={}, recommendation=rec)
     assert attempt_lines(report2) == ["advisor: apply g, config capture_scalar_outputs=True (2 -> 0 breaks)"]
 
 
 def test_c_function_breaks_that_nothing_removed_name_custom_ops_and_polyfills():
     b = Break(gb_id="GB0059", reason="Failed to trace builtin operator", count=1, fatal=False,
               location=Location(file="/x/model.py", line=7, function="f"), gb_type="Failed to trace builtin operator")
-    report = Report(torch_version="x", runs={"baseline": Run(name="baseline", breaks=(b,))}, candidates=(
+    report = build_report(torch_version="x", runs={"baseline": Run(name="baseline", breaks=(b,))}, candidates=(
         Candidate(function="f", why="w", status="no_change", run="attempt-1", breaks_before=1, breaks_after=1),
     ))
     assert attempt_lines(report)[-1] == (
