@@ -552,6 +552,27 @@ def read_source(path: str) -> SourceFile | None:
     return SourceFile(path=path, text=text[:MAX_SOURCE_BYTES], truncated=truncated)
 
 
+MAX_TOTAL_SOURCE_CHARS = 8_000_000
+"""Source text kept in one Report, all files together (later files are truncated)."""
+
+
+def read_sources(paths: Iterable[str]) -> dict[str, SourceFile]:
+    """Text of each readable user file in ``paths`` (first mention first), within the Report's budget."""
+    out: dict[str, SourceFile] = {}
+    budget = MAX_TOTAL_SOURCE_CHARS
+    for path in dict.fromkeys(paths):
+        if not is_user_file(path):
+            continue
+        src = read_source(path)
+        if src is None:
+            continue
+        if len(src.text) > budget:
+            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
+        budget -= len(src.text)
+        out[path] = src
+    return out
+
+
 def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
     """Fill ``graph_before``/``graph_after`` of each break where the compiles tell.
 

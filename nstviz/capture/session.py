@@ -26,7 +26,7 @@ from nstviz.analysis.assemble import CapturedRun, CapturedRuns, ReportMeta, asse
 from nstviz.analysis.marks import CapturedCall, CapturedMark
 from nstviz.analysis.provenance import CallSite
 from nstviz.capture import _torch_compat, marking, state
-from nstviz.capture.convert import StackTable, is_user_file, read_source
+from nstviz.capture.convert import StackTable, read_sources
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
@@ -46,8 +46,6 @@ from nstviz.report import (
 
 Progress = Callable[[dict[str, Any]], None]
 
-MAX_TOTAL_SOURCE_CHARS = 8_000_000
-"""Source text kept in a Report, all files together (later files are truncated)."""
 
 
 class Session:
@@ -493,19 +491,7 @@ def _sources(runs: Iterable[CapturedRun], stacks: Sequence[Sequence[Any]]) -> di
         for c in run.compiles:
             if c.location is not None:
                 paths.append(c.location.file)
-    out: dict[str, SourceFile] = {}
-    budget = MAX_TOTAL_SOURCE_CHARS
-    for path in dict.fromkeys(paths):
-        if not is_user_file(path):
-            continue
-        src = read_source(path)
-        if src is None:
-            continue
-        if len(src.text) > budget:
-            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
-        budget -= len(src.text)
-        out[path] = src
-    return out
+    return read_sources(paths)
 
 
 def _nstviz_version() -> str:
@@ -514,4 +500,4 @@ def _nstviz_version() -> str:
     return __version__
 
 
-__all__ = ["MAX_TOTAL_SOURCE_CHARS", "Progress", "Session"]
+__all__ = ["Progress", "Session"]

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nstviz.capture.convert import is_user_file, read_source
+from nstviz.capture.convert import read_sources
 from nstviz.report import Location, Run, SourceFile
-
-MAX_TOTAL_SOURCE_CHARS = 8_000_000
-"""Source text kept in one Report, all files together (later files are truncated)."""
 
 
 def sources_of(run: Run, stacks: Sequence[Sequence[Location]]) -> dict[str, SourceFile]:
@@ -27,16 +24,4 @@ def sources_of(run: Run, stacks: Sequence[Sequence[Location]]) -> dict[str, Sour
     for mark in run.marked:
         if mark.file:
             paths.append(mark.file)
-    out: dict[str, SourceFile] = {}
-    budget = MAX_TOTAL_SOURCE_CHARS
-    for path in dict.fromkeys(paths):
-        if not is_user_file(path):
-            continue
-        src = read_source(path)
-        if src is None:
-            continue
-        if len(src.text) > budget:
-            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
-        budget -= len(src.text)
-        out[path] = src
-    return out
+    return read_sources(paths)
