@@ -78,10 +78,13 @@ def test_trace_code_auto_recommends_marks_and_explains_the_data_dependent_break(
     # the recommended code, applied in the user's namespace, does what the report says
     ns2: dict = {}
     exec(BREAKS.replace("out = model(torch.randn(2, 4))", ""), ns2)
-    with torch._dynamo.config.patch():  # the code sets a config flag: restored afterwards
+    saved = torch._dynamo.config.get_config_copy()  # the code sets a config flag: restored afterwards
+    try:
         exec(rec.code, ns2)
         torch._dynamo.reset()
         explained = torch._dynamo.explain(ns2["model"]._torchdynamo_orig_callable)(torch.randn(2, 4))
+    finally:
+        torch._dynamo.config.load_config(saved)
     assert explained.graph_break_count == 0 and explained.graph_count == 1
     torch._dynamo.reset()
 

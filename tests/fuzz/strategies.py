@@ -114,9 +114,12 @@ def consistent(report: Report) -> Report:
     """Repair the references :meth:`Report.validate` checks; everything else stays as drawn."""
     n = len(report.stacks)
     runs = {name: _fix_run(name, run, n) for name, run in report.runs.items()}
+    ranks = tuple(
+        dataclasses.replace(v, runs={name: _fix_run(name, run, n) for name, run in v.runs.items()}) for v in report.ranks
+    )
     counts = {k: report.counts.get(k) or run_counts(run) for k, run in runs.items()}  # every run has counts
     sources = {path: dataclasses.replace(src, path=path) for path, src in report.sources.items()}
-    return dataclasses.replace(report, runs=runs, counts=counts, sources=sources)
+    return dataclasses.replace(report, runs=runs, counts=counts, sources=sources, ranks=ranks)
 
 
 _node = strategy_for(Node)
@@ -144,17 +147,26 @@ _run = st.builds(
 _run_names = st.sampled_from(["baseline", "nonstrict", "attempt-1", "attempt-2"])
 
 
+_rank_view = st.builds(
+    model.RankView,
+    rank=st.integers(0, 7),
+    runs=st.dictionaries(_run_names, _run, max_size=1),
+    headline=strategy_for(model.Headline),
+)
+
+
 def _report(floats: st.SearchStrategy[float]) -> st.SearchStrategy[Report]:
     hints = model._hints(Report)
     generic = {
         f.name: strategy_for(hints[f.name], floats=floats)
         for f in dataclasses.fields(Report)
-        if not f.metadata.get("transient") and f.name not in ("runs", "schema_version", "counts")
+        if not f.metadata.get("transient") and f.name not in ("runs", "schema_version", "counts", "ranks")
     }
     return st.builds(
         Report,
         runs=st.dictionaries(_run_names, _run, min_size=1, max_size=3),
         counts=st.dictionaries(_run_names, strategy_for(model.RunCounts, floats=floats), max_size=2),
+        ranks=st.lists(_rank_view, max_size=1).map(tuple),  # kept small: each rank holds whole runs
         **generic,
     ).map(consistent)
 
