@@ -32,7 +32,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from nstviz.report import Chip, Compile, Headline, OutputCheck, OutputComparison, OutputDetail, Run, RunCounts, Tone
+from nstviz.report import (
+    Chip,
+    Compile,
+    Headline,
+    OutputCheck,
+    OutputComparison,
+    OutputDetail,
+    Run,
+    RunCounts,
+    Tone,
+)
 
 _MAX_WHAT = 80
 _COMPILE_ERRORS = frozenset(
