@@ -146,11 +146,12 @@ def outputs_chip(outputs: OutputCheck) -> Chip:
     if outputs.match:
         shown = f" (max |Δ| {format_number(diff)})" if diff else ""
         return Chip(kind="outputs", text=f"outputs match{against}{shown}", tone="good")
-    shown = what_differs(outputs.details, diff)
+    pair = next((c for c in outputs.comparisons if c.details == outputs.details), None)
+    shown = what_differs(outputs.details, diff, (pair.left, pair.right) if pair is not None else None)
     return Chip(kind="outputs", text=f"outputs DIFFER{' from' + against if against else ''}{shown}", tone="bad")
 
 
-def what_differs(details: tuple[OutputDetail, ...], diff: float | None) -> str:
+def what_differs(details: tuple[OutputDetail, ...], diff: float | None, sides: tuple[str, str] | None = None) -> str:
     """`` (max |Δ| 0.5)`` when a number differs; else ``: path: note`` of the first differing value.
 
     Never ``max |Δ| 0``: a value that is ``None`` on one side, a dtype, a shape or a missing
@@ -162,6 +163,8 @@ def what_differs(details: tuple[OutputDetail, ...], diff: float | None) -> str:
     if first is None:
         return ""
     note = first.note or "differs"
+    if sides and " vs " in note and "missing in" not in note:
+        note += f" ({sides[0]} vs {sides[1]})"
     return ": " + _short(f"{first.path}: {note}", _MAX_WHAT)
 
 
@@ -181,7 +184,7 @@ def eager_chip(outputs: OutputCheck) -> Chip | None:
     if not any({c.left, c.right} == {"baseline", "nonstrict"} for c in outputs.comparisons):
         return None  # the verdict itself is this comparison (no nonstrict run)
     return Chip(
-        kind="outputs", text=f"compiled differs from eager{what_differs(pair.details, pair.max_abs_diff)}", tone="bad"
+        kind="outputs", text=f"compiled differs from eager{what_differs(pair.details, pair.max_abs_diff, (pair.left, pair.right))}", tone="bad"
     )
 
 
