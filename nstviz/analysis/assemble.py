@@ -91,6 +91,8 @@ class CapturedRuns:
     candidates: tuple[Candidate, ...] = ()
     recommendation: Recommendation | None = None
     sources: Mapping[str, SourceFile] = dataclasses.field(default_factory=dict)
+    nothing_marked: bool = False
+    """No function was marked and no config remedy recommended: the nonstrict run was not made."""
 
 
 # -- passes -------------------------------------------------------------------------------------
@@ -120,14 +122,14 @@ def output_verdict(
 
 
 def summarize_runs(
-    runs: Mapping[str, Run], outputs: OutputCheck
+    runs: Mapping[str, Run], outputs: OutputCheck, *, nothing_marked: bool = False
 ) -> tuple[BreakDiff, dict[str, RunCounts], Headline]:
     """Passes 3, 4 and 7: the break diff, the counts and the headline of complete runs."""
     base = runs.get("baseline")
     nonstrict = runs.get("nonstrict")
     diff = BreakDiff() if base is None else diff_breaks(base, nonstrict if nonstrict is not None else base)
     counts = {name: run_counts(run) for name, run in runs.items()}
-    return diff, counts, build_headline(runs, counts, outputs)
+    return diff, counts, build_headline(runs, counts, outputs, nothing_marked=nothing_marked)
 
 
 def assemble(captured: CapturedRuns) -> Report:
@@ -139,7 +141,7 @@ def assemble(captured: CapturedRuns) -> Report:
     if base is not None and nonstrict is not None:
         runs["nonstrict"] = nonstrict = assign_baseline_graphs(base, nonstrict, stacks)  # 1
     outputs = output_verdict(runs, captured.comparisons, nondeterministic=captured.nondeterministic)  # 5
-    diff, counts, headline = summarize_runs(runs, outputs)  # 3, 4, 7
+    diff, counts, headline = summarize_runs(runs, outputs, nothing_marked=captured.nothing_marked)  # 3, 4, 7
     meta = captured.meta
     return Report(
         torch_version=meta.torch_version,

@@ -25,7 +25,9 @@ The chips, in order:
   when the eager run and the baseline disagree and the code was not found non-deterministic,
   even when baseline and nonstrict agree.
 
-With no nonstrict run the chips give the baseline's numbers alone (``"2 breaks"``).
+With no nonstrict run the chips give the baseline's numbers alone (``"2 breaks"``); when that
+is because nothing was marked (no names given, the advisor recommended nothing), a ``note``
+chip ``"nothing was marked (baseline only)"`` comes first.
 """
 
 from __future__ import annotations
@@ -192,8 +194,22 @@ def _trend(before: int, after: int) -> Tone:
     return "good" if after < before else "bad" if after > before else "neutral"
 
 
-def build_headline(runs: Mapping[str, Run], counts: Mapping[str, RunCounts], outputs: OutputCheck) -> Headline:
-    """The headline of a Report with these runs, counts and output check."""
+def build_headline(
+    runs: Mapping[str, Run],
+    counts: Mapping[str, RunCounts],
+    outputs: OutputCheck,
+    *,
+    nothing_marked: bool = False,
+) -> Headline:
+    """The headline of a Report with these runs, counts and output check.
+
+    Args:
+        runs: the Report's runs by name.
+        counts: their counts.
+        outputs: the output check.
+        nothing_marked: no function was marked (and no remedy recommended), so the nonstrict
+            run was not made: the headline starts with ``"nothing was marked (baseline only)"``.
+    """
     base = runs.get("baseline")
     if base is None or "baseline" not in counts:
         return _headline((Chip(kind="note", text="no baseline run"),))
@@ -204,8 +220,10 @@ def build_headline(runs: Mapping[str, Run], counts: Mapping[str, RunCounts], out
     eager = eager_chip(outputs)
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
+        note = [Chip(kind="note", text="nothing was marked (baseline only)")] if nothing_marked else []
         return _headline(
             (
+                *note,
                 *first,
                 Chip(kind="breaks", text=plural(b.breaks, "break")),
                 Chip(kind="graphs", text=plural(b.graphs, "graph")),
