@@ -32,6 +32,7 @@ chip ``"nothing was marked (baseline only)"`` comes first.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from nstviz.report import (
@@ -77,13 +78,17 @@ def compile_failures(run: Run) -> tuple[Compile, ...]:
 
     These come from Dynamo's own ``compilation_metrics`` events, so they are seen also when
     the user's code caught the exception (``try: f(x) except Exception: ...``). A frame Dynamo
-    chose to skip has no ``fail_reason``; a graph break still gives a graph.
+    chose to skip has no ``fail_reason``; a graph break still gives a graph, or (a break at the
+    very start of a frame) is logged as a break of that compile, which is not a failure.
     """
-    with_graphs = {(c.frame_id, c.compile_id) for c in run.compiles if c.graph_ids}
+    explained = {(c.frame_id, c.compile_id) for c in run.compiles if c.graph_ids}
+    for brk in run.breaks:  # a graph break logged for this compile: the frame ran on, not a failure
+        for cid in brk.compile_ids:
+            m = re.match(r"^\[?(\d+)/(\d+)", cid)
+            if m:
+                explained.add((int(m[1]), int(m[2])))
     return tuple(
-        c
-        for c in run.compiles
-        if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in with_graphs
+        c for c in run.compiles if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in explained
     )
 
 

@@ -158,6 +158,12 @@ def test_compile_failure_from_dynamo_events_even_when_the_user_caught_it():
         ("0 graphs → 0", "neutral"),
         ("outputs match", "good"),
     ]
+    # a graph break logged for that compile (a break at the very start of a frame): not a failure
+    at_start = Break(gb_id="GB0059", reason="r", count=1, fatal=False, location=Location(file="f.py", line=1, function="f"),
+                     compile_ids=("0/0",))
+    assert chips(Run(name="baseline", compiles=(CAUGHT,), breaks=(at_start,)), Run(name="nonstrict"),
+                 {"baseline": counts(0, 1), "nonstrict": counts(0, 1)}, OutputCheck(match=True, comparisons=(PAIR_MATCH,)))[0] == (
+        "1 break → 1", "neutral")
     # the same frame recompiled with a graph: not a failure
     ok = Compile(frame_id=0, compile_id=0, attempt=1, function="f", graph_ids=("0/0:dynamo",))
     assert chips(Run(name="baseline", compiles=(CAUGHT, ok)), Run(name="nonstrict"),
