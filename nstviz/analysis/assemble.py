@@ -105,7 +105,11 @@ def finish_run(captured: CapturedRun, stacks: Sequence[Sequence[Location]]) -> R
 
 
 def output_verdict(
-    runs: Mapping[str, Run], comparisons: Sequence[OutputComparison] | None, *, nondeterministic: bool = False
+    runs: Mapping[str, Run],
+    comparisons: Sequence[OutputComparison] | None,
+    *,
+    nondeterministic: bool = False,
+    nothing_marked: bool = False,
 ) -> OutputCheck:
     """Pass 5: the output check (baseline vs nonstrict first), and why it is missing when it is."""
     from nstviz.analysis.output_check import build_output_check
@@ -114,6 +118,8 @@ def output_verdict(
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
     check = build_output_check(comparisons, nondeterministic=nondeterministic)
     failed = [n for n in RUN_ORDER if n in runs and runs[n].error is not None]
+    if nothing_marked and not comparisons:
+        return dataclasses.replace(check, skipped_reason="no second run to compare with")
     if failed and check.match is None:
         check = dataclasses.replace(
             check, skipped_reason=f"the {' and the '.join(failed)} run raised, so its outputs cannot be compared"
@@ -140,7 +146,9 @@ def assemble(captured: CapturedRuns) -> Report:
     base, nonstrict = runs.get("baseline"), runs.get("nonstrict")
     if base is not None and nonstrict is not None:
         runs["nonstrict"] = nonstrict = assign_baseline_graphs(base, nonstrict, stacks)  # 1
-    outputs = output_verdict(runs, captured.comparisons, nondeterministic=captured.nondeterministic)  # 5
+    outputs = output_verdict(
+        runs, captured.comparisons, nondeterministic=captured.nondeterministic, nothing_marked=captured.nothing_marked
+    )  # 5
     diff, counts, headline = summarize_runs(runs, outputs, nothing_marked=captured.nothing_marked)  # 3, 4, 7
     meta = captured.meta
     return Report(

@@ -35,5 +35,5 @@ def test_caught_fullgraph_failure_is_a_compile_failure_in_the_headline():
     assert report.headline.text == (
         "nothing was marked (baseline only), "
         "compile failed in f: Dynamo does not know how to trace builtin operator `print` with argument types "
-        "['str'] (has_kwargs…, 0 breaks, 0 graphs, outputs not checked (no outputs were compared)"
+        "['str'] (has_kwargs…, 0 breaks, 0 graphs, outputs not checked (no second run to compare with)"
     )
