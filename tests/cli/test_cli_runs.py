@@ -328,3 +328,6 @@ def test_auto_with_nothing_recommended_runs_the_baseline_only(tmp_path):
         "nothing was marked (baseline only), 1 break, 2 graphs, outputs not checked (no second run to compare with)"
     )
     assert "so the nonstrict run was not made: it would repeat the baseline." in out
+    code, out, err = run_main("check", script, "--auto", "--quiet")
+    assert code == EXIT_CHECK_FAILED
+    assert "nothing was marked (the advisor recommended nothing), so there is no nonstrict run" in out + err
