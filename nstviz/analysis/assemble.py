@@ -91,6 +91,8 @@ class CapturedRuns:
     candidates: tuple[Candidate, ...] = ()
     recommendation: Recommendation | None = None
     sources: Mapping[str, SourceFile] = dataclasses.field(default_factory=dict)
+    nothing_marked: bool = False
+    """No function was marked and no config remedy recommended: the nonstrict run was not made."""
 
 
 # -- passes -------------------------------------------------------------------------------------
@@ -103,7 +105,11 @@ def finish_run(captured: CapturedRun, stacks: Sequence[Sequence[Location]]) -> R
 
 
 def output_verdict(
-    runs: Mapping[str, Run], comparisons: Sequence[OutputComparison] | None, *, nondeterministic: bool = False
+    runs: Mapping[str, Run],
+    comparisons: Sequence[OutputComparison] | None,
+    *,
+    nondeterministic: bool = False,
+    nothing_marked: bool = False,
 ) -> OutputCheck:
     """Pass 5: the output check (baseline vs nonstrict first), and why it is missing when it is."""
     from nstviz.analysis.output_check import build_output_check
@@ -112,6 +118,8 @@ def output_verdict(
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
     check = build_output_check(comparisons, nondeterministic=nondeterministic)
     failed = [n for n in RUN_ORDER if n in runs and runs[n].error is not None]
+    if nothing_marked and not comparisons:
+        return dataclasses.replace(check, skipped_reason="no second run to compare with")
     if failed and check.match is None:
         check = dataclasses.replace(
             check, skipped_reason=f"the {' and the '.join(failed)} run raised, so its outputs cannot be compared"
@@ -120,14 +128,14 @@ def output_verdict(
 
 
 def summarize_runs(
-    runs: Mapping[str, Run], outputs: OutputCheck
+    runs: Mapping[str, Run], outputs: OutputCheck, *, nothing_marked: bool = False
 ) -> tuple[BreakDiff, dict[str, RunCounts], Headline]:
     """Passes 3, 4 and 7: the break diff, the counts and the headline of complete runs."""
     base = runs.get("baseline")
     nonstrict = runs.get("nonstrict")
     diff = BreakDiff() if base is None else diff_breaks(base, nonstrict if nonstrict is not None else base)
     counts = {name: run_counts(run) for name, run in runs.items()}
-    return diff, counts, build_headline(runs, counts, outputs)
+    return diff, counts, build_headline(runs, counts, outputs, nothing_marked=nothing_marked)
 
 
 def assemble(captured: CapturedRuns) -> Report:
@@ -138,8 +146,10 @@ def assemble(captured: CapturedRuns) -> Report:
     base, nonstrict = runs.get("baseline"), runs.get("nonstrict")
     if base is not None and nonstrict is not None:
         runs["nonstrict"] = nonstrict = assign_baseline_graphs(base, nonstrict, stacks)  # 1
-    outputs = output_verdict(runs, captured.comparisons, nondeterministic=captured.nondeterministic)  # 5
-    diff, counts, headline = summarize_runs(runs, outputs)  # 3, 4, 7
+    outputs = output_verdict(
+        runs, captured.comparisons, nondeterministic=captured.nondeterministic, nothing_marked=captured.nothing_marked
+    )  # 5
+    diff, counts, headline = summarize_runs(runs, outputs, nothing_marked=captured.nothing_marked)  # 3, 4, 7
     meta = captured.meta
     return Report(
         torch_version=meta.torch_version,

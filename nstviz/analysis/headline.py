@@ -12,19 +12,46 @@ The chips, in order:
   it failed (``fullgraph=True`` stopped at a break, or it raised) and the nonstrict run
   compiled, ``"fullgraph failed → 1 graph"`` (green). More graphs alone is not red; fewer
   graphs is not green when the nonstrict run raised.
-- ``failure``: ``"nonstrict raised ValueError"`` (red), when the nonstrict run raised.
+- ``failure``: ``"compile failed: <real cause>"`` (red, first), when a compile of the
+  baseline failed without a fatal graph break: a hard compile error, or a ``fullgraph=True``
+  failure the user's code caught (Dynamo's own ``compilation_metrics`` event has a
+  ``fail_reason`` and no graph came of that compile); ``"nonstrict compile failed: ..."`` when
+  only the nonstrict run's compile failed; ``"nonstrict raised ValueError"`` (red), when the
+  nonstrict run raised.
 - ``outputs``: the output verdict, ``"outputs match"``, ``"outputs match eager"`` (compared
   with the eager run because the baseline raised), ``"outputs DIFFER (max |Δ| 0.5)"`` (red),
-  ``"outputs not checked (why)"``.
+  ``"outputs DIFFER: y: None vs tensor f32[3]"`` (red: what differs when it is not a number),
+  ``"outputs not checked (why)"``; then ``"compiled differs from eager (max |Δ| 2.65)"`` (red)
+  when the eager run and the baseline disagree and the code was not found non-deterministic,
+  even when baseline and nonstrict agree.
 
-With no nonstrict run the chips give the baseline's numbers alone (``"2 breaks"``).
+With no nonstrict run the chips give the baseline's numbers alone (``"2 breaks"``); when that
+is because nothing was marked (no names given, the advisor recommended nothing), a ``note``
+chip ``"nothing was marked (baseline only)"`` comes first.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
-from nstviz.report import Chip, Headline, OutputCheck, Run, RunCounts, Tone
+from nstviz.report import (
+    Chip,
+    Compile,
+    Headline,
+    OutputCheck,
+    OutputComparison,
+    OutputDetail,
+    Run,
+    RunCounts,
+    Tone,
+)
+
+_MAX_WHAT = 80
+_COMPILE_ERRORS = frozenset(
+    {"BackendCompilerFailed", "TorchRuntimeError", "InternalTorchDynamoError", "TorchDynamoException"}
+)
+"""Exception types that mean torch's compiler failed, not the user's code."""
 
 
 def plural(n: int, word: str) -> str:
@@ -46,10 +73,58 @@ def format_number(x: float | None) -> str:
     return f"{float(f'{x:.3g}'):g}"
 
 
+def compile_failures(run: Run) -> tuple[Compile, ...]:
+    """The compiles of ``run`` that failed: a ``fail_reason`` and no graph from that compile.
+
+    These come from Dynamo's own ``compilation_metrics`` events, so they are seen also when
+    the user's code caught the exception (``try: f(x) except Exception: ...``). A frame Dynamo
+    chose to skip has no ``fail_reason``; a graph break still gives a graph, or (a break at the
+    very start of a frame) is logged as a break of that compile, which is not a failure.
+    """
+    explained = {(c.frame_id, c.compile_id) for c in run.compiles if c.graph_ids}
+    for brk in run.breaks:  # a graph break logged for this compile: the frame ran on, not a failure
+        for cid in brk.compile_ids:
+            m = re.match(r"^\[?(\d+)/(\d+)", cid)
+            if m:
+                explained.add((int(m[1]), int(m[2])))
+    return tuple(
+        c for c in run.compiles if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in explained
+    )
+
+
+def compile_failure_text(run: Run) -> str | None:
+    """``"compile failed: <real cause>"`` when a compile of ``run`` failed without a fatal break, else None."""
+    if any(b.fatal for b in run.breaks):
+        return None
+    from nstviz.analysis.causes import explain_error
+
+    failed = compile_failures(run)
+    if not failed:
+        if run.error and run.error_type in _COMPILE_ERRORS:
+            return _short(explain_error(run.error, None))
+        return None
+
+    if run.error and run.error_type and run.error_type not in ("Unsupported", "UserError"):
+        return _short(explain_error(run.error, None))  # the exception the user saw, unwrapped
+    reason = failed[0].fail_reason or ""
+    explanation = next(
+        (ln.strip()[len("Explanation:") :].strip() for ln in reason.splitlines() if ln.strip().startswith("Explanation:")),
+        "",
+    )
+    where = f" in {failed[0].function}" if failed[0].function else ""
+    return _short(f"compile failed{where}: {explanation}" if explanation else explain_error(reason, None))
+
+
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def baseline_failure(base: Run) -> str | None:
-    """Why the baseline produced no usable compile: ``"fullgraph failed"``, ``"baseline raised"`` or None."""
+    """Why the baseline produced no usable compile: ``"fullgraph failed"``, ``"compile failed"``, ``"baseline raised"`` or None."""
     if any(b.fatal for b in base.breaks):
         return "fullgraph failed"
+    if compile_failures(base) or (base.error and base.error_type in _COMPILE_ERRORS):
+        return "compile failed"
     if base.error is not None or base.error_type is not None:
         return "baseline raised"
     return None
@@ -78,31 +153,94 @@ def outputs_chip(outputs: OutputCheck) -> Chip:
     if outputs.match:
         shown = f" (max |Δ| {format_number(diff)})" if diff else ""
         return Chip(kind="outputs", text=f"outputs match{against}{shown}", tone="good")
-    shown = f" (max |Δ| {format_number(diff)})" if diff is not None else ""
+    pair = next((c for c in outputs.comparisons if c.details == outputs.details), None)
+    shown = what_differs(outputs.details, diff, (pair.left, pair.right) if pair is not None else None)
     return Chip(kind="outputs", text=f"outputs DIFFER{' from' + against if against else ''}{shown}", tone="bad")
+
+
+def what_differs(details: tuple[OutputDetail, ...], diff: float | None, sides: tuple[str, str] | None = None) -> str:
+    """`` (max |Δ| 0.5)`` when a number differs; else ``: path: note`` of the first differing value.
+
+    Never ``max |Δ| 0``: a value that is ``None`` on one side, a dtype, a shape or a missing
+    name is said as such.
+    """
+    if diff:
+        return f" (max |Δ| {format_number(diff)})"
+    first = next((d for d in details if d.match is False), None)
+    if first is None:
+        return ""
+    note = first.note or "differs"
+    if sides and " vs " in note and "missing in" not in note:
+        note += f" ({sides[0]} vs {sides[1]})"
+    return ": " + _short(f"{first.path}: {note}", _MAX_WHAT)
+
+
+def eager_chip(outputs: OutputCheck) -> Chip | None:
+    """``"compiled differs from eager (max |Δ| 2.65)"`` when eager and the baseline disagree.
+
+    Not shown when the code disagreed with itself on a re-run (non-deterministic), nor when
+    the verdict itself already compares with eager (the baseline raised).
+    """
+    if outputs.nondeterministic:
+        return None
+    pair: OutputComparison | None = next(
+        (c for c in outputs.comparisons if {c.left, c.right} == {"eager", "baseline"}), None
+    )
+    if pair is None or pair.match is not False:
+        return None
+    if not any({c.left, c.right} == {"baseline", "nonstrict"} for c in outputs.comparisons):
+        return None  # the verdict itself is this comparison (no nonstrict run)
+    return Chip(
+        kind="outputs", text=f"compiled differs from eager{what_differs(pair.details, pair.max_abs_diff, (pair.left, pair.right))}", tone="bad"
+    )
 
 
 def _trend(before: int, after: int) -> Tone:
     return "good" if after < before else "bad" if after > before else "neutral"
 
 
-def build_headline(runs: Mapping[str, Run], counts: Mapping[str, RunCounts], outputs: OutputCheck) -> Headline:
-    """The headline of a Report with these runs, counts and output check."""
+def build_headline(
+    runs: Mapping[str, Run],
+    counts: Mapping[str, RunCounts],
+    outputs: OutputCheck,
+    *,
+    nothing_marked: bool = False,
+) -> Headline:
+    """The headline of a Report with these runs, counts and output check.
+
+    Args:
+        runs: the Report's runs by name.
+        counts: their counts.
+        outputs: the output check.
+        nothing_marked: no function was marked (and no remedy recommended), so the nonstrict
+            run was not made: the headline starts with ``"nothing was marked (baseline only)"``.
+    """
     base = runs.get("baseline")
     if base is None or "baseline" not in counts:
         return _headline((Chip(kind="note", text="no baseline run"),))
     b = counts["baseline"]
     nonstrict = runs.get("nonstrict")
+    failed = compile_failure_text(base)
+    first = [Chip(kind="failure", text=failed, tone="bad")] if failed else []
+    eager = eager_chip(outputs)
+    last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
+        note = [Chip(kind="note", text="nothing was marked (baseline only)")] if nothing_marked else []
         return _headline(
             (
+                *note,
+                *first,
                 Chip(kind="breaks", text=plural(b.breaks, "break")),
                 Chip(kind="graphs", text=plural(b.graphs, "graph")),
                 outputs_chip(outputs),
+                *last,
             )
         )
     n = counts["nonstrict"]
-    chips = [Chip(kind="breaks", text=f"{plural(b.breaks, 'break')} → {n.breaks}", tone=_trend(b.breaks, n.breaks))]
+    chips = [
+        *first,
+        Chip(kind="breaks", text=f"{plural(b.breaks, 'break')} → {n.breaks}", tone=_trend(b.breaks, n.breaks)),
+    ]
     failure = baseline_failure(base)
     raised = nonstrict.error is not None or nonstrict.error_type is not None
     if failure and b.graphs == 0 and n.graphs > 0 and not raised:
@@ -115,7 +253,12 @@ def build_headline(runs: Mapping[str, Run], counts: Mapping[str, RunCounts], out
         )
     if raised:
         chips.append(Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad"))
+    else:
+        n_failed = compile_failure_text(nonstrict)
+        if n_failed and n_failed != failed:
+            chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
     chips.append(outputs_chip(outputs))
+    chips.extend(last)
     return _headline(tuple(chips))
 
 
@@ -123,4 +266,14 @@ def _headline(chips: tuple[Chip, ...]) -> Headline:
     return Headline(chips=chips, text=", ".join(c.text for c in chips))
 
 
-__all__ = ["baseline_failure", "build_headline", "format_number", "outputs_chip", "plural"]
+__all__ = [
+    "baseline_failure",
+    "build_headline",
+    "compile_failure_text",
+    "compile_failures",
+    "eager_chip",
+    "format_number",
+    "outputs_chip",
+    "plural",
+    "what_differs",
+]

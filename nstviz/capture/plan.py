@@ -39,6 +39,9 @@ class RunPlan:
     def runs_total(self, *, baseline_raised: bool = False, attempts_done: int | None = None) -> int:
         """How many runs the capture makes (the eager pair counts as one).
 
+        The nonstrict run is counted; when nothing is marked (no names, nothing recommended)
+        the Session does not make it and lowers its total by one.
+
         Args:
             baseline_raised: the baseline raised (adds the eager reference run, if planned).
             attempts_done: advisor attempts made, once the advisor finished (None: the

@@ -13,6 +13,7 @@ Report (:mod:`nstviz._user_errors`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import platform
 import threading
@@ -158,18 +159,31 @@ class Session:
                 self.runs_done += 1
                 if reference is not None:
                     outputs["eager"] = reference
-            checkpoint.restore()
-            self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
-            functions = tuple(t.function for t in targets)
             flags = dict.fromkeys(recommendation.config if recommendation is not None else (), True)
-            with _torch_compat.dynamo_config_patch(flags):  # a recommended config remedy applies here too
-                nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
-            self.targets["nonstrict"] = targets
-            if plan.check:
-                outputs["nonstrict"] = _snapshot(subject.outputs_of(nst))
+            # Nothing marked (no names given, the advisor recommended nothing): the nonstrict run
+            # would repeat the baseline, so it is not made. With baseline="strict" the nonstrict
+            # run still differs (it keeps the code's own nonstrict_trace marks), so it is made.
+            nothing_marked = not targets and not flags and self.baseline_mode != "strict"
+            if nothing_marked:
+                self.runs_total = max(self.runs_done, self.runs_total - 1)
+                why = "the advisor recommended none" if plan.auto else "the advisor was off (auto=False)"
+                self.notes.append(
+                    f"Nothing was marked (no functions named to trace non-strictly, and {why}), "
+                    "so the nonstrict run was not made: it would repeat the baseline."
+                )
+            else:
+                checkpoint.restore()
+                self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
+                functions = tuple(t.function for t in targets)
+                with _torch_compat.dynamo_config_patch(flags):  # a recommended config remedy applies here too
+                    nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
+                self.targets["nonstrict"] = targets
+                if plan.check:
+                    outputs["nonstrict"] = _snapshot(subject.outputs_of(nst))
             checkpoint.discard()
             finished = True
-            report = assemble(self._captured(subject, outputs if plan.check else None, candidates, recommendation))
+            captured = self._captured(subject, outputs if plan.check else None, candidates, recommendation)
+            report = assemble(dataclasses.replace(captured, nothing_marked=nothing_marked))
             last = self.results.get("nonstrict") or self.results.get("baseline")
             attach(report, last.exception if last is not None else None)
             self.say("done", report.headline.text)

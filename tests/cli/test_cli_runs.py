@@ -303,3 +303,31 @@ def test_show_output_lets_the_scripts_prints_through(tmp_path, capsys):
     assert code == EXIT_OK
     assert capsys.readouterr().out.count("argv ['x']") == 2  # once per run
     assert "kept in the report" not in out
+
+
+def test_auto_with_nothing_recommended_runs_the_baseline_only(tmp_path):
+    script = write(tmp_path, """
+        import torch
+
+
+        @torch.compile(backend="eager")
+        def f(x):
+            y = x.sin()
+            print("a break nothing removes")
+            return y.cos()
+
+
+        y = f(torch.ones(3))
+    """)
+    code, out, err = run_main("run", script, "--auto", "--json", tmp_path / "r.json", "--quiet")
+    assert code == EXIT_OK, err
+    report = Report.load_json(tmp_path / "r.json")
+    assert list(report.runs) == ["baseline"]
+    table = out.split("\n\n")[0]
+    assert table.splitlines()[0] == (
+        "nothing was marked (baseline only), 1 break, 2 graphs, outputs not checked (no second run to compare with)"
+    )
+    assert "so the nonstrict run was not made: it would repeat the baseline." in out
+    code, out, err = run_main("check", script, "--auto", "--quiet")
+    assert code == EXIT_CHECK_FAILED
+    assert "nothing was marked (the advisor recommended nothing), so there is no nonstrict run" in out + err

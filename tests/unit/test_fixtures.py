@@ -7,6 +7,7 @@ how each was made). Expected values are written down here, read off the recorded
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import pathlib
 
@@ -22,7 +23,7 @@ from nstviz.jupyter._summary import html_summary, text_summary
 from nstviz.report import Report, RunCounts
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
-NAMES = ["seed", "module_block_break", "training_step", "fullgraph_data_dependent", "advisor"]
+NAMES = ["seed", "module_block_break", "training_step", "fullgraph_data_dependent", "caught_fullgraph", "advisor"]
 
 
 def load(name: str) -> Report:
@@ -50,6 +51,17 @@ HEADLINES = {
         ("graphs", "1 graph → 0", "neutral"),
         ("failure", "nonstrict raised InternalTorchDynamoError", "bad"),
         ("outputs", "outputs not checked (the nonstrict run raised, so its outputs cannot be compared)", "neutral"),
+    ],
+    "caught_fullgraph": [
+        (
+            "failure",
+            "compile failed in f: Dynamo does not know how to trace builtin operator `print` with argument types "
+            "['str'] (has_kwargs…",
+            "bad",
+        ),
+        ("breaks", "0 breaks → 0", "neutral"),
+        ("graphs", "compile failed → 1 graph", "good"),
+        ("outputs", "outputs DIFFER: out: missing in baseline (present in nonstrict)", "bad"),
     ],
     "advisor": [
         ("breaks", "1 break → 0", "good"),
@@ -162,7 +174,7 @@ def test_every_text_renderer_shows_the_same_headline():
         assert report.summary().splitlines()[0] == text
         assert summary_table(report).splitlines()[0] == text
         assert text_summary(report).splitlines()[0] == text
-        assert f"&mdash; {text}</p>" in html_summary(report)  # as is (no character to escape)
+        assert f"&mdash; {html.escape(text)}</p>" in html_summary(report)  # as is, escaped
 
 
 def test_version_1_fixture_reads_the_same():

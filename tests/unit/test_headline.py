@@ -5,7 +5,18 @@ from __future__ import annotations
 import json
 
 from nstviz.analysis.headline import build_headline, format_number
-from nstviz.report import Break, Chip, Location, OutputCheck, OutputComparison, Report, Run, RunCounts
+from nstviz.report import (
+    Break,
+    Chip,
+    Compile,
+    Location,
+    OutputCheck,
+    OutputComparison,
+    OutputDetail,
+    Report,
+    Run,
+    RunCounts,
+)
 
 FATAL = Break(gb_id="GB0001", reason="r", count=1, fatal=True, location=Location(file="f.py", line=1, function="f"))
 EAGER_MATCH = OutputCheck(
@@ -86,3 +97,93 @@ def test_headline_is_in_the_json_and_read_back_as_is():
     data = json.loads(report.to_json())
     assert data["headline"]["chips"][0] == {"kind": "breaks", "text": "1 break", "tone": "neutral"}
     assert Report.from_json(report.to_json()).headline == headline
+
+
+PAIR_MATCH = OutputComparison(left="baseline", right="nonstrict", match=True, max_abs_diff=0.0)
+
+
+def test_compiled_differs_from_eager_even_when_baseline_and_nonstrict_agree():
+    eager_differs = OutputComparison(left="eager", right="baseline", match=False, max_abs_diff=2.6512)
+    outputs = OutputCheck(match=True, max_abs_diff=0.0, comparisons=(PAIR_MATCH, eager_differs))
+    got = chips(Run(name="baseline"), Run(name="nonstrict"), {"baseline": counts(3, 2), "nonstrict": counts(3, 2)}, outputs)
+    assert got == [
+        ("2 breaks → 2", "neutral"),
+        ("3 graphs → 3", "neutral"),
+        ("outputs match", "good"),
+        ("compiled differs from eager (max |Δ| 2.65)", "bad"),
+    ]
+    flaky = OutputCheck(match=True, comparisons=(PAIR_MATCH, eager_differs), nondeterministic=True)
+    got = chips(Run(name="baseline"), Run(name="nonstrict"), {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, flaky)
+    assert got == [("0 breaks → 0", "neutral"), ("1 graph → 1", "neutral"), ("outputs match", "good")]
+
+
+def test_outputs_differ_says_what_differs_never_max_diff_zero():
+    none_side = OutputDetail(path="out", match=False, note="None vs tensor f32[3]")
+    same = OutputDetail(path="y", match=True, max_abs_diff=0.0)
+    pair = OutputComparison(left="baseline", right="nonstrict", match=False, max_abs_diff=0.0, details=(none_side, same))
+    outputs = OutputCheck(match=False, max_abs_diff=0.0, details=pair.details, comparisons=(pair,))
+    got = chips(Run(name="baseline"), Run(name="nonstrict"), {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, outputs)
+    assert got[-1] == ("outputs DIFFER: out: None vs tensor f32[3] (baseline vs nonstrict)", "bad")
+    dtype = OutputDetail(path="logits", match=False, max_abs_diff=0.0, dtype="f32/f64", note="dtype f32 vs f64")
+    pair = OutputComparison(left="baseline", right="nonstrict", match=False, max_abs_diff=0.0, details=(dtype,))
+    outputs = OutputCheck(match=False, max_abs_diff=0.0, details=(dtype,), comparisons=(pair,))
+    got = chips(Run(name="baseline"), Run(name="nonstrict"), {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, outputs)
+    assert got[-1] == ("outputs DIFFER: logits: dtype f32 vs f64 (baseline vs nonstrict)", "bad")
+    eager_none = OutputComparison(left="eager", right="baseline", match=False, details=(none_side,))
+    outputs = OutputCheck(match=True, comparisons=(PAIR_MATCH, eager_none))
+    got = chips(Run(name="baseline"), Run(name="nonstrict"), {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, outputs)
+    assert got[-1] == ("compiled differs from eager: out: None vs tensor f32[3] (eager vs baseline)", "bad")
+    missing = OutputDetail(path="k", match=False, note="missing in nonstrict (present in baseline)")
+    pair = OutputComparison(left="baseline", right="nonstrict", match=False, details=(missing,))
+    outputs = OutputCheck(match=False, details=(missing,), comparisons=(pair,))
+    got = chips(Run(name="baseline"), Run(name="nonstrict"), {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, outputs)
+    assert got[-1] == ("outputs DIFFER: k: missing in nonstrict (present in baseline)", "bad")
+
+
+CAUGHT = Compile(
+    frame_id=0,
+    compile_id=0,
+    function="f",
+    fail_reason="Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator `print`\n  Hint: x",
+)
+
+
+def test_compile_failure_from_dynamo_events_even_when_the_user_caught_it():
+    base = Run(name="baseline", compiles=(CAUGHT,))
+    got = chips(base, Run(name="nonstrict", compiles=(CAUGHT,)), {"baseline": counts(0, 0), "nonstrict": counts(0, 0)},
+                OutputCheck(match=True, comparisons=(PAIR_MATCH,)))
+    assert got == [
+        ("compile failed in f: Dynamo does not know how to trace builtin operator `print`", "bad"),
+        ("0 breaks → 0", "neutral"),
+        ("0 graphs → 0", "neutral"),
+        ("outputs match", "good"),
+    ]
+    # a graph break logged for that compile (a break at the very start of a frame): not a failure
+    at_start = Break(gb_id="GB0059", reason="r", count=1, fatal=False, location=Location(file="f.py", line=1, function="f"),
+                     compile_ids=("0/0",))
+    assert chips(Run(name="baseline", compiles=(CAUGHT,), breaks=(at_start,)), Run(name="nonstrict"),
+                 {"baseline": counts(0, 1), "nonstrict": counts(0, 1)}, OutputCheck(match=True, comparisons=(PAIR_MATCH,)))[0] == (
+        "1 break → 1", "neutral")
+    # the same frame recompiled with a graph: not a failure
+    ok = Compile(frame_id=0, compile_id=0, attempt=1, function="f", graph_ids=("0/0:dynamo",))
+    assert chips(Run(name="baseline", compiles=(CAUGHT, ok)), Run(name="nonstrict"),
+                 {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, OutputCheck(match=True, comparisons=(PAIR_MATCH,)))[0] == (
+        "0 breaks → 0", "neutral")
+
+
+def test_hard_compile_error_reads_compile_failed_with_the_real_cause():
+    base = Run(
+        name="baseline",
+        error="RuntimeError when making fake tensor call\n... got RuntimeError('shape mismatch: [2] vs [3]')",
+        error_type="TorchRuntimeError",
+    )
+    got = chips(base, Run(name="nonstrict"), {"baseline": counts(0, 0), "nonstrict": counts(1, 0)}, EAGER_MATCH)
+    assert got == [
+        ("compile failed: RuntimeError('shape mismatch: [2] vs [3]')", "bad"),
+        ("0 breaks → 0", "neutral"),
+        ("compile failed → 1 graph", "good"),
+        ("outputs match eager", "good"),
+    ]
+    user_error = Run(name="baseline", error="bad input", error_type="ValueError")
+    got = chips(user_error, Run(name="nonstrict"), {"baseline": counts(0, 0), "nonstrict": counts(1, 0)}, EAGER_MATCH)
+    assert got[1] == ("baseline raised → 1 graph", "good")

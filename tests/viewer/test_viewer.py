@@ -420,3 +420,36 @@ def test_notebook_cells_are_shown_as_ipython_names_them(write_page, drive):
     ]})
     assert out["results"][2] == ["Cell In[3], line 4", "Cell In[4], line 3", "Cell In[3], line 4"]
     assert out["results"][4] == ["Cell In[3]", ["Cell In[3]", "Cell In[4]"]]
+
+
+def _prints(x):
+    y = x.sin()
+    print("a break nothing removes")
+    return y.cos()
+
+
+def test_nothing_marked_report_has_no_nonstrict_run_and_says_so(write_page, drive, artifacts):
+    """A real capture where nothing is marked (the advisor recommended nothing): baseline only."""
+    import torch
+
+    import nstviz
+
+    report = nstviz.compare(_prints, torch.ones(3), auto=True)
+    assert list(report.runs) == ["baseline"]
+    page = write_page(report, name="nothing-marked.html")
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "eval", "js": f"[{HOOK}.error(), document.querySelector('[data-testid=headline]').textContent]"},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=advisor]"},
+        {"do": "eval", "js": "[[...document.querySelectorAll('.nsv-cand-kind')].map(e => e.textContent),"
+                             " document.querySelector('.nsv-no-rec').textContent]"},
+        {"do": "screenshot", "path": str(artifacts / "nothing-marked.png")},
+    ]})
+    assert out["errors"] == []
+    err, headline = out["results"][1]
+    assert err is None
+    assert headline == "nothing was marked (baseline only)1 break2 graphsoutputs match eager"
+    kinds, no_rec = out["results"][3]
+    assert kinds == ["nonstrict"]
+    assert no_rec == ("No recommendation: no candidate reduced the breaks with matching outputs, "
+                      "so nothing was marked and the nonstrict run was not made.")

@@ -24,10 +24,13 @@ export function renderAdvisor(report) {
         rec.outputs_match == null ? "outputs not checked" : rec.outputs_match ? "outputs match" : "outputs differ"),
       h("div", { class: "nsv-code-wrap" }, h("pre", { class: "nsv-pre" }, rec.code),
         (() => { const b = h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => copy(rec.code, b) }, "copy"); return b; })()))
-      : h("div", { class: "nsv-muted nsv-pad" }, "No recommendation: no candidate reduced the breaks with matching outputs."),
+      : h("div", { class: "nsv-muted nsv-pad nsv-no-rec" }, (report.runs || {}).nonstrict
+        ? "No recommendation: no candidate reduced the breaks with matching outputs."
+        : "No recommendation: no candidate reduced the breaks with matching outputs, so nothing was marked and the nonstrict run was not made."),
     h("div", { class: "nsv-section-title" }, `Candidates (${(report.candidates || []).length})`),
     (report.candidates || []).map((c) => h("div", { class: "nsv-cand", "data-status": c.status },
       h("div", { class: "nsv-cand-head" },
+        h("span", { class: "nsv-cand-kind nsv-chip nsv-chip-neutral", title: c.kind === "config" ? "set the config flags in the code below" : "trace this function non-strictly" }, c.kind || "nonstrict"),
         h("span", { class: "nsv-mono nsv-cand-fn" }, c.function),
         h("span", { class: `nsv-chip nsv-chip-${tone[c.status] || "neutral"}` }, c.status.replace("_", " "))),
       h("div", { class: "nsv-cand-why" }, c.why),
@@ -38,6 +41,7 @@ export function renderAdvisor(report) {
         c.run ? `run ${c.run}` : null,
         c.elapsed_s != null ? `${c.elapsed_s.toFixed(1)} s` : null,
       ].filter(Boolean).join(" · ")),
+      c.code ? h("pre", { class: "nsv-pre nsv-cand-code" }, c.code) : null,
       (c.precheck || []).length ? h("ul", { class: "nsv-hints" }, c.precheck.map((t) => h("li", null, t))) : null,
       c.error ? h("div", { class: "nsv-error-line" }, `${c.gb_id ? c.gb_id + ": " : ""}${c.error}`) : null)));
 }

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+// A minimal DOM: enough for ui/dom.js's h() (elements, attributes, text nodes).
+class FakeNode {}
+class FakeText extends FakeNode {
+  constructor(text) { super(); this.textContent = text; }
+}
+class FakeElement extends FakeNode {
+  constructor(tag) { super(); this.tagName = tag.toUpperCase(); this.children = []; this.attrs = {}; this.className = ""; }
+  setAttribute(k, v) { this.attrs[k] = v; }
+  addEventListener() {}
+  appendChild(c) { this.children.push(c); return c; }
+  get textContent() { return this.children.map((c) => c.textContent).join(""); }
+}
+globalThis.Node = FakeNode;
+globalThis.document = { createElement: (t) => new FakeElement(t), createTextNode: (t) => new FakeText(t) };
+
+const { renderAdvisor } = await import("../src/ui/advisor.js");
+
+const find = (el, cls, out = []) => {
+  if (el instanceof FakeElement) {
+    if (el.className.split(" ").includes(cls)) out.push(el);
+    el.children.forEach((c) => find(c, cls, out));
+  }
+  return out;
+};
+
+test("each candidate card shows its kind and the exact code it applied", () => {
+  const report = {
+    runs: { baseline: {} },
+    candidates: [
+      { function: "helper", why: "on the break's stack", status: "no_change", kind: "nonstrict" },
+      {
+        function: "capture_scalar_outputs", why: "the break's hint", status: "improved", kind: "config",
+        code: "import torch\ntorch._dynamo.config.capture_scalar_outputs = True",
+      },
+      { function: "old", why: "a Report without kind", status: "rejected" },
+    ],
+  };
+  const el = renderAdvisor(report);
+  assert.deepEqual(find(el, "nsv-cand-kind").map((c) => c.textContent), ["nonstrict", "config", "nonstrict"]);
+  assert.deepEqual(find(el, "nsv-cand-code").map((c) => c.textContent), [
+    "import torch\ntorch._dynamo.config.capture_scalar_outputs = True",
+  ]);
+  assert.equal(
+    find(el, "nsv-no-rec")[0].textContent,
+    "No recommendation: no candidate reduced the breaks with matching outputs, so nothing was marked and the nonstrict run was not made.",
+  );
+});
+
+test("with a nonstrict run, no recommendation says only that", () => {
+  const el = renderAdvisor({ runs: { baseline: {}, nonstrict: {} }, candidates: [] });
+  assert.equal(find(el, "nsv-no-rec")[0].textContent, "No recommendation: no candidate reduced the breaks with matching outputs.");
+});

@@ -1,0 +1,66 @@
+"""The headline never hides a problem (issue 11, item 7): compile failures from Dynamo's own events, also when
+the user's code catches them; compiled code that differs from eager."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import nstviz
+
+pytestmark = pytest.mark.usefixtures("warm_backends")
+
+CAUGHT = '''
+import torch
+
+def f(x):
+    y = x.sin()
+    print("inside f")
+    return y.cos()
+
+cf = torch.compile(f, fullgraph=True, backend="aot_eager")
+x = torch.ones(3)
+try:
+    out = cf(x)
+except Exception:
+    out = None
+'''
+
+
+def test_caught_fullgraph_failure_is_a_compile_failure_in_the_headline():
+    report = nstviz.trace_code(CAUGHT, {})
+    base = report.runs["baseline"]
+    assert base.error is None  # the user's code caught it
+    failed = [c for c in base.compiles if c.fail_reason]
+    assert [(c.function, c.graph_ids) for c in failed] == [("f", ())]
+    assert [(c.kind, c.tone) for c in report.headline.chips[:2]] == [("note", "neutral"), ("failure", "bad")]
+    assert report.headline.text == (
+        "nothing was marked (baseline only), "
+        "compile failed in f: Dynamo does not know how to trace builtin operator `print` with argument types "
+        "['str'] (has_kwargs…, 0 breaks, 0 graphs, outputs not checked (no second run to compare with)"
+    )
+
+
+def _breaking_helper(x):
+    torch._dynamo.graph_break()
+    return x + 1
+
+
+def _differs_when_compiled(x):
+    return _breaking_helper(x) * (2.0 if torch.compiler.is_compiling() else 1.0)
+
+
+def test_compiled_differs_from_eager_is_red_even_when_baseline_and_nonstrict_agree():
+    report = nstviz.compare(_differs_when_compiled, torch.ones(3), nonstrict=["_breaking_helper"])
+    assert report.outputs.nondeterministic is False
+    assert [(c.left, c.right, c.match) for c in report.outputs.comparisons] == [
+        ("baseline", "nonstrict", True),
+        ("eager", "baseline", False),
+        ("eager", "nonstrict", False),
+    ]
+    assert [(c.kind, c.text, c.tone) for c in report.headline.chips] == [
+        ("breaks", "1 break → 0", "good"),
+        ("graphs", "2 graphs → 1", "good"),
+        ("outputs", "outputs match", "good"),
+        ("outputs", "compiled differs from eager (max |Δ| 2)", "bad"),
+    ]
