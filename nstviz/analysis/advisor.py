@@ -731,9 +731,10 @@ def _judge(
     fewer_graphs = 0 < g_after < g_before and not after.error
     cb, ca = before.dynamo_graph_breaks, after.dynamo_graph_breaks
     counted_fewer = cb is not None and ca is not None and ca < cb and not after.error
-    if counted_fewer:
+    if counted_fewer and g_after < g_before:
         # Dynamo's own counter is the figure users check: the listed breaks can include events
-        # that split no graph (e.g. a data-dependent guard Dynamo recovers from)
+        # that split no graph (e.g. a data-dependent guard Dynamo recovers from). A lower count
+        # with as many graphs as before is no progress (a break changed its kind, not its place).
         progress = True
     if fewer_graphs and n_after == n_before:
         progress = True  # same breaks listed, fewer graphs: fewer splits
