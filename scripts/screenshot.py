@@ -24,10 +24,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 
-from conftest import CHROMIUM_ARGS, chromium_path, start_server, stop_server  # noqa: E402
+from conftest import start_server, stop_server  # noqa: E402
 from test_jupyterlab import HOOK, WIDGET, open_notebook, run_all, wait_done  # noqa: E402
+
+from tests.helpers.chromium import CHROMIUM_ARGS, chromium_path  # noqa: E402
 
 NOTEBOOK = "01-seed-example.ipynb"
 
