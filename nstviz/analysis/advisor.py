@@ -702,6 +702,22 @@ def _fatal(run: Run) -> Break | None:
     return next((b for b in run.breaks if b.fatal), None)
 
 
+def _attempt_fields(
+    outcome: _Outcome, run_name: str, before: Run, after: Run, check: OutputCheck, elapsed_s: float
+) -> dict[str, Any]:
+    """The :class:`Candidate` fields an attempt fills in, the same for marks and config remedies."""
+    return {
+        "status": outcome.status,
+        "run": run_name,
+        "breaks_before": len(before.breaks),
+        "breaks_after": len(after.breaks),
+        "outputs_match": check.match,
+        "error": outcome.error,
+        "gb_id": outcome.gb_id,
+        "elapsed_s": round(elapsed_s, 3),
+    }
+
+
 def _judge(
     before: Run, after: Run, check: OutputCheck, candidate_gb_ids: set[str | None] | None = None
 ) -> _Outcome:
@@ -909,15 +925,7 @@ def run_advisor(
         if outcome.status in ("no_change", "worse") and outcome.error is None:
             outcome.error = _mark_warning(run, p.name)
         results[p.name] = replace(
-            results[p.name],
-            status=outcome.status,
-            run=run_name,
-            breaks_before=len(current.breaks),
-            breaks_after=len(run.breaks),
-            outputs_match=check.match,
-            error=outcome.error,
-            gb_id=outcome.gb_id,
-            elapsed_s=round(durations[-1], 3),
+            results[p.name], **_attempt_fields(outcome, run_name, current, run, check, durations[-1])
         )
         if outcome.improved:
             kept.append(p)
@@ -985,16 +993,9 @@ def run_advisor(
             results[name] = Candidate(
                 function=name,
                 why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]),
-                status=outcome.status,  # type: ignore[arg-type]
                 kind="config",
                 code=config_code(flags),
-                run=run_name,
-                breaks_before=len(current.breaks),
-                breaks_after=len(run.breaks),
-                outputs_match=check.match,
-                error=outcome.error,
-                gb_id=outcome.gb_id,
-                elapsed_s=round(durations[-1], 3),
+                **_attempt_fields(outcome, run_name, current, run, check, durations[-1]),
             )
             if outcome.improved:
                 config_kept += [f for f in flags if f not in config_kept]
