@@ -18,6 +18,9 @@ The chips, in order:
   ``fail_reason`` and no graph came of that compile); ``"nonstrict compile failed: ..."`` when
   only the nonstrict run's compile failed; ``"nonstrict raised ValueError"`` (red), when the
   nonstrict run raised.
+- ``note`` ``"recompile limit hit: f runs eagerly"`` (red), when a frame of the baseline hit
+  ``recompile_limit`` (Dynamo runs it eagerly from then on; not a compile failure), and
+  ``"nonstrict recompile limit hit: ..."`` when only the nonstrict run's did.
 - ``outputs``: the output verdict, ``"outputs match"``, ``"outputs match eager"`` (compared
   with the eager run because the baseline raised), ``"outputs DIFFER (max |Δ| 0.5)"`` (red),
   ``"outputs DIFFER: y: None vs tensor f32[3]"`` (red: what differs when it is not a number),
@@ -73,8 +76,42 @@ def format_number(x: float | None) -> str:
     return f"{float(f'{x:.3g}'):g}"
 
 
+_RECOMPILE_LIMIT_RE = re.compile(r"recompile limit exceeded|exceeding the \w*recompile_limit", re.IGNORECASE)
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
+
+
+def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
+    """The compiles of ``run`` refused because a frame hit ``recompile_limit``.
+
+    Not a failure of the compile as a whole: Dynamo runs that frame eagerly from then on
+    (a performance problem, said as such in the headline).
+    """
+    return tuple(c for c in run.compiles if c.fail_reason and _RECOMPILE_LIMIT_RE.search(c.fail_reason))
+
+
+def _frame_function(run: Run, frame_id: int | None) -> str:
+    """The function of a frame (resume functions named by the function they resume)."""
+    name = next((c.function for c in run.compiles if c.frame_id == frame_id and c.function), "")
+    m = _RESUME_RE.match(name)
+    return m[1] if m else name
+
+
+def recompile_limit_text(run: Run) -> str | None:
+    """``"recompile limit hit: f runs eagerly"`` when a frame of ``run`` hit ``recompile_limit``."""
+    hits = recompile_limit_hits(run)
+    if not hits:
+        return None
+    names = list(dict.fromkeys(_frame_function(run, c.frame_id) or "a frame" for c in hits))
+    more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+    verb = "run" if more else "runs"
+    return _short(f"recompile limit hit: {names[0]}{more} {verb} eagerly")
+
+
 def compile_failures(run: Run) -> tuple[Compile, ...]:
     """The compiles of ``run`` that failed: a ``fail_reason`` and no graph from that compile.
+
+    A frame refused for hitting ``recompile_limit`` is not a failure (it runs eagerly; see
+    :func:`recompile_limit_hits`).
 
     These come from Dynamo's own ``compilation_metrics`` events, so they are seen also when
     the user's code caught the exception (``try: f(x) except Exception: ...``). A frame Dynamo
@@ -87,8 +124,11 @@ def compile_failures(run: Run) -> tuple[Compile, ...]:
             m = re.match(r"^\[?(\d+)/(\d+)", cid)
             if m:
                 explained.add((int(m[1]), int(m[2])))
+    limited = set(recompile_limit_hits(run))
     return tuple(
-        c for c in run.compiles if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in explained
+        c
+        for c in run.compiles
+        if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in explained and c not in limited
     )
 
 
@@ -222,6 +262,9 @@ def build_headline(
     nonstrict = runs.get("nonstrict")
     failed = compile_failure_text(base)
     first = [Chip(kind="failure", text=failed, tone="bad")] if failed else []
+    limit = recompile_limit_text(base)
+    if limit:
+        first.append(Chip(kind="note", text=limit, tone="bad"))
     eager = eager_chip(outputs)
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
@@ -257,6 +300,9 @@ def build_headline(
         n_failed = compile_failure_text(nonstrict)
         if n_failed and n_failed != failed:
             chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
+        n_limit = recompile_limit_text(nonstrict)
+        if n_limit and n_limit != limit:
+            chips.append(Chip(kind="note", text=f"nonstrict {n_limit}", tone="bad"))
     chips.append(outputs_chip(outputs))
     chips.extend(last)
     return _headline(tuple(chips))
@@ -275,5 +321,7 @@ __all__ = [
     "format_number",
     "outputs_chip",
     "plural",
+    "recompile_limit_hits",
+    "recompile_limit_text",
     "what_differs",
 ]

@@ -64,3 +64,31 @@ def test_compiled_differs_from_eager_is_red_even_when_baseline_and_nonstrict_agr
         ("outputs", "outputs match", "good"),
         ("outputs", "compiled differs from eager (max |Δ| 2)", "bad"),
     ]
+
+
+RECOMPILES = '''
+import torch
+
+def scale(x, mode):
+    torch._dynamo.graph_break()
+    return x * len(mode)
+
+@torch.compile(backend="eager")
+def f(x, mode):
+    return scale(x.sin(), mode).cos()
+
+x = torch.ones(3)
+for i in range(10):
+    y = f(x, "m" * i)
+'''
+
+
+def test_recompile_limit_reads_as_such_not_as_a_compile_failure():
+    # BigBird train hits recompile_limit (8) in _get_single_block_row_attention: the frame then
+    # runs eagerly; the headline said "compile failed: ...exceeding the recompile_limit".
+    report = nstviz.trace_code(RECOMPILES, {}, nonstrict=["scale"])
+    assert report.headline.text == (
+        "recompile limit hit: scale runs eagerly, 1 break → 0, 10 graphs → 8, "
+        "nonstrict recompile limit hit: f runs eagerly, outputs match"
+    )
+    assert "compile failed" not in report.headline.text

@@ -187,3 +187,29 @@ def test_hard_compile_error_reads_compile_failed_with_the_real_cause():
     user_error = Run(name="baseline", error="bad input", error_type="ValueError")
     got = chips(user_error, Run(name="nonstrict"), {"baseline": counts(0, 0), "nonstrict": counts(1, 0)}, EAGER_MATCH)
     assert got[1] == ("baseline raised → 1 graph", "good")
+
+
+LIMIT = Compile(
+    frame_id=2,
+    compile_id=8,
+    fail_reason="Dynamo recompile limit exceeded\n  Explanation: Dynamo attempted to recompile the code object too many "
+    "times, exceeding the recompile_limit cache size limit (currently set to 8).",
+)
+
+
+def test_recompile_limit_is_said_as_such_never_compile_failed():
+    resume = Compile(frame_id=2, compile_id=0, function="torch_dynamo_resume_in_scale_at_4", graph_ids=("2/0:dynamo",))
+    base = Run(name="baseline", compiles=(resume, LIMIT))
+    got = chips(base, Run(name="nonstrict"), {"baseline": counts(10, 1), "nonstrict": counts(8, 0)},
+                OutputCheck(match=True, comparisons=(PAIR_MATCH,)))
+    assert got == [
+        ("recompile limit hit: scale runs eagerly", "bad"),
+        ("1 break → 0", "good"),
+        ("10 graphs → 8", "good"),
+        ("outputs match", "good"),
+    ]
+    # only the nonstrict run hit it: said for that run
+    entry = Compile(frame_id=2, compile_id=0, function="f", graph_ids=("2/0:dynamo",))
+    got = chips(Run(name="baseline"), Run(name="nonstrict", compiles=(entry, LIMIT)),
+                {"baseline": counts(1, 0), "nonstrict": counts(1, 0)}, OutputCheck(match=True, comparisons=(PAIR_MATCH,)))
+    assert got[2] == ("nonstrict recompile limit hit: f runs eagerly", "bad")
