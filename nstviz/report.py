@@ -343,11 +343,15 @@ class RunCounts:
     graphs: int
     breaks: int
     break_hits: int
+    """Times Dynamo's tracing reached a break (the sum of :attr:`Break.count`; tlparse's entries)."""
     ops: int
     aten_ops: int
     regions: int
     inlined_nodes: int
     full_graph: bool
+    graph_breaks: int | None = None
+    """Graph breaks Dynamo counted (``counters["graph_break"]``): :attr:`Run.dynamo_graph_breaks`
+    where measured, else the sum of :attr:`Break.caused`; None when neither is known."""
 
 
 @dataclass(**_FRZ)
