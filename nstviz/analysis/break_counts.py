@@ -63,6 +63,8 @@ def count_of(b: Break) -> BreakCount:
     """Both counts of one break (``caused`` estimated for Reports that do not record it)."""
     if b.caused is not None:
         return BreakCount(reached=b.count, caused=b.caused)
+    if b.fatal:  # a fullgraph error stops the compile: Dynamo counts no graph break for it
+        return BreakCount(reached=b.count, caused=0)
     frames = {c for c in (_frame(x) for x in b.compile_ids) if c}
     caused = len(frames) if frames else (1 if b.count else 0)
     return BreakCount(reached=b.count, caused=min(caused, b.count) if b.count else caused, exact=False)

@@ -36,6 +36,7 @@ export const REACHED_HELP = "Times Dynamo's tracing reached this break: its grap
 export function breakCounts(b) {
   const reached = b.count ?? 1;
   if (b.caused != null) return { caused: b.caused, reached, exact: true };
+  if (b.fatal) return { caused: 0, reached, exact: true }; // a fullgraph error: Dynamo counts none
   const frames = new Set((b.compile_ids || []).map((c) => (/^\[?(\d+)\/\d+/.exec(String(c)) || [])[1]).filter(Boolean));
   const est = frames.size ? frames.size : (reached ? 1 : 0);
   return { caused: reached ? Math.min(est, reached) : est, reached, exact: false };
