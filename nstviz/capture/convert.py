@@ -684,16 +684,17 @@ def original_function(name: str, line: int | None = None) -> tuple[str, int | No
     return name, line
 
 
-_DEFS: dict[str, list[tuple[str, str, int, int]] | None] = {}
+_DEFS: dict[tuple[str, int], list[tuple[str, str, int, int]] | None] = {}
 
 
 def _defs(path: str) -> list[tuple[str, str, int, int]] | None:
     """``(name, qualname, first line incl. decorators, last line)`` of every def in a source file."""
-    if path in _DEFS:
-        return _DEFS[path]
     import ast
 
     text = "".join(linecache.getlines(path))
+    key = (path, hash(text))  # the file's current text: a cell or script may change between runs
+    if key in _DEFS:
+        return _DEFS[key]
     found: list[tuple[str, str, int, int]] | None = None
     if text:
         try:
@@ -718,7 +719,7 @@ def _defs(path: str) -> list[tuple[str, str, int, int]] | None:
             walk(tree, "")
     if len(_DEFS) > 256:
         _DEFS.clear()
-    _DEFS[path] = found
+    _DEFS[key] = found
     return found
 
 
