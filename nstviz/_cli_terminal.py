@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from nstviz._cli_script import EXIT_OK, EXIT_SCRIPT_RAISED
 from nstviz._where import where as format_where
+from nstviz.analysis.break_counts import rank_breaks, short_counts
 
 if TYPE_CHECKING:
     from nstviz.report import Report, Run
@@ -115,14 +116,20 @@ def _yes(value: bool) -> str:
 
 
 def summary_table(report: Report) -> str:
-    """Return the runs side by side as a plain-text table, then the breaks and outputs."""
+    """Return the runs side by side as a plain-text table, then the breaks and outputs.
+
+    "graph breaks" is Dynamo's own counter (``counters["graph_break"]``); "breaks reached" the
+    times Dynamo's tracing reached a break (tlparse's graph-break entries). Breaks are listed
+    most graph breaks caused first.
+    """
     names = [n for n in ("baseline", "nonstrict") if n in report.runs]
     names += [n for n in report.runs if n not in names and not n.startswith("attempt-")]
     counts = {n: report.counts[n] for n in names}
     rows: list[tuple[str, list[str]]] = [
         ("graphs", [str(counts[n].graphs) for n in names]),
         ("distinct breaks", [str(counts[n].breaks) for n in names]),
-        ("break hits", [str(counts[n].break_hits) for n in names]),
+        ("graph breaks", ["?" if counts[n].graph_breaks is None else str(counts[n].graph_breaks) for n in names]),
+        ("breaks reached", [str(counts[n].break_hits) for n in names]),
         ("ops (Dynamo)", [str(counts[n].ops) for n in names]),
         ("ops (ATen)", [str(counts[n].aten_ops) for n in names]),
         ("non-strict regions", [str(counts[n].regions) for n in names]),
@@ -148,19 +155,20 @@ def summary_table(report: Report) -> str:
             ("remaining", diff.remaining),
             ("introduced", diff.introduced),
         ):
-            for b in breaks:
+            for b in rank_breaks(breaks):  # most graph breaks caused first
                 loc = b.location
                 where = f"{format_where(loc.file, loc.line, _short_path)} {loc.function}"
-                seen = f" (x{b.count})" if b.count > 1 else ""
+                seen = f" ({short_counts(b)})"
                 fatal = " [fatal]" if b.fatal else ""
                 lines.append(
                     f"  {status:<10} {b.gb_id or '-':<7} {where}  {shorten(b.reason, 70)}{seen}{fatal}"
                 )
     else:
-        for b in report.runs["baseline"].breaks if "baseline" in report.runs else ():
+        for b in rank_breaks(report.runs["baseline"].breaks if "baseline" in report.runs else ()):
             loc = b.location
             lines.append(
                 f"  break {b.gb_id or '-':<7} {format_where(loc.file, loc.line, _short_path)} {shorten(b.reason, 70)}"
+                f" ({short_counts(b)})"
             )
     lines.append(_outputs_line(report))
     shown: set[str] = set()

@@ -1,7 +1,9 @@
 """Plain-text summary and consistency checks of a Report (``Report.summary``/``validate``).
 
 The summary reads :attr:`Report.headline` and :attr:`Report.counts` as they are: it derives
-no numbers of its own.
+no numbers of its own. Breaks are listed in :func:`~nstviz.analysis.break_counts.rank_breaks`
+order, each with the graph breaks it caused (Dynamo's ``counters["graph_break"]``) and the
+times Dynamo's tracing reached it (tlparse's graph-break entries).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nstviz._where import where
+from nstviz.analysis.break_counts import counts_text, rank_breaks
 
 if TYPE_CHECKING:
     from nstviz.report import Report
@@ -32,10 +35,12 @@ def summary(report: Report) -> str:
     for run in report.runs.values():
         c = report.counts[run.name]
         lines.append("")
+        counted = "" if c.graph_breaks is None else f"{_plural(c.graph_breaks, 'graph break')} counted by Dynamo, "
+        reached = f" ({counted}reached {c.break_hits}×)" if c.breaks or c.graph_breaks else ""
         lines.append(
-            f"[{run.name}] {_plural(c.graphs, 'graph')}, {_plural(c.breaks, 'distinct break')} "
-            f"({c.break_hits} hits), {c.ops} ops, {c.aten_ops} aten ops, {_plural(c.regions, 'region')} "
-            f"({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
+            f"[{run.name}] {_plural(c.graphs, 'graph')}, {_plural(c.breaks, 'distinct break')}{reached}, "
+            f"{c.ops} ops, {c.aten_ops} aten ops, "
+            f"{_plural(c.regions, 'region')} ({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
         )
         recompiles = [cp for cp in run.compiles if cp.recompile_reason]
         if recompiles:
@@ -44,13 +49,14 @@ def summary(report: Report) -> str:
                 f"  {_plural(len(run.compiles), 'compile')}, {_plural(len(recompiles), 'recompile')} "
                 f"(first: {recompiles[0].frame_id}/{recompiles[0].compile_id} {first})"
             )
-        for b in run.breaks:
+        for b in rank_breaks(run.breaks):  # most graph breaks caused first
             gb = b.gb_id or "GB?"
             fatal = " FATAL" if b.fatal else ""
             lines.append(
-                f"  break {gb}{fatal} x{b.count} at {where(b.location.file, b.location.line)} "
+                f"  break {gb}{fatal} at {where(b.location.file, b.location.line)} "
                 f"({b.location.function}): {b.reason}"
             )
+            lines.append(f"    {counts_text(b)}")
         for r in run.regions:
             n = sum(len(v) for v in r.nodes.values())
             lines.append(f"  region {r.id} {r.function}: {n} inlined nodes")

@@ -173,8 +173,23 @@ class Compile:
 
 
 @dataclass(**_FRZ)
+class BreakSplit:
+    """One compiled frame whose graph a break split (a graph break Dynamo counted there).
+
+    ``compile_id`` is tlparse's id of the frame compile (``"1/0"``, ``"1/0_1"`` for a restart
+    attempt); ``function`` the frame's function, qualified where the source tells
+    (``"Block.forward"``); a Dynamo resume function is named by the function it resumes.
+    """
+
+    compile_id: str
+    function: str = ""
+    count: int = 1
+    """Graph breaks Dynamo counted for the break in this frame compile (almost always 1)."""
+
+
+@dataclass(**_FRZ)
 class Break:
-    """One distinct graph break, seen ``count`` times.
+    """One distinct graph break, reached ``count`` times, causing ``caused`` graph breaks.
 
     ``location`` is the innermost user frame; ``stack`` the full user stack (outermost first).
     ``gb_id`` is the registry id (``"GB0026"``) where torch reports one. ``id`` is the break's
@@ -205,6 +220,12 @@ class Break:
     """Graph that starts after it (the resume function's graph), where known."""
     root_cause: str | None = None
     """For errors converted by torch (GB0251), the underlying exception, e.g. a data-dependent op."""
+    caused: int | None = None
+    """Graph breaks it caused: its share of Dynamo's ``torch._dynamo.utils.counters["graph_break"]``
+    (summed over a run's breaks: :attr:`Run.dynamo_graph_breaks`). ``count`` is how often Dynamo's
+    tracing reached it (tlparse's graph-break entries). None in Reports made before nstviz knew."""
+    splits: tuple[BreakSplit, ...] = ()
+    """The frame compiles whose graph it split, one entry per compile (sum of counts = ``caused``)."""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -322,11 +343,15 @@ class RunCounts:
     graphs: int
     breaks: int
     break_hits: int
+    """Times Dynamo's tracing reached a break (the sum of :attr:`Break.count`; tlparse's entries)."""
     ops: int
     aten_ops: int
     regions: int
     inlined_nodes: int
     full_graph: bool
+    graph_breaks: int | None = None
+    """Graph breaks Dynamo counted (``counters["graph_break"]``): :attr:`Run.dynamo_graph_breaks`
+    where measured, else the sum of :attr:`Break.caused`; None when neither is known."""
 
 
 @dataclass(**_FRZ)
@@ -879,6 +904,7 @@ MODEL_CLASSES: tuple[type, ...] = (
     Node,
     Graph,
     Compile,
+    BreakSplit,
     Break,
     NonInputRead,
     Region,

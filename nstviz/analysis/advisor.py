@@ -2,7 +2,7 @@
 
 Steps:
 
-1. **Propose.** For each distinct break of the baseline (most frequent first), walk its user
+1. **Propose.** For each distinct break of the baseline (most graph breaks caused first), walk its user
    stack from the innermost frame outwards: the function that contains the break, then its
    callers, up to the frame Dynamo compiled. That frame itself is a candidate only when Dynamo
    compiled it on its own after breaking at its call site (its caller is compiled code, or it
@@ -64,6 +64,7 @@ from nstviz._gb_ids import (
     NONSTRICT_REJECTED,
 )
 from nstviz._introspect import is_module_method, unwrap
+from nstviz.analysis.break_counts import rank_breaks, short_counts
 from nstviz.analysis.candidates import is_runtime_wrapper
 from nstviz.analysis.causes import explain_error, explain_failure
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
@@ -125,8 +126,8 @@ class _Proposal:
 def _short_break(b: Break) -> str:
     where = f"{os.path.basename(b.location.file)}:{b.location.line}"
     kind = " ".join(x for x in (b.gb_id, b.gb_type or _first_line(b.reason)) if x)
-    if b.count > 1:
-        kind = f"{kind}, hit {b.count} times" if kind else f"hit {b.count} times"
+    if b.count > 1 or (b.caused or 0) > 1:
+        kind = f"{kind}, {short_counts(b)}" if kind else short_counts(b)
     return f"{where} ({kind})" if kind else where
 
 
@@ -327,12 +328,13 @@ def _index_text(text: str) -> _SourceIndex | None:
 def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Proposal]:
     """Candidates for the breaks of ``run`` (all of them unless ``breaks`` is given), in try order.
 
-    For each break (most frequent first), the functions on its stack inside the compiled
+    For each break (ranked: most graph breaks caused, then most reached, see
+    :func:`~nstviz.analysis.break_counts.rank_breaks`), the functions on its stack inside the compiled
     region, innermost first. A function on the stack of several breaks is one candidate with
     all the reasons. A break in the compiled function itself gives a rejected candidate that
     says what to do instead.
     """
-    chosen = sorted(breaks if breaks is not None else run.breaks, key=lambda b: (-b.count, not b.fatal))
+    chosen = rank_breaks(breaks if breaks is not None else run.breaks)  # most graph breaks caused first
     proposals: dict[str, _Proposal] = {}
     order = 0
     entry_keys = _wrapped_entry_keys(run)

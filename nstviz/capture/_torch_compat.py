@@ -412,6 +412,13 @@ def graph_break_counter() -> dict[str, int]:
     return dict(counters["graph_break"])
 
 
+def graph_break_total() -> int:
+    """The total of Dynamo's graph-break counter (``sum(counters["graph_break"].values())``)."""
+    from torch._dynamo.utils import counters
+
+    return sum(counters["graph_break"].values())
+
+
 def dynamo_config_patch(flags: dict[str, Any]) -> Any:
     """A context manager that sets ``torch._dynamo.config`` flags for its block and puts them back."""
     import torch._dynamo.config as dynamo_config

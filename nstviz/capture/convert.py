@@ -20,7 +20,7 @@ import torch.fx
 from nstviz._dtypes import short_dtype
 from nstviz.capture import _torch_compat
 from nstviz.capture.trace_log import TraceEvent
-from nstviz.report import Break, Compile, Graph, Location, Node, SourceFile, TensorInfo
+from nstviz.report import Break, BreakSplit, Compile, Graph, Location, Node, SourceFile, TensorInfo
 
 MAX_NODES_PER_GRAPH = 60_000
 """Graphs with more nodes keep only the first ones (``Graph.truncated``; a note says so)."""
@@ -336,11 +336,55 @@ def _clean_detail(message: str) -> str:
     return "\n".join(keep).strip()
 
 
-def break_from_artifact(event: TraceEvent) -> Break | None:
-    """One break hit from a ``dynamo_graph_break_reason`` artifact."""
+# Dynamo 2.13 counts a graph break (``counters["graph_break"]``) only where
+# ``break_graph_if_unsupported`` handles an ``Unsupported``: its artifact's reason starts with one
+# of these. Other artifacts (a data-dependent jump, "Encountered graph break that we cannot resume
+# from", "Failed to handle graph break gracefully") are logged but not counted.
+_COUNTED_PREFIXES = ("Encountered graph break when attempting to trace", "Encountered intentional debugging graph break")
+_REASON_LINE = "Graph Break Reason: "
+_DYNAMO_EXC_RE = re.compile(r"^torch\._dynamo\.exc\.(?P<type>\w+):", re.M)
+
+
+def counts_as_graph_break(payload: str) -> bool:
+    """Whether Dynamo counted the graph break of a ``dynamo_graph_break_reason`` artifact.
+
+    The rule offline logs need (they have only the text); live runs measure the counter itself
+    (:func:`caused_per_event`), and the tests check that both agree.
+    """
+    at = payload.find(_REASON_LINE)
+    if at < 0 or not payload[at + len(_REASON_LINE) :].startswith(_COUNTED_PREFIXES):
+        return False
+    raised = _DYNAMO_EXC_RE.findall(payload.partition("\nTraceback (most recent call last):")[2])
+    return not raised or raised[-1] != "UserError"  # Dynamo counts only Unsupported
+
+
+def caused_per_event(snapshots: Sequence[int], start: int, end: int) -> list[int]:
+    """Graph breaks each artifact caused, from Dynamo's counter total at each artifact.
+
+    ``snapshots[i]`` is the total when artifact ``i`` arrived, ``start``/``end`` the totals at
+    the start and end of the run. Dynamo logs an artifact, then counts its graph break, so the
+    increase up to the next artifact belongs to it. An increase before the first artifact (none
+    seen in torch 2.13) is given to the first, so the results always sum to ``end - start``.
+    """
+    if not snapshots:
+        return []
+    bounds = [*snapshots[1:], end]
+    out = [b - a for a, b in zip(snapshots, bounds, strict=True)]
+    out[0] += snapshots[0] - start
+    return out
+
+
+def break_from_artifact(event: TraceEvent, caused: int | None = None) -> Break | None:
+    """One break hit from a ``dynamo_graph_break_reason`` artifact.
+
+    ``caused``: the graph breaks Dynamo counted for it (measured); None applies
+    :func:`counts_as_graph_break` to the text.
+    """
     text = event.payload or ""
     if not text:
         return None
+    if caused is None:
+        caused = int(counts_as_graph_break(text))
     head, _, rest = text.partition("\nUser code traceback:\n")
     user_tb, _, internal = rest.partition("\nTraceback (most recent call last):")
     stack = parse_frames(user_tb.splitlines())
@@ -355,6 +399,8 @@ def break_from_artifact(event: TraceEvent) -> Break | None:
         return None
     body = head.split("\n", 1)[1] if m and "\n" in head else head
     brk = _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
+    splits = (BreakSplit(compile_id=event.tlparse_id, count=caused),) if caused else ()
+    brk = _replace(brk, caused=caused, splits=splits)
     cause = _root_cause_from_text(internal)
     return _replace(brk, root_cause=cause) if cause else brk
 
@@ -446,6 +492,7 @@ def break_from_exception(exc: BaseException) -> Break | None:
         return None
     compile_id = getattr(unsupported, "compile_id", None)
     brk = _make_break(info, stack[-1], stack, _clean_detail(head), str(compile_id) if compile_id else None, fatal=True)
+    brk = _replace(brk, caused=0)  # a fullgraph error stops the compile; Dynamo counts no graph break
     cause = root_cause_of(unsupported)
     if cause:
         brk = _replace(brk, root_cause=cause)
@@ -474,8 +521,18 @@ def dedupe_breaks(hits: Sequence[Break]) -> tuple[Break, ...]:
             fatal=prev.fatal or hit.fatal,
             compile_ids=ids,
             root_cause=prev.root_cause or hit.root_cause,
+            caused=None if prev.caused is None and hit.caused is None else (prev.caused or 0) + (hit.caused or 0),
+            splits=_merge_splits(prev.splits + hit.splits),
         )
     return tuple(merged.values())
+
+
+def _merge_splits(splits: Sequence[BreakSplit]) -> tuple[BreakSplit, ...]:
+    counts: dict[str, BreakSplit] = {}
+    for s in splits:
+        prev = counts.get(s.compile_id)
+        counts[s.compile_id] = s if prev is None else _replace(prev, count=prev.count + s.count)
+    return tuple(counts.values())
 
 
 # -- compiles -------------------------------------------------------------------------------
@@ -576,6 +633,9 @@ def read_sources(paths: Iterable[str]) -> dict[str, SourceFile]:
 def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
     """Fill ``graph_before``/``graph_after`` of each break where the compiles tell.
 
+    Also names the frames of its :attr:`~Break.splits` and starts its stack at the compiled
+    entry point (:class:`_CompiledNames`).
+
     Before: the Dynamo graph compiled by the frame compile that hit the break (Dynamo compiles
     the part before a break as its own graph). After: the Dynamo graph of the resume function
     Dynamo generated for the frame that broke (``torch_dynamo_resume_in_<fn>_at_<line>``).
@@ -586,8 +646,10 @@ def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Se
         gid = dynamo.get((c.frame_id, c.compile_id))
         if gid is not None and c.function.startswith("torch_dynamo_resume_in_"):
             resume.setdefault(c.function, gid)
+    names = _CompiledNames(compiles)
     out = []
     for brk in breaks:
+        brk = names.apply(brk)
         before = None
         for cid in brk.compile_ids:
             m = re.match(r"^(\d+)/(\d+)", cid)
@@ -603,3 +665,104 @@ def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Se
             brk = _replace(brk, graph_before=brk.graph_before or before, graph_after=brk.graph_after or after)
         out.append(brk)
     return tuple(out)
+
+
+# -- compiled frames: names and entry points ------------------------------------------------
+
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+def original_function(name: str, line: int | None = None) -> tuple[str, int | None]:
+    """``("forward", 36)`` for Dynamo's resume function ``torch_dynamo_resume_in_forward_at_36``.
+
+    Other names come back as they are, with ``line``.
+    """
+    m = _RESUME_RE.match(name)
+    while m:  # a resume function of a resume function
+        name, line = m["fn"], int(m["line"])
+        m = _RESUME_RE.match(name)
+    return name, line
+
+
+_DEFS: dict[tuple[str, int], list[tuple[str, str, int, int]] | None] = {}
+
+
+def _defs(path: str) -> list[tuple[str, str, int, int]] | None:
+    """``(name, qualname, first line incl. decorators, last line)`` of every def in a source file."""
+    import ast
+
+    text = "".join(linecache.getlines(path))
+    key = (path, hash(text))  # the file's current text: a cell or script may change between runs
+    if key in _DEFS:
+        return _DEFS[key]
+    found: list[tuple[str, str, int, int]] | None = None
+    if text:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            found = []
+
+            def walk(node: ast.AST, prefix: str) -> None:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        qual = prefix + child.name
+                        first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                        found.append((child.name, qual, first, child.end_lineno or child.lineno))
+                        walk(child, qual + ".<locals>.")
+                    elif isinstance(child, ast.ClassDef):
+                        walk(child, prefix + child.name + ".")
+                    else:
+                        walk(child, prefix)
+
+            walk(tree, "")
+    if len(_DEFS) > 256:
+        _DEFS.clear()
+    _DEFS[key] = found
+    return found
+
+
+def _def_at(path: str, name: str, line: int | None) -> tuple[str, int, int] | None:
+    """The innermost def ``name`` in ``path`` whose lines hold ``line``: (qualname, first, last)."""
+    best = None
+    for fn, qual, first, last in _defs(path) or ():
+        if fn == name and line is not None and first <= line <= last and (best is None or first >= best[1]):
+            best = (qual, first, last)
+    return best
+
+
+class _CompiledNames:
+    """The frames Dynamo compiled in a run: their readable names, and where a stack enters them."""
+
+    def __init__(self, compiles: Sequence[Compile]) -> None:
+        self.names: dict[str, str] = {}
+        self.spans: dict[tuple[str, str], list[tuple[int, int] | None]] = {}
+        for c in compiles:
+            fn, line = original_function(c.function, c.location.line if c.location else None)
+            found = _def_at(c.location.file, fn, line) if c.location and fn else None
+            self.names[f"{c.frame_id}/{c.compile_id}"] = found[0] if found else fn
+            if c.location and fn:
+                self.spans.setdefault((c.location.file, fn), []).append(found[1:] if found else None)
+
+    def name(self, compile_id: str) -> str:
+        """The function of frame compile ``compile_id`` (``"1/0"`` or ``"1/0_1"``)."""
+        m = _ID_RE.match(compile_id)
+        return self.names.get(f"{m[1]}/{m[2]}", "") if m else ""
+
+    def entered(self, frame: Location) -> bool:
+        """Whether ``frame`` runs in a function Dynamo compiled in this run."""
+        spans = self.spans.get((frame.file, frame.function))
+        return spans is not None and any(s is None or s[0] <= frame.line <= s[1] for s in spans)
+
+    def apply(self, brk: Break) -> Break:
+        """``brk`` with its splits named and its stack starting at the compiled entry point."""
+        splits = tuple(_replace(s, function=s.function or self.name(s.compile_id)) for s in brk.splits)
+        stack = brk.stack
+        start = next((i for i, f in enumerate(stack) if self.entered(f)), 0)
+        if splits == brk.splits and start == 0:
+            return brk
+        return _replace(brk, splits=splits, stack=stack[start:])
+
+
+_ID_RE = re.compile(r"^\[?(\d+)/(\d+)")

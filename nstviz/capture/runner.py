@@ -23,6 +23,7 @@ from nstviz.capture.convert import (
     StackTable,
     break_from_artifact,
     break_from_exception,
+    caused_per_event,
     compiles_from_events,
     dedupe_breaks,
     link_breaks,
@@ -163,8 +164,11 @@ def execute(
     if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
         raise KeyboardInterrupt(f"interrupted during the {name} run")
     hits: list[Break] = []
-    for event in collector.of_kind("dynamo_graph_break_reason"):
-        brk = break_from_artifact(event)
+    breaks_total = dynamo_counter_total(_torch_compat.graph_break_counter())
+    events = collector.of_kind("dynamo_graph_break_reason")
+    caused = caused_per_event([int(e.metadata.get("counter", 0)) for e in events], breaks_counted, breaks_total)
+    for event, n in zip(events, caused, strict=True):
+        brk = break_from_artifact(event, caused=n)  # n: Dynamo's counter increase after this artifact
         if brk is not None:
             hits.append(brk)
     if error is not None:
@@ -191,7 +195,7 @@ def execute(
         stdout=out.text(),
         stderr=err.text(),
         wall_time_s=round(wall, 4),
-        dynamo_graph_breaks=max(0, dynamo_counter_total(_torch_compat.graph_break_counter()) - breaks_counted),
+        dynamo_graph_breaks=max(0, breaks_total - breaks_counted),
     )
     result = RunResult(
         run=run,

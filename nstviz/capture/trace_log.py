@@ -4,6 +4,11 @@ A :class:`TraceCollector` is a :class:`logging.Handler` added to the ``torch.__t
 logger for the duration of one run. It keeps only the events nstviz uses (compile starts
 and their stacks, graph-break artifacts, guards, compilation metrics) as small
 :class:`TraceEvent` values; graph payloads are not kept (the recorder has the real graphs).
+
+Each graph-break artifact also records the total of Dynamo's graph-break counter when it
+arrived (``metadata["counter"]``): Dynamo logs the artifact, then counts the graph break (or
+not), so the counter's increase up to the next artifact is what that artifact caused
+(:func:`nstviz.capture.convert.caused_per_event`).
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,9 +72,12 @@ class TraceEvent:
 class TraceCollector(logging.Handler):
     """A handler on ``torch.__trace`` that collects :class:`TraceEvent` values."""
 
-    def __init__(self) -> None:
+    def __init__(self, counter: Callable[[], int] | None = None) -> None:
         super().__init__(level=logging.DEBUG)
         self.events: list[TraceEvent] = []
+        self._counter = counter
+        self.counter_start = counter() if counter is not None else None
+        """Dynamo's graph-break counter total when collecting started."""
         self._strings: dict[int, str] = {}
         self._thread = threading.get_ident()  # only the capturing thread's compiles are ours
         self.failures = 0
@@ -109,6 +117,8 @@ class TraceCollector(logging.Handler):
             name = meta["artifact"].get("name", "")
             if name in _KEEP_ARTIFACTS:
                 kind, keep_payload, data = name, True, {}
+                if name == "dynamo_graph_break_reason" and self._counter is not None:
+                    data = {"counter": self._counter()}
         else:
             for key, with_payload in _KEEP_EVENTS.items():
                 if key in meta:
@@ -145,10 +155,14 @@ class TraceCollector(logging.Handler):
 
 @contextlib.contextmanager
 def collecting() -> Iterator[TraceCollector]:
-    """Install a :class:`TraceCollector` on ``torch.__trace``; restore the logger exactly after."""
+    """Install a :class:`TraceCollector` on ``torch.__trace``; restore the logger exactly after.
+
+    The collector snapshots Dynamo's graph-break counter at the start and at each graph-break
+    artifact (see the module docstring).
+    """
     logger = _torch_compat.trace_logger()
     saved_level, saved_propagate, saved_disabled = logger.level, logger.propagate, logger.disabled
-    collector = TraceCollector()
+    collector = TraceCollector(_torch_compat.graph_break_total)
     logger.addHandler(collector)
     if logger.level > logging.DEBUG or logger.level == logging.NOTSET:
         logger.setLevel(logging.DEBUG)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nstviz._where import where
+from nstviz.analysis.break_counts import rank_breaks, short_counts
 from nstviz.report import Break, Report
 
 _RUN_LABELS = {"baseline": "baseline (as written)", "nonstrict": "nonstrict"}
@@ -54,12 +55,12 @@ def html_summary(report: Report) -> str:
     if not any(items for _, items in groups):  # no diff (one run only): list each run's breaks
         groups = [(f"{name}:", run.breaks) for name, run in report.runs.items()]
     for status, items in groups:
-        for b in items:
+        for b in rank_breaks(items):
             loc = b.location
             breaks.append(
                 f"<li><b>{esc(status)}</b> {esc(b.gb_id or '')} {esc(b.reason)} "
                 f"<code>{esc(where(loc.file, loc.line))}</code> in <code>{esc(loc.function)}</code>"
-                f"{f' (x{b.count})' if b.count > 1 else ''}</li>"
+                f" ({esc(short_counts(b))})</li>"
             )
     errors = "".join(
         f"<p><b>{esc(name)}</b> raised <code>{esc(err)}</code></p>" for name, err in _errors(report)

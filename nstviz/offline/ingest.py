@@ -110,6 +110,7 @@ class _Ingest:
         self.torch_version = ""
         self.error_stacks: dict[tuple[int | None, int | None], list[Location]] = {}
         self.failed: list[tuple[dict[str, Any], Any]] = []  # compilation metrics of failed compiles
+        self.logged: set[tuple[int | None, int | None]] = set()  # frame compiles that logged a graph break
 
     def feed(self, entries: Iterable[Any]) -> None:
         for e in entries:
@@ -130,6 +131,7 @@ class _Ingest:
                 self._event(e, "dynamo_start", {"stack": stack})
             elif kind == "artifact:dynamo_graph_break_reason":
                 brk = break_from_artifact(self._event(e, "dynamo_graph_break_reason", {}, e.text))
+                self.logged.add((e.frame_id, e.compile_id))
                 if brk is not None:
                     self.hits.append(brk)
             elif kind == "compilation_metrics" and isinstance(e.metadata, dict):
@@ -240,6 +242,8 @@ class _Ingest:
 
     def run(self, name: str, stats: LogStats, world_size: int | None) -> Run:
         for meta, (frame, compile_id, attempt) in self.failed:
+            if (frame, compile_id) in self.logged:
+                continue  # not fatal: the frame logged its break and fell back to eager (no fullgraph)
             fatal = _fatal_break(meta, frame, compile_id, attempt, self.error_stacks.get((frame, compile_id), []))
             if fatal is not None:
                 self.hits.append(fatal)
@@ -287,7 +291,8 @@ def _fatal_break(
         line = int(meta.get("fail_user_frame_lineno") or 0)
         loc = Location(file=str(file), line=line, function=str(meta.get("co_name") or "?"))
     prefix = f"{frame}/{compile_id}" + (f"_{attempt}" if attempt else "")
-    return _make_break(info, loc, tuple(stack) or (loc,), str(meta.get("fail_reason") or "")[:4000], prefix, fatal=True)
+    brk = _make_break(info, loc, tuple(stack) or (loc,), str(meta.get("fail_reason") or "")[:4000], prefix, fatal=True)
+    return dataclasses.replace(brk, caused=0)  # a fullgraph error: Dynamo counts no graph break
 
 
 def rank_of_path(path: Path) -> int | None:

@@ -1,5 +1,6 @@
 """The advisor's helper modules on hand-built inputs: wrappers, causes, remedies, code, counts."""
 
+import dataclasses
 import linecache
 import sys
 import types
@@ -9,13 +10,20 @@ import torch
 from nstviz.analysis.advisor import _annotation_refuses
 from nstviz.analysis.assemble import build_report
 from nstviz.analysis.attempts_summary import attempt_lines
-from nstviz.analysis.break_counts import count_of
+from nstviz.analysis.break_counts import (
+    BreakCount,
+    count_of,
+    counts_text,
+    rank_breaks,
+    short_counts,
+    splits_text,
+)
 from nstviz.analysis.candidates import is_runtime_wrapper
 from nstviz.analysis.causes import explain_error, explain_failure, unwrap_fake_tensor_error
 from nstviz.analysis.recommend import Mark, recommendation_code
 from nstviz.analysis.remedies import config_code, config_plans, flags_hinted
 from nstviz.capture.forward_hooks import effective_forwards
-from nstviz.report import Break, Candidate, Location, Recommendation, Run
+from nstviz.report import Break, BreakSplit, Candidate, Location, Recommendation, Run
 
 SRC = '''import functools
 
@@ -175,9 +183,26 @@ def test_forward_hooks_are_registered_only_while_marked_and_removed_on_errors():
         assert n == 0  # no forward marked: nothing registered
 
 
-def test_graph_breaks_caused_fold_restart_attempts():
+def test_graph_breaks_caused_fold_restart_attempts_in_reports_without_caused():
     b = brk("GB0033", "Data dependent operator", count=6, ids=("0/0", "0/0_1", "1/0", "1/0_1", "2/0", "2/1"))
-    assert (count_of(b).reached, count_of(b).caused) == (6, 3)
+    assert count_of(b) == BreakCount(reached=6, caused=3, exact=False)
+    assert count_of(dataclasses.replace(b, caused=2)) == BreakCount(reached=6, caused=2, exact=True)
+    assert count_of(dataclasses.replace(b, fatal=True)) == BreakCount(reached=6, caused=0)
+
+
+def test_breaks_rank_by_caused_then_reached_then_fatal_then_first_seen():
+    """The same order as the viewer's (js/test/breaks.test.js)."""
+    def b(name, count, caused, fatal=False):
+        return Break(gb_id=None, reason=name, count=count, caused=caused, fatal=fatal,
+                     location=Location(file="/m.py", line=len(name), function=name))
+
+    order = rank_breaks([b("a", 5, 1), b("b", 2, 2), b("c", 5, 1, True), b("d", 5, 1), b("e", 9, 0)])
+    assert [x.reason for x in order] == ["b", "c", "a", "d", "e"]
+    split = dataclasses.replace(b("f", 2, 2), splits=(BreakSplit(compile_id="4/0", function="Block.forward"), BreakSplit(compile_id="4/1", function="Block.forward"),
+                                                      BreakSplit(compile_id="5/0", function="torch_dynamo_x", count=0)))
+    assert splits_text(split) == "Block.forward 4/0 4/1, torch_dynamo_x 5/0"
+    assert counts_text(split) == "caused 2 graph breaks (Block.forward 4/0 4/1, torch_dynamo_x 5/0), reached 2×"
+    assert short_counts(b("g", 3, 1)) == "caused 1 graph break, reached 3×"
 
 
 def test_summary_lines_say_what_was_tried_also_without_a_recommendation():

@@ -4,6 +4,7 @@
 compiles are in test_advisor_compile.py.
 """
 
+import dataclasses
 import os
 
 import torch
@@ -168,12 +169,25 @@ def test_candidates_innermost_first_then_callers_never_the_compiled_frame():
     assert plan[1].reasons[0].startswith("calls leaf (")
 
 
-def test_most_frequent_break_first_and_shared_callers_merged():
+def test_most_reached_break_first_among_equals_and_shared_callers_merged():
     plan = plan_candidates(run("baseline", B_LEAF, B_STATS, B_OTHER))
     names = [p.name for p in plan]
-    assert names[0] == "Block.stats"  # seen 12 times
-    assert plan[0].reasons[0].endswith("(GB0059 Failed to trace builtin operator, hit 12 times)")
+    assert names[0] == "Block.stats"  # reached 12 times (graph breaks caused unknown: estimated 1 each)
+    assert plan[0].reasons[0].endswith(
+        "(GB0059 Failed to trace builtin operator, caused ~1 graph break, reached 12×)"
+    )
     assert set(names) == {"Block.stats", "leaf", "middle", "other_leaf"}
+
+
+def test_break_that_caused_most_graph_breaks_first_not_the_most_reached():
+    stats = dataclasses.replace(B_STATS, caused=1)  # reached 12 times, counted once by Dynamo
+    other = dataclasses.replace(B_OTHER, count=3, caused=3)
+    plan = plan_candidates(run("baseline", B_LEAF, stats, other))
+    assert [p.name for p in plan][:2] == ["other_leaf", "Block.stats"]
+    assert plan[0].reasons[0].endswith(
+        "(GB0026 Attempted to call function marked as skipped, caused 3 graph breaks, reached 3×)"
+    )
+    assert plan[1].reasons[0].endswith("(GB0059 Failed to trace builtin operator, caused 1 graph break, reached 12×)")
 
 
 def test_torch_frames_and_comprehensions_are_passed_over():

@@ -59,7 +59,11 @@ def test_summary_headline_and_runs(real_report):
     text = real_report.summary()
     lines = text.splitlines()
     assert lines[0] == "1 break → 0, 1 graph → 1, outputs match"
-    assert any(line.startswith("[baseline] 1 graph, 1 distinct break (3 hits)") for line in lines)
+    assert any(
+        line.startswith("[baseline] 1 graph, 1 distinct break (2 graph breaks counted by Dynamo, reached 3×)")
+        for line in lines
+    )
+    assert "    caused 2 graph breaks (loop_fn 0/0, loop_helper 1/0), reached 3×" in lines
     assert any(line.startswith("[nonstrict] 1 graph, 0 distinct breaks") and "6 regions" in line for line in lines)
     assert "outputs baseline vs nonstrict: match" in text
 

@@ -21,6 +21,9 @@ def test_compare_seed_fullgraph_fatal_then_one_graph():
         ("GB0007", True, SEED_FILE, 8, "get_magic_num")
     ]
     assert [loc.line for loc in base.breaks[0].stack] == [14, 8]
+    # the fullgraph error stops the compile: reached once, no graph break counted by Dynamo
+    assert (base.breaks[0].count, base.breaks[0].caused, base.dynamo_graph_breaks) == (1, 0, 0)
+    assert report.counts["baseline"].graph_breaks == 0
     assert base.graphs == () and base.error.startswith("Unsupported")
     assert nst.breaks == () and nst.error is None
     assert [g.level for g in nst.graphs] == ["dynamo", "aten_inference"]

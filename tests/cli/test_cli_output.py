@@ -41,7 +41,7 @@ def test_progress_elsewhere_prints_lines_and_quiet_prints_nothing():
 def _report(**kw) -> Report:
     loc = Location(file="/x/train.py", line=7, function="helper", code="torch._dynamo.graph_break()")
     brk = Break(
-        gb_id="GB0025", reason="Call to `torch._dynamo.graph_break()`", count=3, fatal=False, location=loc
+        gb_id="GB0025", reason="Call to `torch._dynamo.graph_break()`", count=3, fatal=False, location=loc, caused=2
     )
     marks = (MarkedFunction(spec="helper", qualname="helper", applied=False),)
     runs = {
@@ -71,9 +71,13 @@ def test_summary_table_lines_up_the_runs_and_explains():
     assert headline == "1 break → 1, 0 graphs → 0, outputs DIFFER (max |Δ| 0.5)"  # the Report's, as is
     assert header.split() == ["baseline", "nonstrict"]
     assert rows[1].split() == ["distinct", "breaks", "1", "1"]
-    assert rows[2].split() == ["break", "hits", "3", "3"]
-    assert len({len(r) for r in rows[:8]}) == 1  # a real table: every row the same width
-    assert "  remaining  GB0025  /x/train.py:7 helper  Call to `torch._dynamo.graph_break()` (x3)" in text
+    assert rows[2].split() == ["graph", "breaks", "2", "2"]  # Dynamo's counter: the sum of caused
+    assert rows[3].split() == ["breaks", "reached", "3", "3"]
+    assert len({len(r) for r in rows[:9]}) == 1  # a real table: every row the same width
+    assert (
+        "  remaining  GB0025  /x/train.py:7 helper  Call to `torch._dynamo.graph_break()` "
+        "(caused 2 graph breaks, reached 3×)"
+    ) in text
     assert "\noutputs DIFFER (max |Δ| 0.5)\n  y: max abs diff 0.5" in text  # the headline's verdict, then why
     assert "warning: --nonstrict helper (helper) never applied in the nonstrict run" in text
 

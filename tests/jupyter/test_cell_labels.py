@@ -63,7 +63,7 @@ def test_locations_sources_and_stacks_carry_the_cell_label(labelled) -> None:
 
 def test_summaries_say_cell_in_n_line_m(labelled) -> None:
     report, d, _, js = labelled
-    assert f"break GB0025 x2 at Cell In[{d}], line 4 (helper)" in report.summary(), report.summary()
+    assert f"break GB0025 at Cell In[{d}], line 4 (helper)" in report.summary(), report.summary()
     assert f"<code>Cell In[{d}], line 4</code> in <code>helper</code>" in html_summary(report)
     out = io.StringIO()
     assert main(["view", js, "-o", js + ".html"], stdout=out, stderr=io.StringIO()) == 0

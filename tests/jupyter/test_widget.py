@@ -43,7 +43,8 @@ def test_mimebundle_has_an_escaped_static_fallback(report: Report) -> None:
     assert report.headline.text == "1 break → 0, 1 graph → 1, outputs match"
     assert data["text/plain"].splitlines()[0] == report.headline.text
     assert "GB0026" in data["text/plain"]
-    assert "  break GB0026 FATAL x1 at cell-1:5 (func): Call to `torch._dynamo.graph_break()`" in data["text/plain"]
+    assert "  break GB0026 FATAL at cell-1:5 (func): Call to `torch._dynamo.graph_break()`" in data["text/plain"]
+    assert "    stopped the compile (fullgraph), reached 1×" in data["text/plain"]
 
 
 def test_mimebundle_while_running_shows_progress() -> None:

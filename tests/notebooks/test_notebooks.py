@@ -84,8 +84,10 @@ def test_01_seed_example(tmp_path: Path) -> None:
     base, nst = report.runs["baseline"], report.runs["nonstrict"]
     assert [(b.gb_id, b.count, b.fatal) for b in base.breaks] == [("GB0025", 1, True)]
     assert counts(report) == {
-        "baseline": dict(graphs=0, breaks=1, break_hits=1, ops=0, aten_ops=0, regions=0, inlined_nodes=0, full_graph=False),
-        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=3, aten_ops=2, regions=1, inlined_nodes=2, full_graph=True),
+        "baseline": dict(graphs=0, breaks=1, break_hits=1, ops=0, aten_ops=0, regions=0, inlined_nodes=0, full_graph=False,
+                         graph_breaks=0),  # fullgraph: Dynamo counts no graph break
+        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=3, aten_ops=2, regions=1, inlined_nodes=2, full_graph=True,
+                          graph_breaks=0),
     }
     assert [g.level for g in nst.graphs] == ["dynamo", "aten_inference"]
     assert [(r.function, sum(map(len, r.nodes.values()))) for r in nst.regions] == [("get_magic_num", 2)]
@@ -106,8 +108,10 @@ def test_02_module_helper(tmp_path: Path) -> None:
     assert_clean(nb)
     (report,) = reports(nb)
     assert counts(report) == {
-        "baseline": dict(graphs=6, breaks=1, break_hits=4, ops=12, aten_ops=18, regions=0, inlined_nodes=0, full_graph=False),
-        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=16, aten_ops=35, regions=3, inlined_nodes=18, full_graph=True),
+        "baseline": dict(graphs=6, breaks=1, break_hits=4, ops=12, aten_ops=18, regions=0, inlined_nodes=0, full_graph=False,
+                         graph_breaks=4),
+        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=16, aten_ops=35, regions=3, inlined_nodes=18, full_graph=True,
+                          graph_breaks=0),
     }
     assert [(b.gb_id, b.count) for b in report.runs["baseline"].breaks] == [("GB0025", 4)]
     regions = report.runs["nonstrict"].regions
@@ -122,10 +126,13 @@ def test_03_transformers_model(tmp_path: Path) -> None:
     assert_clean(nb)
     (report,) = reports(nb)
     assert counts(report) == {
-        "baseline": dict(graphs=8, breaks=2, break_hits=11, ops=66, aten_ops=77, regions=0, inlined_nodes=0, full_graph=False),
-        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=111, aten_ops=131, regions=2, inlined_nodes=2, full_graph=True),
+        "baseline": dict(graphs=8, breaks=2, break_hits=11, ops=66, aten_ops=77, regions=0, inlined_nodes=0, full_graph=False,
+                         graph_breaks=7),
+        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=111, aten_ops=131, regions=2, inlined_nodes=2, full_graph=True,
+                          graph_breaks=0),
     }
-    assert [(b.gb_id, b.count) for b in report.runs["baseline"].breaks] == [("GB0025", 10), ("GB4347", 1)]
+    # reached 10 times, 7 graph breaks by Dynamo's counter; GB4347 is logged, never counted
+    assert [(b.gb_id, b.count, b.caused) for b in report.runs["baseline"].breaks] == [("GB0025", 10, 7), ("GB4347", 1, 0)]
     regions = report.runs["nonstrict"].regions
     assert [(r.function, sum(map(len, r.nodes.values()))) for r in regions] == [("fused_softmax", 1)] * 2  # one per layer
     assert report.outputs.match is True and len(report.outputs.details) == 30
@@ -140,8 +147,10 @@ def test_04_training_step(tmp_path: Path) -> None:
     nst = report.runs["nonstrict"]
     assert [g.level for g in nst.graphs] == ["dynamo", "aten_forward", "aten_backward"]
     assert counts(report) == {
-        "baseline": dict(graphs=3, breaks=1, break_hits=2, ops=4, aten_ops=7, regions=0, inlined_nodes=0, full_graph=False),
-        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=5, aten_ops=7, regions=1, inlined_nodes=6, full_graph=True),
+        "baseline": dict(graphs=3, breaks=1, break_hits=2, ops=4, aten_ops=7, regions=0, inlined_nodes=0, full_graph=False,
+                         graph_breaks=2),  # Net.forward's graph, then clip_activations' own
+        "nonstrict": dict(graphs=1, breaks=0, break_hits=0, ops=5, aten_ops=7, regions=1, inlined_nodes=6, full_graph=True,
+                          graph_breaks=0),
     }
     assert [(r.function, sum(map(len, r.nodes.values()))) for r in nst.regions] == [("clip_activations", 6)]
     assert report.outputs.match is True

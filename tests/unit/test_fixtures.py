@@ -94,10 +94,12 @@ def test_headline_of_each_fixture(name):
 def test_counts_are_dynamo_graphs_and_ops():
     module = load("module_block_break")
     assert module.counts["baseline"] == RunCounts(
-        graphs=5, breaks=1, break_hits=4, ops=11, aten_ops=16, regions=0, inlined_nodes=0, full_graph=False
+        graphs=5, breaks=1, break_hits=4, ops=11, aten_ops=16, regions=0, inlined_nodes=0, full_graph=False,
+        graph_breaks=4,
     )
     assert module.counts["nonstrict"] == RunCounts(
-        graphs=1, breaks=0, break_hits=0, ops=15, aten_ops=33, regions=3, inlined_nodes=18, full_graph=True
+        graphs=1, breaks=0, break_hits=0, ops=15, aten_ops=33, regions=3, inlined_nodes=18, full_graph=True,
+        graph_breaks=0,
     )
     # ATen graphs are not counted as graphs, and their ops only in aten_ops
     base = module.runs["baseline"]
@@ -160,11 +162,13 @@ def test_cli_printer_on_a_fixture():
     assert lines[1].split() == ["baseline", "nonstrict"]
     assert lines[2].split() == ["graphs", "5", "1"]
     assert lines[3].split() == ["distinct", "breaks", "1", "0"]
-    assert lines[4].split() == ["break", "hits", "4", "0"]
-    assert lines[5].split() == ["ops", "(Dynamo)", "11", "15"]
-    assert lines[6].split() == ["ops", "(ATen)", "16", "33"]
+    assert lines[4].split() == ["graph", "breaks", "4", "0"]  # Dynamo's counter
+    assert lines[5].split() == ["breaks", "reached", "4", "0"]
+    assert lines[6].split() == ["ops", "(Dynamo)", "11", "15"]
+    assert lines[7].split() == ["ops", "(ATen)", "16", "33"]
     assert "breaks: 1 resolved, 0 remaining, 0 introduced" in text
     assert "resolved   GB0025  <fixture:module_block_break>:5 rms_scale" in text
+    assert "(caused 4 graph breaks, reached 4×)" in text
 
 
 def test_every_text_renderer_shows_the_same_headline():

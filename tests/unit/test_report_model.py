@@ -88,7 +88,7 @@ def test_bad_json_gets_a_clear_error(text, message):
 def test_summary_of_a_loaded_report():
     text = Report.from_json(_report().to_json()).summary()
     assert text.splitlines()[0] == "0 breaks → 1, 0 graphs → 0, outputs not checked"
-    assert "break GB0007 x2 at <cell>:3 (f): r" in text
+    assert "break GB0007 at <cell>:3 (f): r\n    caused 1 graph break (estimated), reached 2×" in text
     assert "region r0 g: 1 inlined nodes" in text
 
 

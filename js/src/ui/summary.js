@@ -34,7 +34,7 @@ export function renderSummary(report, index) {
     const run = report.runs[name];
     const c = (report.counts && report.counts[name]) || {};
     const rows = [
-      ["graphs", c.graphs], ["distinct breaks", c.breaks], ["break hits", c.break_hits], ["ops", c.ops],
+      ["graphs", c.graphs], ["distinct breaks", c.breaks], ["graph breaks (Dynamo's counter)", c.graph_breaks], ["breaks reached", c.break_hits], ["ops", c.ops],
       ["ATen ops", c.aten_ops], ["non-strict regions", c.regions], ["inlined nodes", c.inlined_nodes],
       ["one full graph", c.full_graph ? "yes" : "no"],
     ];
