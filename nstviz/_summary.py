@@ -32,6 +32,7 @@ def summary(report: Report) -> str:
     if report.title:
         lines.append(f"title: {report.title}")
     lines.append(f"torch {report.torch_version}, backend {report.backend}, baseline {report.baseline_mode}")
+    final = "nonstrict" if "nonstrict" in report.runs else "baseline"  # where remaining breaks' advice is said
     for run in report.runs.values():
         c = report.counts[run.name]
         lines.append("")
@@ -57,6 +58,8 @@ def summary(report: Report) -> str:
                 f"({b.location.function}): {b.reason}"
             )
             lines.append(f"    {counts_text(b)}")
+            if b.advice and run.name == final:
+                lines.append(f"    what else: {b.advice}")
         for r in run.regions:
             n = sum(len(v) for v in r.nodes.values())
             lines.append(f"  region {r.id} {r.function}: {n} inlined nodes")

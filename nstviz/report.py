@@ -226,6 +226,9 @@ class Break:
     tracing reached it (tlparse's graph-break entries). None in Reports made before nstviz knew."""
     splits: tuple[BreakSplit, ...] = ()
     """The frame compiles whose graph it split, one entry per compile (sum of counts = ``caused``)."""
+    advice: str | None = None
+    """What else can remove it when nonstrict_trace did not (a call into C/builtin code: a custom
+    op or a Python polyfill), set on breaks that remain (:mod:`nstviz.analysis.break_advice`)."""
 
     def __post_init__(self) -> None:
         if not self.id:

@@ -76,3 +76,12 @@ test("ranking: caused, then reached, then fatal, then first seen; splits text gr
   assert.deepEqual(order, ["b", "c", "a", "d", "e"]);
   assert.equal(splitsText({ splits: [{ compile_id: "4/0", function: "f", count: 2 }] }), "f 4/0 4/0");
 });
+
+test("a break at C/builtin code that remains says what else can remove it", () => {
+  const advice = "a call into C/builtin code (`zlib.crc32(b\"x\")`): ... torch.library.custom_op ... substitute_in_graph";
+  const withAdvice = [{ ...BREAKS[2], advice }, BREAKS[1]];
+  const host = new FakeElement("div");
+  renderBreaks(host, {}, { ...index, run: () => ({ breaks: withAdvice }) }, { onSelect() {}, onGraph() {}, onFrame() {} });
+  const shown = find(host, "nsv-break-advice").map((el) => el.textContent);
+  assert.deepEqual(shown, [`what else: ${advice}`]);
+});

@@ -8,6 +8,7 @@ mark already resolved to names, source lines and reads, the outputs already comp
 1. **provenance**: non-strict regions and the ATen nodes inlined from them, and each
    nonstrict ATen node's baseline graph (:mod:`nstviz.analysis.provenance`);
 2. **marks**: which marked functions took effect, and why not (:mod:`nstviz.analysis.marks`);
+   then the advice on breaks that remain at C/builtin calls (:mod:`nstviz.analysis.break_advice`);
 3. **break diff**: resolved / remaining / introduced (:mod:`nstviz.analysis.break_diff`);
 4. **counts**: the numbers per run (:mod:`nstviz.analysis.counts`);
 5. **output verdict**: the output check from the comparisons, minus runs that raised
@@ -26,6 +27,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from nstviz.analysis.break_advice import with_advice
 from nstviz.analysis.break_diff import diff_breaks
 from nstviz.analysis.counts import run_counts
 from nstviz.analysis.headline import build_headline
@@ -146,6 +148,8 @@ def assemble(captured: CapturedRuns) -> Report:
     base, nonstrict = runs.get("baseline"), runs.get("nonstrict")
     if base is not None and nonstrict is not None:
         runs["nonstrict"] = nonstrict = assign_baseline_graphs(base, nonstrict, stacks)  # 1
+    runs = with_advice(runs)  # 2b
+    nonstrict = runs.get("nonstrict")
     outputs = output_verdict(
         runs, captured.comparisons, nondeterministic=captured.nondeterministic, nothing_marked=captured.nothing_marked
     )  # 5
@@ -187,6 +191,7 @@ def build_report(
         **fields: any other :class:`Report` field (``title``, ``notes``, ``stacks``...).
     """
     check = outputs if outputs is not None else OutputCheck(match=None)
+    runs = with_advice(runs)
     diff, counts, headline = summarize_runs(runs, check)
     fields.setdefault("diff", diff)
     return Report(

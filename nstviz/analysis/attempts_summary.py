@@ -9,27 +9,7 @@ from __future__ import annotations
 
 from nstviz.report import Report
 
-__all__ = ["attempt_lines", "c_function_advice"]
-
-_C_FUNCTION = ("builtin", "C function", "C/C++", "marked as skipped", "non-Python", "pybind")
-
-
-def c_function_advice(report: Report) -> list[str]:
-    """For breaks at a C/builtin function that nothing removed: the other ways torch documents."""
-    if report.recommendation is not None and report.recommendation.breaks_after == 0:
-        return []
-    base = report.runs.get("baseline")
-    lines = []
-    for b in base.breaks if base is not None else ():
-        text = f"{b.gb_type or ''} {b.reason or ''} {b.explanation or ''}"
-        if any(k in text for k in _C_FUNCTION):
-            where = f"{b.location.file.rsplit('/', 1)[-1]}:{b.location.line}"
-            lines.append(
-                f"  the break at {where} ({b.gb_id or 'no GB id'}) is a call into C/builtin code: "
-                "nonstrict_trace cannot help there; wrap it as a custom op (torch.library.custom_op) "
-                "or write a Python polyfill Dynamo can trace"
-            )
-    return lines
+__all__ = ["attempt_lines"]
 
 _LIMIT = 160
 
@@ -55,4 +35,4 @@ def attempt_lines(report: Report) -> list[str]:
         counts = f" {c.breaks_before} -> {c.breaks_after} breaks" if c.breaks_after is not None else ""
         why = c.error or (c.precheck[0] if c.precheck else "")
         lines.append(f"  {c.status:<9} {c.function}{counts}{': ' + _short(why) if why else ''}")
-    return lines + c_function_advice(report)
+    return lines

@@ -49,6 +49,7 @@ export function renderBreaks(host, report, index, cb) {
           b.root_cause ? h("div", { class: "nsv-break-text" }, `root cause: ${b.root_cause}`) : null,
           b.explanation ? h("div", { class: "nsv-break-text nsv-muted" }, b.explanation) : null,
           (b.hints || []).length ? h("ul", { class: "nsv-hints" }, b.hints.map((t) => h("li", null, t))) : null,
+          b.advice ? h("div", { class: "nsv-break-text nsv-break-advice" }, `what else: ${b.advice}`) : null,
           (b.stack || []).length ? renderStack(b.stack, cb.onFrame) : null,
           b.graph_before || b.graph_after ? h("div", { class: "nsv-either-side" },
             h("span", { class: "nsv-muted" }, "graphs: "),
