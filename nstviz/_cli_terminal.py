@@ -163,6 +163,8 @@ def summary_table(report: Report) -> str:
                 lines.append(
                     f"  {status:<10} {b.gb_id or '-':<7} {where}  {shorten(b.reason, 70)}{seen}{fatal}"
                 )
+                if b.advice and status != "resolved":
+                    lines.append(f"    what else: {b.advice}")
     else:
         for b in rank_breaks(report.runs["baseline"].breaks if "baseline" in report.runs else ()):
             loc = b.location
@@ -170,6 +172,8 @@ def summary_table(report: Report) -> str:
                 f"  break {b.gb_id or '-':<7} {format_where(loc.file, loc.line, _short_path)} {shorten(b.reason, 70)}"
                 f" ({short_counts(b)})"
             )
+            if b.advice:
+                lines.append(f"    what else: {b.advice}")
     lines.append(_outputs_line(report))
     shown: set[str] = set()
     for name in names:

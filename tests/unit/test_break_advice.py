@@ -32,3 +32,16 @@ def test_advice_only_on_breaks_that_remain():
     assert [b.advice for b in gone["baseline"].breaks] == [None, None]
     alone = with_advice({"baseline": base})  # no nonstrict run: the baseline's breaks remain
     assert alone["baseline"].breaks[0].advice == advice_for(CRC)
+
+
+def test_cli_table_says_it_under_the_remaining_break_only():
+    from nstviz._cli_terminal import summary_table
+    from nstviz.analysis.assemble import build_report
+
+    report = build_report(torch_version="x", runs={
+        "baseline": Run(name="baseline", breaks=(CRC, PLAIN)), "nonstrict": Run(name="nonstrict", breaks=(CRC,))})
+    lines = summary_table(report).splitlines()
+    at = [i for i, line in enumerate(lines) if line.strip().startswith(("remaining", "resolved"))]
+    assert [lines[i].split()[0] for i in at] == ["resolved", "remaining"]
+    assert lines[at[1] + 1].startswith("    what else: a call into C/builtin code (`zlib.crc32")
+    assert sum("what else:" in line for line in lines) == 1
