@@ -143,7 +143,7 @@ def recommendation_code(
             target = f"{prefix}{m.qualname}"
             body.append(_rebind(target, owners, attr, m.obj, prefix) + comment)
         need_hook |= m.forward
-    lines = [*imports, ""]
+    lines = [*sorted(imports, key=lambda line: line != "import functools"), ""]
     if pytree_lines:
         lines += ["# Let nonstrict_trace take these classes as inputs and outputs (pytree containers):", *pytree_lines]
     if adapter_lines:
