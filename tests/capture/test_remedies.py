@@ -206,3 +206,20 @@ def test_adapter_puts_nones_back_in_place():
     a.adapter(1, None, 3, d=None, e=None)
     a.adapter(None, 2)
     assert seen == [(1, None, 3, None, None), (None, 2, None, None, 5)]
+
+
+def test_summary_names_adapters_and_pytree_registrations():
+    from nstviz.analysis.assemble import build_report
+    from nstviz.analysis.attempts_summary import attempt_lines
+    from nstviz.report import Candidate, Recommendation
+
+    rec = Recommendation(functions=("use_box",), code="", breaks_before=3, breaks_after=0, outputs_match=True,
+                         adapters=("Enc.forward",), pytree=("m.Box",))
+    report = build_report(torch_version="x", runs={}, recommendation=rec, candidates=(
+        Candidate(function="adapter: Enc.forward", why="w", status="improved", kind="adapter", run="attempt-2",
+                  breaks_before=3, breaks_after=1),
+    ))
+    assert attempt_lines(report) == [
+        "advisor: apply use_box, adapter for Enc.forward, pytree registration of m.Box (3 -> 0 breaks)",
+        "  improved  adapter: Enc.forward 3 -> 1 breaks",
+    ]
