@@ -126,8 +126,14 @@ class _Proposal:
     """``"nonstrict"``: mark ``obj``; ``"adapter"``: install ``remedy`` (an adapter that drops
     None arguments); ``"pytree"``: mark ``obj`` with ``remedy`` (a user class) registered."""
     remedy: Any = None
+    with_marks: tuple[Any, ...] = ()
+    """For a pytree attempt: what is marked (or installed) with the class registered."""
     key: str = ""
     """The candidate's name in the results (``adapter: f``, ``pytree: C``); ``name`` when empty."""
+    replaces: _Proposal | None = None
+    via_adapter: bool = False
+    """A pytree attempt on top of this function's adapter (the adapter got the class)."""
+    """A kept mark this adapter is tried instead of (the mark itself fell back on None inputs)."""
 
 
 def _short_break(b: Break) -> str:
@@ -869,12 +875,12 @@ def run_advisor(
     deferred: list[_Proposal] = []
     """Adapter and pytree attempts: tried after the plain marks, for breaks still left."""
 
-    def queue_adapter(p: _Proposal, why: str) -> None:
+    def queue_adapter(p: _Proposal, why: str, replaces: _Proposal | None = None) -> None:
         key = f"adapter: {p.name}"
         if adapt is None or p.obj is None or key in results:
             return
         q = replace(
-            p, kind="adapter", key=key, problems=[], reasons=[why], breaks=list(p.breaks),
+            p, kind="adapter", key=key, problems=[], reasons=[why], breaks=list(p.breaks), replaces=replaces,
             break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
         )
         order.append(key)
@@ -890,12 +896,14 @@ def run_advisor(
         key = f"pytree: {getattr(remedy, 'name', class_name)}"
         if key in results:
             return
+        how = "through its adapter" if p.kind == "adapter" else "non-strictly"
         why = (
             f"{p.name} got {class_name}, which is not a pytree: registered with torch.utils._pytree "
-            f"({_pytree_how(remedy)}), {p.name} traced non-strictly"
+            f"({_pytree_how(remedy)}), {p.name} traced {how}"
         )
         q = replace(
             p, kind="pytree", key=key, remedy=remedy, problems=[], reasons=[why], breaks=list(p.breaks),
+            via_adapter=p.kind == "adapter", replaces=None, with_marks=_marks_of(p),
             break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
         )
         order.append(key)
@@ -930,7 +938,7 @@ def run_advisor(
             queue, deferred = deferred, []
         p = queue.pop(0)
         key = p.key or p.name
-        if p.breaks and all(k in resolved for k in p.breaks):
+        if p.replaces is None and p.breaks and all(k in resolved for k in p.breaks):
             results[key] = replace(
                 results[key],
                 status="skipped",
@@ -968,7 +976,7 @@ def run_advisor(
             results[key] = replace(results[key], code=apply_code([p]))
         attempts += 1
         run_name = f"attempt-{attempts}"
-        marks = _marks(kept) + _marks_of(p)
+        marks = _marks([k for k in kept if k is not p.replaces]) + _marks_of(p)
         say(f"{run_name}: trying {key} ({len(marks)} marked)")
         t0 = time.monotonic()
         try:
@@ -998,13 +1006,23 @@ def run_advisor(
         results[key] = replace(
             results[key], **_attempt_fields(outcome, run_name, current, run, check, durations[-1])
         )
-        if not outcome.improved and p.kind == "nonstrict":
+        if not outcome.improved and p.kind in ("nonstrict", "adapter"):
             got = _rejected_input_type(outcome.error)
-            if got == "NoneType":
+            if got == "NoneType" and p.kind == "nonstrict":
                 queue_adapter(p, f"{p.name} failed with None inputs (GB0236): retried through an adapter")
-            elif got is not None:
+            elif got is not None and got != "NoneType":
                 queue_pytree(p, got)
+        if outcome.improved and p.kind == "nonstrict" and _rejected_input_type(outcome.error) == "NoneType":
+            # kept (the compile works now), but the mark itself falls back to eager on None inputs
+            queue_adapter(
+                p, f"the mark of {p.name} falls back to eager on None inputs (GB0236): tried through an "
+                "adapter instead", replaces=p,
+            )
         if outcome.improved:
+            if p.replaces is not None and p.replaces in kept:
+                kept.remove(p.replaces)
+                old = results[p.replaces.name]
+                results[p.replaces.name] = replace(old, error=f"{old.error}; replaced by {key}, which did better")
             kept.append(p)
             after_keys = {b.id for b in run.breaks}
             resolved |= {b.id for b in current.breaks if b.id not in after_keys}
@@ -1084,10 +1102,10 @@ def run_advisor(
     candidates = tuple(results[k] for k in order)
     if not kept and not config_kept:
         return candidates, None
-    functions = tuple(k.name for k in kept if k.kind != "adapter")
+    functions = tuple(k.name for k in kept if k.kind != "adapter" and not k.via_adapter)
     recommendation = Recommendation(
         functions=functions,
-        adapters=tuple(k.name for k in kept if k.kind == "adapter"),
+        adapters=tuple(k.name for k in kept if k.kind == "adapter" or k.via_adapter),
         pytree=tuple(str(getattr(k.remedy, "name", k.remedy)) for k in kept if k.kind == "pytree"),
         code=apply_code(kept, {f: True for f in config_kept}),
         breaks_before=len(baseline.breaks),
@@ -1109,7 +1127,7 @@ def _marks_of(p: _Proposal) -> tuple[Any, ...]:
     if p.kind == "adapter":
         return (p.remedy,)
     if p.kind == "pytree":
-        return (p.obj, p.remedy)
+        return (*p.with_marks, p.remedy)
     return (p.obj,) if p.obj is not None else ()
 
 
@@ -1180,11 +1198,12 @@ def apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None = None) 
         name = _local_name(p)
         where = f"{os.path.basename(p.frame.file)}:{_def_line(p) or p.frame.line}"
         mark = Mark(qualname=name, obj=p.obj, where=where, caller_files=[c.file for c in p.callers], forward=p.forward)
-        if p.kind == "adapter":
-            adapters.append(mark)
-            continue
         if p.kind == "pytree":
             classes.append(p.remedy)
+        if p.kind == "adapter" or p.via_adapter:
+            if not any(m.obj is p.obj for m in adapters):
+                adapters.append(mark)
+            continue
         if not any(m.obj is p.obj for m in marks):
             marks.append(mark)
     return recommendation_code(marks, config, adapters=adapters, pytree=classes)
