@@ -887,7 +887,7 @@ def run_advisor(
         results[key] = replace(_candidate(q, "skipped"), function=key, kind="adapter", precheck=())
         deferred.append(q)
 
-    def queue_pytree(p: _Proposal, class_name: str) -> None:
+    def queue_pytree(p: _Proposal, class_name: str, output: bool = False) -> None:
         if register is None or p.obj is None:
             return
         remedy = register(class_name, p.obj)
@@ -898,7 +898,7 @@ def run_advisor(
             return
         how = "through its adapter" if p.kind == "adapter" else "non-strictly"
         why = (
-            f"{p.name} got {class_name}, which is not a pytree: registered with torch.utils._pytree "
+            f"{p.name} {'returned' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: registered with torch.utils._pytree "
             f"({_pytree_how(remedy)}), {p.name} traced {how}"
         )
         q = replace(
@@ -1011,7 +1011,7 @@ def run_advisor(
             if got == "NoneType" and p.kind == "nonstrict":
                 queue_adapter(p, f"{p.name} failed with None inputs (GB0236): retried through an adapter")
             elif got is not None and got != "NoneType":
-                queue_pytree(p, got)
+                queue_pytree(p, got, output=(outcome.error or "").startswith("Unsupported output type"))
         if outcome.improved and p.kind == "nonstrict" and _rejected_input_type(outcome.error) == "NoneType":
             # kept (the compile works now), but the mark itself falls back to eager on None inputs
             queue_adapter(

@@ -91,3 +91,13 @@ def pair_model(x):
 def make_gate_model() -> GateModel:
     torch.manual_seed(0)
     return GateModel()
+
+
+def pair_of(x):
+    torch._dynamo.graph_break()
+    return Pair(x.sin(), x.cos())
+
+
+def pair_out_model(x):
+    p = pair_of(x + 1)
+    return p.a * p.b

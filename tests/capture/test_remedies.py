@@ -142,12 +142,15 @@ def test_module_forward_adapter_replaces_the_class_attribute_and_restores_it():
 
 
 @pytest.mark.parametrize(
-    ("toy", "cls", "how"),
-    [("box_model", "Box", "register_dataclass"), ("pair_model", "Pair", "register_pytree_node")],
+    ("toy", "cls", "how", "helper", "got"),
+    [
+        ("box_model", "Box", "register_dataclass", "use_box", "got"),
+        ("pair_model", "Pair", "register_pytree_node", "use_pair", "got"),
+        ("pair_out_model", "Pair", "register_pytree_node", "pair_of", "returned"),  # as an output
+    ],
 )
-def test_user_class_input_is_registered_with_pytree_for_the_attempt(toy, cls, how):
+def test_user_class_is_registered_with_pytree_for_the_attempt(toy, cls, how, helper, got):
     before = _torch_compat.pytree_registry_state()
-    helper = {"Box": "use_box", "Pair": "use_pair"}[cls]
     report = nstviz.compare(getattr(T, toy), X, auto=True)
     assert _torch_compat.pytree_registry_state() == before  # deregistered after the attempts
     assert not _torch_compat.is_pytree_node(getattr(T, cls))
@@ -157,9 +160,10 @@ def test_user_class_input_is_registered_with_pytree_for_the_attempt(toy, cls, ho
         (name, "pytree", "improved", 1, 0, True),
     ]
     by = {c.function: c for c in report.candidates}
-    assert f"(it got {cls})" in by[helper].error
+    cause = f"(it got {cls})" if got == "got" else f"non-fx-graphable type <class 'tests.capture.remedy_toys.{cls}'>"
+    assert cause in by[helper].error
     assert by[name].why == (
-        f"{helper} got {cls}, which is not a pytree: registered with torch.utils._pytree ({how}), "
+        f"{helper} {got} {cls}, which is not a pytree: registered with torch.utils._pytree ({how}), "
         f"{helper} traced non-strictly"
     )
     rec = report.recommendation
