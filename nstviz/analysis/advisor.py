@@ -884,7 +884,7 @@ def run_advisor(
             break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
         )
         order.append(key)
-        results[key] = replace(_candidate(q, "skipped"), function=key, kind="adapter", precheck=())
+        results[key] = replace(_candidate(q, "skipped"), function=key, kind="adapter", precheck=(), code=apply_code([q]))
         deferred.append(q)
 
     def queue_pytree(p: _Proposal, class_name: str, output: bool = False) -> None:
@@ -973,7 +973,6 @@ def run_advisor(
                     precheck=("no place to install an adapter (a classmethod, or not found where it is looked up)",),
                 )
                 continue
-            results[key] = replace(results[key], code=apply_code([p]))
         attempts += 1
         run_name = f"attempt-{attempts}"
         marks = _marks([k for k in kept if k is not p.replaces]) + _marks_of(p)
