@@ -131,9 +131,9 @@ class _Proposal:
     key: str = ""
     """The candidate's name in the results (``adapter: f``, ``pytree: C``); ``name`` when empty."""
     replaces: _Proposal | None = None
+    """A kept mark this adapter is tried instead of (the mark itself fell back on None inputs)."""
     via_adapter: bool = False
     """A pytree attempt on top of this function's adapter (the adapter got the class)."""
-    """A kept mark this adapter is tried instead of (the mark itself fell back on None inputs)."""
 
 
 def _short_break(b: Break) -> str:
@@ -898,8 +898,8 @@ def run_advisor(
             return
         how = "through its adapter" if p.kind == "adapter" else "non-strictly"
         why = (
-            f"{p.name} {'returned' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: registered with torch.utils._pytree "
-            f"({_pytree_how(remedy)}), {p.name} traced {how}"
+            f"{p.name} {'returned' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: "
+            f"registered with torch.utils._pytree ({_pytree_how(remedy)}), {p.name} traced {how}"
         )
         q = replace(
             p, kind="pytree", key=key, remedy=remedy, problems=[], reasons=[why], breaks=list(p.breaks),
