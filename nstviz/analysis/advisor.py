@@ -30,6 +30,14 @@ Steps:
    operations that nonstrict_trace cannot trace them either. Once a break is gone, its
    remaining (outer) candidates are ``skipped`` as not needed. Breaks revealed by an attempt
    (hidden behind a fatal break) get candidates too.
+3b. **Adapters and pytree registrations** (with ``adapt`` / ``register``). A candidate turned
+   down for an explicit ``None`` at its call site, or whose attempt fails with GB0236 "(it got
+   NoneType)", is tried again, after the plain candidates and only for breaks still left, through
+   an adapter (``kind="adapter"``, :mod:`nstviz.capture.adapters`); a kept mark that itself falls
+   back on ``None`` inputs gets its adapter tried instead of it. An attempt refused for a user
+   class ("(it got Box)", or a non-graphable output class) is tried again with the class
+   registered with pytree (``kind="pytree"``). Both are judged like marks and count against
+   ``max_attempts`` and ``budget_s``.
 4. **Config hints.** With ``try_config``, the ``torch._dynamo.config`` flags the remaining
    breaks hint at (:mod:`nstviz.analysis.remedies`) are tried on top of the kept marks, as
    candidates of ``kind="config"`` judged the same way.
