@@ -906,7 +906,7 @@ def run_advisor(
             return
         how = "through its adapter" if p.kind == "adapter" else "non-strictly"
         why = (
-            f"{p.name} {'returned' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: "
+            f"{p.name} {'takes or returns' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: "
             f"registered with torch.utils._pytree ({_pytree_how(remedy)}), {p.name} traced {how}"
         )
         q = replace(
@@ -1018,7 +1018,8 @@ def run_advisor(
             if got == "NoneType" and p.kind == "nonstrict":
                 queue_adapter(p, f"{p.name} failed with None inputs (GB0236): retried through an adapter")
             elif got is not None and got != "NoneType":
-                queue_pytree(p, got, output=(outcome.error or "").startswith("Unsupported output type"))
+                # "non-fx-graphable type" (GB0251) does not say whether it was an input or the output
+                queue_pytree(p, got, output="(it got " not in (outcome.error or ""))
         if outcome.improved and p.kind == "nonstrict" and _rejected_input_type(outcome.error) == "NoneType":
             # kept (the compile works now), but the mark itself falls back to eager on None inputs
             queue_adapter(

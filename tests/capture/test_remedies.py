@@ -146,7 +146,7 @@ def test_module_forward_adapter_replaces_the_class_attribute_and_restores_it():
     [
         ("box_model", "Box", "register_dataclass", "use_box", "got"),
         ("pair_model", "Pair", "register_pytree_node", "use_pair", "got"),
-        ("pair_out_model", "Pair", "register_pytree_node", "pair_of", "returned"),  # as an output
+        ("pair_out_model", "Pair", "register_pytree_node", "pair_of", "takes or returns"),  # as an output
     ],
 )
 def test_user_class_is_registered_with_pytree_for_the_attempt(toy, cls, how, helper, got):

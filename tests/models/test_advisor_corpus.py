@@ -221,6 +221,12 @@ def test_reformer_failures_name_their_real_causes():
     )
     cache = by["pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache"]
     assert (cache.kind, cache.breaks_before, cache.breaks_after, cache.outputs_match) == ("pytree", 4, 4, True)
+    assert cache.why == (
+        "ReformerEncoder.forward takes or returns ReformerDynamicCache, which is not a pytree: registered with "
+        "torch.utils._pytree (register_pytree_node), ReformerEncoder.forward traced through its adapter; "
+        "note: it reads self.dropout (attribute), self.training (attribute): nonstrict_trace bakes these in at "
+        "trace time, so check the outputs"
+    )
     assert "torch.utils._pytree.register_pytree_node(modeling_reformer.ReformerDynamicCache" in cache.code
     assert not any("data-dependent" in (c.error or "") for c in report.candidates)
     assert report.recommendation is None
