@@ -479,8 +479,10 @@ class Candidate:
     gb_id: str | None = None
     elapsed_s: float | None = None
     # -- issue 11 (added fields, all optional) --
-    kind: Literal["nonstrict", "config"] = "nonstrict"
-    """``"nonstrict"``: trace ``function`` non-strictly; ``"config"``: set the config flags in ``code``."""
+    kind: Literal["nonstrict", "config", "adapter", "pytree"] = "nonstrict"
+    """``"nonstrict"``: trace ``function`` non-strictly; ``"config"``: set the config flags in ``code``;
+    ``"adapter"``: trace it through an adapter that drops its ``None`` arguments (``code``);
+    ``"pytree"``: register a user class with ``torch.utils._pytree`` and trace the function (``code``)."""
     code: str | None = None
     """The exact code this attempt applied (for config remedies), where it is not just the mark."""
 
@@ -497,6 +499,10 @@ class Recommendation:
     # -- issue 11 (added field, optional) --
     config: tuple[str, ...] = ()
     """``torch._dynamo.config`` flags set to True by the verified attempt (``code`` sets them too)."""
+    adapters: tuple[str, ...] = ()
+    """Functions traced non-strictly through an adapter that drops their ``None`` arguments."""
+    pytree: tuple[str, ...] = ()
+    """User classes (``module.Class``) registered with ``torch.utils._pytree`` (``code`` does it)."""
 
 
 @dataclass(**_FRZ)

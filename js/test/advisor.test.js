@@ -53,3 +53,27 @@ test("with a nonstrict run, no recommendation says only that", () => {
   const el = renderAdvisor({ runs: { baseline: {}, nonstrict: {} }, candidates: [] });
   assert.equal(find(el, "nsv-no-rec")[0].textContent, "No recommendation: no candidate reduced the breaks with matching outputs.");
 });
+
+test("a recommendation names its marks, adapters, pytree classes and config flags", () => {
+  const report = {
+    runs: { baseline: {}, nonstrict: {} },
+    candidates: [
+      { function: "adapter: Enc.forward", why: "None inputs", status: "improved", kind: "adapter", code: "adapter code" },
+      { function: "pytree: m.Box", why: "Box input", status: "improved", kind: "pytree", code: "register code" },
+    ],
+    recommendation: {
+      functions: ["use_box"], adapters: ["Enc.forward"], pytree: ["m.Box"], config: ["capture_scalar_outputs"],
+      code: "...", breaks_before: 3, breaks_after: 0, outputs_match: true,
+    },
+  };
+  const el = renderAdvisor(report);
+  assert.equal(
+    find(el, "nsv-rec")[0].children[1].textContent,
+    "Trace use_box non-strictly; trace Enc.forward through an adapter (None arguments); register m.Box with "
+      + "torch.utils._pytree; set capture_scalar_outputs=True: breaks 3 → 0, outputs match",
+  );
+  assert.deepEqual(find(el, "nsv-cand-kind").map((c) => c.textContent), ["adapter", "pytree"]);
+  const only = renderAdvisor({ ...report, recommendation: { ...report.recommendation, functions: [], pytree: [], config: [] } });
+  assert.equal(find(only, "nsv-rec")[0].children[1].textContent,
+    "trace Enc.forward through an adapter (None arguments): breaks 3 → 0, outputs match");
+});

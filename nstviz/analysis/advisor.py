@@ -30,6 +30,14 @@ Steps:
    operations that nonstrict_trace cannot trace them either. Once a break is gone, its
    remaining (outer) candidates are ``skipped`` as not needed. Breaks revealed by an attempt
    (hidden behind a fatal break) get candidates too.
+3b. **Adapters and pytree registrations** (with ``adapt`` / ``register``). A candidate turned
+   down for an explicit ``None`` at its call site, or whose attempt fails with GB0236 "(it got
+   NoneType)", is tried again, after the plain candidates and only for breaks still left, through
+   an adapter (``kind="adapter"``, :mod:`nstviz.capture.adapters`); a kept mark that itself falls
+   back on ``None`` inputs gets its adapter tried instead of it. An attempt refused for a user
+   class ("(it got Box)", or a non-graphable output class) is tried again with the class
+   registered with pytree (``kind="pytree"``). Both are judged like marks and count against
+   ``max_attempts`` and ``budget_s``.
 4. **Config hints.** With ``try_config``, the ``torch._dynamo.config`` flags the remaining
    breaks hint at (:mod:`nstviz.analysis.remedies`) are tried on top of the kept marks, as
    candidates of ``kind="config"`` judged the same way.
@@ -121,6 +129,20 @@ class _Proposal:
     """Functions running inside the compiled region on its break stacks."""
     forward: bool = False
     """An ``nn.Module.forward``: the mark needs a forward pre-hook to take effect."""
+    none_args: bool = False
+    """Rejected only because a call site passes an explicit ``None`` (an adapter can take it)."""
+    kind: str = "nonstrict"
+    """``"nonstrict"``: mark ``obj``; ``"adapter"``: install ``remedy`` (an adapter that drops
+    None arguments); ``"pytree"``: mark ``obj`` with ``remedy`` (a user class) registered."""
+    remedy: Any = None
+    with_marks: tuple[Any, ...] = ()
+    """For a pytree attempt: what is marked (or installed) with the class registered."""
+    key: str = ""
+    """The candidate's name in the results (``adapter: f``, ``pytree: C``); ``name`` when empty."""
+    replaces: _Proposal | None = None
+    """A kept mark this adapter is tried instead of (the mark itself fell back on None inputs)."""
+    via_adapter: bool = False
+    """A pytree attempt on top of this function's adapter (the adapter got the class)."""
 
 
 def _short_break(b: Break) -> str:
@@ -489,6 +511,8 @@ def _precheck(
     p.problems.extend(_object_problems(obj, p.frame))
     if not p.problems:
         p.problems.extend(_call_site_problems(p))
+        # an explicit None at the call site is all that stands in the way: an adapter can take it
+        p.none_args = bool(p.problems) and all("an explicit None" in x for x in p.problems)
     if not p.problems:
         p.notes.extend(_read_notes(obj))
     if not p.problems and unwrap(obj).__name__ == "forward" and is_module_method(unwrap(obj)):
@@ -815,6 +839,8 @@ def run_advisor(
     max_attempts: int,
     progress: Callable[[str], None] | None = None,
     try_config: TryConfig | None = None,
+    adapt: Callable[[str, Callable, Sequence[str]], Any] | None = None,
+    register: Callable[[str, Callable], Any] | None = None,
 ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
     """Propose, pre-check and try functions to trace non-strictly; recommend a set.
 
@@ -833,6 +859,14 @@ def run_advisor(
             the flags the remaining breaks hint at are tried after the nonstrict candidates
             (at most ``MAX_CONFIG_ATTEMPTS`` attempts, on top of ``max_attempts``, within the
             time budget).
+        adapt: ``adapt(qualname, function, caller_files)`` makes an adapter for a function
+            refused for ``None`` inputs (GB0236, or an explicit None at its call site): an
+            object passed to ``try_marks`` among the marks (see
+            :mod:`nstviz.capture.adapters`), or None when it cannot be placed. Adapter
+            attempts come after the plain marks, for the breaks still left.
+        register: ``register(class_name, function)`` gives the user class named in a failed
+            attempt's "Invalid input type ... (it got X)" as an object for ``try_marks``
+            (registered with pytree for the attempt), or None when X is not a user class.
 
     Returns:
         ``(candidates, recommendation)``: every candidate with its status (tried ones in the
@@ -848,6 +882,44 @@ def run_advisor(
     results: dict[str, Candidate] = {}
     order: list[str] = []
     queue: list[_Proposal] = []
+    deferred: list[_Proposal] = []
+    """Adapter and pytree attempts: tried after the plain marks, for breaks still left."""
+
+    def queue_adapter(p: _Proposal, why: str, replaces: _Proposal | None = None) -> None:
+        key = f"adapter: {p.name}"
+        if adapt is None or p.obj is None or key in results:
+            return
+        q = replace(
+            p, kind="adapter", key=key, problems=[], reasons=[why], breaks=list(p.breaks), replaces=replaces,
+            break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
+        )
+        order.append(key)
+        results[key] = replace(_candidate(q, "skipped"), function=key, kind="adapter", precheck=(), code=apply_code([q]))
+        deferred.append(q)
+
+    def queue_pytree(p: _Proposal, class_name: str, output: bool = False) -> None:
+        if register is None or p.obj is None:
+            return
+        remedy = register(class_name, p.obj)
+        if remedy is None:
+            return
+        key = f"pytree: {getattr(remedy, 'name', class_name)}"
+        if key in results:
+            return
+        how = "through its adapter" if p.kind == "adapter" else "non-strictly"
+        why = (
+            f"{p.name} {'takes or returns' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: "
+            f"registered with torch.utils._pytree ({_pytree_how(remedy)}), {p.name} traced {how}"
+        )
+        q = replace(
+            p, kind="pytree", key=key, remedy=remedy, problems=[], reasons=[why], breaks=list(p.breaks),
+            via_adapter=p.kind == "adapter", replaces=None, with_marks=_marks_of(p),
+            break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
+        )
+        order.append(key)
+        results[key] = replace(_candidate(q, "skipped"), function=key, kind="pytree", precheck=(), code=apply_code([q]))
+        deferred.append(q)
+
     for p in plan:
         _precheck(p, resolve, compiled_region, already_marked)
         key = p.name
@@ -856,6 +928,8 @@ def run_advisor(
         order.append(key)
         if p.problems:
             results[key] = _candidate(p, "rejected")
+            if p.none_args:
+                queue_adapter(p, f"{p.name} is called with an explicit None, which nonstrict_trace refuses (GB0236)")
         else:
             results[key] = _candidate(p, "skipped")
             queue.append(p)
@@ -869,22 +943,25 @@ def run_advisor(
     last_run_name: str | None = None
     seen_objs: set[int] = set()
 
-    while queue:
+    while queue or deferred:
+        if not queue:
+            queue, deferred = deferred, []
         p = queue.pop(0)
-        if p.breaks and all(k in resolved for k in p.breaks):
-            results[p.name] = replace(
-                results[p.name],
+        key = p.key or p.name
+        if p.replaces is None and p.breaks and all(k in resolved for k in p.breaks):
+            results[key] = replace(
+                results[key],
                 status="skipped",
                 error="not needed: the marks kept already remove its breaks",
             )
             continue
-        if p.obj is not None and id(unwrap(p.obj)) in seen_objs:
+        if p.kind == "nonstrict" and p.obj is not None and id(unwrap(p.obj)) in seen_objs:
             continue
         elapsed = time.monotonic() - start
         estimate = max(durations) if durations else baseline.wall_time_s
         if attempts >= max_attempts:
-            results[p.name] = replace(
-                results[p.name], status="skipped", error=f"attempt limit ({max_attempts}) reached"
+            results[key] = replace(
+                results[key], status="skipped", error=f"attempt limit ({max_attempts}) reached"
             )
             continue
         if elapsed >= budget_s or elapsed + estimate > budget_s:
@@ -895,12 +972,21 @@ def run_advisor(
                 )
             else:
                 why = f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s"
-            results[p.name] = replace(results[p.name], status="skipped", error=why)
+            results[key] = replace(results[key], status="skipped", error=why)
             continue
+        if p.kind == "adapter" and p.remedy is None:
+            assert adapt is not None and p.obj is not None
+            p.remedy = adapt(_local_name(p), p.obj, [c.file for c in p.callers])
+            if p.remedy is None:
+                results[key] = replace(
+                    results[key], status="rejected",
+                    precheck=("no place to install an adapter (a classmethod, or not found where it is looked up)",),
+                )
+                continue
         attempts += 1
         run_name = f"attempt-{attempts}"
-        marks = tuple(k.obj for k in kept if k.obj is not None) + ((p.obj,) if p.obj is not None else ())
-        say(f"{run_name}: trying {p.name} ({len(marks)} marked)")
+        marks = _marks([k for k in kept if k is not p.replaces]) + _marks_of(p)
+        say(f"{run_name}: trying {key} ({len(marks)} marked)")
         t0 = time.monotonic()
         try:
             run, check = try_marks(marks, run_name)
@@ -908,8 +994,8 @@ def run_advisor(
             raise
         except Exception as exc:  # a failure of the attempt itself, not of the user's code
             durations.append(time.monotonic() - t0)
-            results[p.name] = replace(
-                results[p.name],
+            results[key] = replace(
+                results[key],
                 status="failed",
                 run=run_name,
                 breaks_before=len(current.breaks),
@@ -919,17 +1005,34 @@ def run_advisor(
             )
             continue
         durations.append(time.monotonic() - t0)
-        if p.obj is not None:
+        if p.kind == "nonstrict" and p.obj is not None:
             seen_objs.add(id(unwrap(p.obj)))
         outcome = _judge(current, run, check, set(p.break_gb_ids))
         if outcome.status == "worse" and check.match is False and p.notes:
             outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
         if outcome.status in ("no_change", "worse") and outcome.error is None:
             outcome.error = _mark_warning(run, p.name)
-        results[p.name] = replace(
-            results[p.name], **_attempt_fields(outcome, run_name, current, run, check, durations[-1])
+        results[key] = replace(
+            results[key], **_attempt_fields(outcome, run_name, current, run, check, durations[-1])
         )
+        if not outcome.improved and p.kind in ("nonstrict", "adapter"):
+            got = _rejected_input_type(outcome.error)
+            if got == "NoneType" and p.kind == "nonstrict":
+                queue_adapter(p, f"{p.name} failed with None inputs (GB0236): retried through an adapter")
+            elif got is not None and got != "NoneType":
+                # "non-fx-graphable type" (GB0251) does not say whether it was an input or the output
+                queue_pytree(p, got, output="(it got " not in (outcome.error or ""))
+        if outcome.improved and p.kind == "nonstrict" and _rejected_input_type(outcome.error) == "NoneType":
+            # kept (the compile works now), but the mark itself falls back to eager on None inputs
+            queue_adapter(
+                p, f"the mark of {p.name} falls back to eager on None inputs (GB0236): tried through an "
+                "adapter instead", replaces=p,
+            )
         if outcome.improved:
+            if p.replaces is not None and p.replaces in kept:
+                kept.remove(p.replaces)
+                old = results[p.replaces.name]
+                results[p.replaces.name] = replace(old, error=f"{old.error}; replaced by {key}, which did better")
             kept.append(p)
             after_keys = {b.id for b in run.breaks}
             resolved |= {b.id for b in current.breaks if b.id not in after_keys}
@@ -944,6 +1047,8 @@ def run_advisor(
                 order.append(q.name)
                 if q.problems:
                     results[q.name] = _candidate(q, "rejected")
+                    if q.none_args:
+                        queue_adapter(q, f"{q.name} is called with an explicit None, which nonstrict_trace refuses (GB0236)")
                 else:
                     results[q.name] = _candidate(q, "skipped")
                     queue.append(q)
@@ -952,7 +1057,7 @@ def run_advisor(
     if try_config is not None and (current.breaks or current.error):
         from nstviz.analysis.remedies import config_code, config_plans
 
-        marks = tuple(k.obj for k in kept if k.obj is not None)
+        marks = _marks(kept)
         plans = config_plans(current.breaks)
         config_attempts = 0
         for flags in plans:
@@ -1007,9 +1112,11 @@ def run_advisor(
     candidates = tuple(results[k] for k in order)
     if not kept and not config_kept:
         return candidates, None
-    functions = tuple(k.name for k in kept)
+    functions = tuple(k.name for k in kept if k.kind != "adapter" and not k.via_adapter)
     recommendation = Recommendation(
         functions=functions,
+        adapters=tuple(k.name for k in kept if k.kind == "adapter" or k.via_adapter),
+        pytree=tuple(str(getattr(k.remedy, "name", k.remedy)) for k in kept if k.kind == "pytree"),
         code=apply_code(kept, {f: True for f in config_kept}),
         breaks_before=len(baseline.breaks),
         breaks_after=len(current.breaks),
@@ -1018,6 +1125,40 @@ def run_advisor(
     )
     del last_run_name
     return candidates, recommendation
+
+
+def _local_name(p: _Proposal) -> str:
+    """The proposal's name inside its module (``Class.method``, ``fn``)."""
+    return p.name[len(p.module) + 1 :] if p.module and p.name.startswith(p.module + ".") else p.name
+
+
+def _marks_of(p: _Proposal) -> tuple[Any, ...]:
+    """What an attempt passes to ``try_marks`` for one proposal."""
+    if p.kind == "adapter":
+        return (p.remedy,)
+    if p.kind == "pytree":
+        return (*p.with_marks, p.remedy)
+    return (p.obj,) if p.obj is not None else ()
+
+
+def _marks(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
+    out: list[Any] = []
+    for k in kept:
+        out += [m for m in _marks_of(k) if not any(m is x for x in out)]
+    return tuple(out)
+
+
+_GOT_RE = re.compile(r"\(it got ([\w.]+)\)|non-fx-graphable type <class '([\w.]+)'>|input of type <([\w.]+)>")
+
+
+def _rejected_input_type(error: str | None) -> str | None:
+    """The type a failed nonstrict attempt was refused for (``NoneType``, ``Box``), if any."""
+    m = _GOT_RE.search(error or "")
+    return next((g for g in m.groups() if g), None) if m else None
+
+
+def _pytree_how(remedy: Any) -> str:
+    return "register_dataclass" if getattr(remedy, "flatten", None) is None else "register_pytree_node"
 
 
 def _flags_of(b: Break) -> tuple[str, ...]:
@@ -1059,14 +1200,20 @@ def _def_line(p: _Proposal) -> int | None:
 
 
 def apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None = None) -> str:
-    """Paste-ready code that applies the marks (see :mod:`nstviz.analysis.recommend`)."""
+    """Paste-ready code that applies the marks, adapters and pytree registrations (see :mod:`nstviz.analysis.recommend`)."""
     from nstviz.analysis.recommend import Mark, recommendation_code
 
-    marks = []
+    marks, adapters, classes = [], [], []
     for p in kept:
-        name = p.name[len(p.module) + 1 :] if p.module and p.name.startswith(p.module + ".") else p.name
+        name = _local_name(p)
         where = f"{os.path.basename(p.frame.file)}:{_def_line(p) or p.frame.line}"
-        marks.append(
-            Mark(qualname=name, obj=p.obj, where=where, caller_files=[c.file for c in p.callers], forward=p.forward)
-        )
-    return recommendation_code(marks, config)
+        mark = Mark(qualname=name, obj=p.obj, where=where, caller_files=[c.file for c in p.callers], forward=p.forward)
+        if p.kind == "pytree":
+            classes.append(p.remedy)
+        if p.kind == "adapter" or p.via_adapter:
+            if not any(m.obj is p.obj for m in adapters):
+                adapters.append(mark)
+            continue
+        if not any(m.obj is p.obj for m in marks):
+            marks.append(mark)
+    return recommendation_code(marks, config, adapters=adapters, pytree=classes)

@@ -26,7 +26,12 @@ def attempt_lines(report: Report) -> list[str]:
     lines: list[str] = []
     rec = report.recommendation
     if rec is not None:
-        what = [*rec.functions, *(f"config {f}=True" for f in rec.config)]
+        what = [
+            *rec.functions,
+            *(f"adapter for {f}" for f in rec.adapters),
+            *(f"pytree registration of {c}" for c in rec.pytree),
+            *(f"config {f}=True" for f in rec.config),
+        ]
         lines.append(f"advisor: apply {', '.join(what)} ({rec.breaks_before} -> {rec.breaks_after} breaks)")
     else:
         tried = sum(1 for c in report.candidates if c.run)

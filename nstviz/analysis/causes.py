@@ -84,6 +84,10 @@ def explain_failure(failure: Break, candidate_gb_ids: Iterable[str | None] = ())
 def explain_error(error: str, fatal: Break | None) -> str:
     """A hard compile error: ``compile failed: <real cause>``."""
     cause = (fatal.root_cause if fatal is not None and fatal.root_cause else None) or unwrap_message(error)
+    lines = [ln.strip() for ln in cause.splitlines() if ln.strip()]
+    if len(lines) > 1 and lines[0].endswith("raised:"):
+        # "BackendCompilerFailed: backend='...' raised:" says where; the next line says what
+        cause = f"{lines[0]} {lines[1]}"
     where = ""
     if fatal is not None and fatal.location.file:
         where = f" at {fatal.location.file.rsplit('/', 1)[-1]}:{fatal.location.line}"

@@ -90,17 +90,30 @@ def _owner_path(qualname: str) -> tuple[list[str], str]:
     return parts[:-1], parts[-1]
 
 
-def recommendation_code(marks: Sequence[Mark], config: Mapping[str, Any] | None = None) -> str:
+def recommendation_code(
+    marks: Sequence[Mark],
+    config: Mapping[str, Any] | None = None,
+    *,
+    adapters: Sequence[Mark] = (),
+    pytree: Sequence[Any] = (),
+) -> str:
     """Paste-ready code: imports, one rebinding per place a function is looked up, hooks, config.
 
     Args:
         marks: the functions to trace non-strictly (``qualname`` without a module prefix).
         config: ``torch._dynamo.config`` flags that the verified attempt set.
+        adapters: functions traced through an adapter that drops their ``None`` arguments
+            (:mod:`nstviz.capture.adapters`); the adapter's code is rebound where they are
+            looked up.
+        pytree: user classes to register with ``torch.utils._pytree``
+            (:class:`nstviz.capture.adapters.PytreeType`), registered before the marks.
     """
     imports: dict[str, None] = {"import torch": None}
     body: list[str] = []
     decorator_notes: list[str] = []
     need_hook = False
+    pytree_lines = [line for t in pytree for line in _pytree_lines(t, imports)]
+    adapter_lines = [line for m in adapters for line in _adapter_lines(m, imports)]
     for m in marks:
         module = _module_of(m.obj)
         owners, attr = _owner_path(m.qualname)
@@ -130,7 +143,11 @@ def recommendation_code(marks: Sequence[Mark], config: Mapping[str, Any] | None 
             target = f"{prefix}{m.qualname}"
             body.append(_rebind(target, owners, attr, m.obj, prefix) + comment)
         need_hook |= m.forward
-    lines = [*imports, ""]
+    lines = [*sorted(imports, key=lambda line: line != "import functools"), ""]
+    if pytree_lines:
+        lines += ["# Let nonstrict_trace take these classes as inputs and outputs (pytree containers):", *pytree_lines]
+    if adapter_lines:
+        lines += adapter_lines
     if marks:
         lines.append("# Trace these functions non-strictly; run this before the model is built and compiled")
         lines.append("# (or call torch._dynamo.reset() afterwards).")
@@ -169,3 +186,75 @@ def _owner_object(obj: Any, owners: Iterable[str]) -> Any:
         if cur is None:
             return None
     return cur
+
+
+def _where(obj: Any, qualname: str, caller_files: Sequence[str], imports: dict[str, None]) -> tuple[str, list[str]]:
+    """(expression of the function now, every name it is looked up by) for a rebinding."""
+    module = _module_of(obj)
+    owners, attr = _owner_path(qualname)
+    if _is_users_namespace(module, obj):
+        return qualname, [qualname]
+    assert module is not None
+    stmt, alias = _import_line(module)
+    imports[stmt] = None
+    targets = [f"{alias}.{qualname}"]
+    if not owners:
+        for f in caller_files:
+            cm = _module_for_file(f)
+            if cm is None or cm is module or cm.__name__ in _MAIN_MODULES:
+                continue
+            if getattr(cm, attr, None) is obj:
+                s2, a2 = _import_line(cm)
+                imports[s2] = None
+                targets.append(f"{a2}.{attr}")
+    return targets[0], list(dict.fromkeys(targets))
+
+
+def _adapter_lines(m: Mark, imports: dict[str, None]) -> list[str]:
+    """An adapter for a function called with None arguments, bound where it is looked up."""
+    from nstviz.capture.adapters import adapter_source, prefix_for
+
+    imports["import functools"] = None
+    expr, targets = _where(m.obj, m.qualname, m.caller_files, imports)
+    owners, attr = _owner_path(m.qualname)
+    static = False
+    if owners:
+        owner = _owner_object(m.obj, owners)
+        static = owner is not None and isinstance(inspect.getattr_static(owner, attr, None), staticmethod)
+    prefix = prefix_for(m.qualname)
+    comment = f"  # def at {m.where}" if m.where else ""
+    adapter = f"staticmethod({prefix}_adapter)" if static else f"{prefix}_adapter"
+    return [
+        f"# {m.qualname} is called with None arguments, which nonstrict_trace refuses (GB0236): an adapter",
+        "# traces it non-strictly with the other arguments and puts the Nones back inside.",
+        f"{prefix} = {expr}{comment}",
+        "",
+        "",
+        *adapter_source(prefix).rstrip("\n").splitlines(),
+        "",
+        "",
+        *(f"{t} = {adapter}" for t in targets),
+    ]
+
+
+def _pytree_lines(t: Any, imports: dict[str, None]) -> list[str]:
+    """``torch.utils._pytree`` registration of a user class (``PytreeType``)."""
+    from nstviz.capture.adapters import prefix_for, pytree_source
+
+    cls = t.cls
+    module = sys.modules.get(cls.__module__)
+    if module is None or module.__name__ in _MAIN_MODULES:
+        expr = cls.__qualname__
+    else:
+        stmt, alias = _import_line(module)
+        imports[stmt] = None
+        expr = f"{alias}.{cls.__qualname__}"
+    if t.flatten is None:
+        return [f"torch.utils._pytree.register_dataclass({expr})"]
+    prefix = prefix_for(cls.__qualname__)
+    return [
+        *pytree_source(prefix, expr).rstrip("\n").splitlines(),
+        "",
+        "",
+        f"torch.utils._pytree.register_pytree_node({expr}, {prefix}_flatten, {prefix}_unflatten)",
+    ]

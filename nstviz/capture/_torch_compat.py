@@ -535,3 +535,62 @@ def compiled_original(obj: Any, *, modules: bool = True) -> Any:
     if original is None:
         original = getattr(obj, "_torchdynamo_orig_callable", None)
     return original
+
+
+def pytree_registry_state() -> tuple[Any, ...]:
+    """A comparable snapshot of torch's Python pytree registry (tests check it is unchanged)."""
+    from torch.utils import _pytree as pytree
+
+    return (
+        tuple(pytree.SUPPORTED_NODES.items()),
+        tuple(pytree.SUPPORTED_SERIALIZED_TYPES.items()),
+        tuple(pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE.items()),
+        frozenset(pytree.CONSTANT_NODES),
+    )
+
+
+def is_pytree_node(cls: type) -> bool:
+    """Whether ``cls`` is registered with torch's Python pytree."""
+    from torch.utils import _pytree as pytree
+
+    return cls in pytree.SUPPORTED_NODES
+
+
+@contextlib.contextmanager
+def pytree_registered(
+    cls: type, flatten: Callable[..., Any] | None = None, unflatten: Callable[..., Any] | None = None
+) -> Iterator[bool]:
+    """Register ``cls`` with torch's Python pytree for the block; deregister it after.
+
+    A dataclass goes through ``register_dataclass`` (when ``flatten`` is None), anything else
+    through the node registration with ``flatten``/``unflatten``. Only the Python registry is
+    touched (the C++ one cannot be undone); an already registered class is left alone.
+
+    Yields:
+        Whether ``cls`` was registered here.
+    """
+    from torch.utils import _pytree as pytree
+
+    if not all(hasattr(pytree, n) for n in ("_deregister_pytree_node", "_private_register_pytree_node")):
+        raise _fail("torch.utils._pytree._deregister_pytree_node")
+    if cls in pytree.SUPPORTED_NODES:
+        yield False
+        return
+    # registering without a serialized name overwrites the shared "no name" entry, and
+    # deregistering deletes it: it is put back as it was
+    names_before = dict(pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE)
+    try:
+        if flatten is None:
+            pytree.register_dataclass(cls)  # Python registry only
+        else:
+            pytree._private_register_pytree_node(cls, flatten, unflatten)
+        yield True
+    finally:
+        if cls in pytree.SUPPORTED_NODES:
+            pytree._deregister_pytree_node(cls)
+        table = pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE
+        if list(table.items()) != list(names_before.items()):
+            added = {k: v for k, v in table.items() if k not in names_before}
+            table.clear()
+            table.update(names_before)
+            table.update(added)

@@ -228,7 +228,11 @@ def _error_text(exc: BaseException | None) -> str | None:
     if exc is None:
         return None
     text = str(exc).strip()
-    first = text.splitlines()[0] if text else ""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = lines[0] if lines else ""
+    if first.endswith("raised:") and len(lines) > 1:
+        # BackendCompilerFailed: "backend='x' raised:" says where, the next line what
+        first = f"{first} {lines[1]}"
     return f"{type(exc).__name__}: {first}"[:4000] if first else type(exc).__name__
 
 

@@ -26,7 +26,7 @@ from nstviz._user_errors import attach
 from nstviz.analysis.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
 from nstviz.analysis.marks import CapturedCall, CapturedMark
 from nstviz.analysis.provenance import CallSite
-from nstviz.capture import _torch_compat, marking, state
+from nstviz.capture import _torch_compat, adapters, marking, state
 from nstviz.capture.convert import StackTable, read_sources
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunPlan
@@ -70,6 +70,8 @@ class Session:
         self.start = time.perf_counter()
         self.created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.stacks = StackTable()
+        self._remedies: dict[str, Any] = {}
+        """Adapters and pytree classes the advisor made, by the names its candidates use."""
         self.results: dict[str, RunResult] = {}
         self.targets: dict[str, tuple[marking.Target, ...]] = {}
         self.notes: list[str] = []
@@ -134,17 +136,24 @@ class Session:
             targets = subject.resolve()
             candidates: tuple[Candidate, ...] = ()
             recommendation: Recommendation | None = None
+            remedies: tuple[Any, ...] = ()  # adapters and pytree classes the advisor kept
             if plan.auto:
                 candidates, recommendation = self._advise(subject, base, checkpoint, outputs, rng)
                 attempts = sum(1 for name in self.results if name.startswith("attempt-"))
                 self.runs_total = plan.runs_total(baseline_raised=eager_reference, attempts_done=attempts)
                 if recommendation is not None:
+                    remedies = self._kept_remedies(recommendation)
                     extra = [subject.resolve_name(n) for n in recommendation.functions]
                     known = {id(t.function) for t in targets}
                     added = tuple(
                         marking.Target(spec=n, function=f)
                         for n, f in zip(recommendation.functions, extra, strict=True)
                         if f is not None and id(f) not in known
+                    )
+                    added += tuple(  # the functions adapters trace non-strictly
+                        marking.Target(spec=f"adapter: {a.qualname}", function=a.inner)
+                        for a in remedies
+                        if isinstance(a, adapters.Adapter)
                     )
                     self.advisor_keys.update(code_key(t.function) for t in added)
                     targets += added
@@ -163,7 +172,7 @@ class Session:
             # Nothing marked (no names given, the advisor recommended nothing): the nonstrict run
             # would repeat the baseline, so it is not made. With baseline="strict" the nonstrict
             # run still differs (it keeps the code's own nonstrict_trace marks), so it is made.
-            nothing_marked = not targets and not flags and self.baseline_mode != "strict"
+            nothing_marked = not targets and not flags and not remedies and self.baseline_mode != "strict"
             if nothing_marked:
                 self.runs_total = max(self.runs_done, self.runs_total - 1)
                 why = "the advisor recommended none" if plan.auto else "the advisor was off (auto=False)"
@@ -175,7 +184,9 @@ class Session:
                 checkpoint.restore()
                 self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
                 functions = tuple(t.function for t in targets)
-                with _torch_compat.dynamo_config_patch(flags):  # a recommended config remedy applies here too
+                _, ads, classes = _split_remedies(remedies)  # the adapters' inner functions are targets
+                # a recommended config remedy, adapter or pytree registration applies here too
+                with _torch_compat.dynamo_config_patch(flags), adapters.installed(ads), adapters.registered(classes):
                     nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
                 self.targets["nonstrict"] = targets
                 if plan.check:
@@ -279,7 +290,10 @@ class Session:
         def try_marks(functions: tuple[Callable[..., Any], ...], run_name: str) -> tuple[Run, OutputCheck]:
             checkpoint.restore()
             self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
-            result = self._run(run_name, subject.body, rng, functions, marks=subject.rematch(functions))
+            functions, ads, classes = _split_remedies(functions)
+            # adapters and pytree registrations are undone after the run, also on errors
+            with adapters.installed(ads), adapters.registered(classes):
+                result = self._run(run_name, subject.body, rng, functions, marks=subject.rematch(functions))
             self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
             if base.exception is not None and result.exception is None and outputs.get("eager"):
                 # the baseline failed to compile: the attempt's outputs are checked against eager
@@ -306,15 +320,40 @@ class Session:
             with _torch_compat.dynamo_config_patch(flags):
                 return try_marks(functions, run_name)
 
+        def adapt(qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
+            """An adapter for a function refused for None inputs (installed only during runs)."""
+            callers = [m.__dict__ for m in _modules_for_files(caller_files)]
+            made = adapters.make_adapter(function, qualname, callers)
+            if made is not None:
+                self._remedies[f"{getattr(made.original, '__module__', '')}.{qualname}"] = made
+                self._remedies[qualname] = made
+            return made
+
+        def register(class_name: str, function: Callable[..., Any]) -> Any:
+            """The user class ``class_name`` that ``function`` was refused for, to register with pytree."""
+            cls = _user_class(class_name, function)
+            if cls is None:
+                return None
+            made = adapters.pytree_type(cls)
+            self._remedies[made.name] = made
+            return made
+
         return run_advisor(
             baseline_run,
             subject.resolve_name,
             try_marks,
+            adapt=adapt,
+            register=register,
             budget_s=self.plan.advisor_budget_s,
             max_attempts=self.plan.advisor_attempts,
             progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
             try_config=try_config,
         )
+
+    def _kept_remedies(self, recommendation: Recommendation) -> tuple[Any, ...]:
+        """The adapter and pytree objects behind a recommendation's names."""
+        names = (*recommendation.adapters, *recommendation.pytree)
+        return tuple(self._remedies[n] for n in names if n in self._remedies)
 
     # -- live objects -> plain values --------------------------------------------------------
 
@@ -409,6 +448,53 @@ class Session:
 # RNG, dynamo caches): two captures at once would undo each other, so one runs at a time.
 _CAPTURE_LOCK = threading.Lock()
 _capture_thread: list[int] = []
+
+
+def _split_remedies(items: Iterable[Any]) -> tuple[tuple[Any, ...], list[Any], list[Any]]:
+    """``(functions to mark, adapters to install, pytree classes to register)`` of an attempt's marks."""
+    plain: list[Any] = []
+    ads: list[Any] = []
+    classes: list[Any] = []
+    for item in items:
+        if isinstance(item, adapters.Adapter):
+            ads.append(item)
+            plain.append(item.inner)
+        elif isinstance(item, adapters.PytreeType):
+            classes.append(item)
+        else:
+            plain.append(item)
+    return tuple(plain), ads, classes
+
+
+def _modules_for_files(files: Iterable[str]) -> list[Any]:
+    import os
+    import sys
+
+    wanted = {os.path.abspath(f) for f in files if f and not f.startswith("<")}
+    return [
+        m for m in list(sys.modules.values())
+        if getattr(m, "__file__", None) and os.path.abspath(m.__file__) in wanted
+    ]
+
+
+_LIBRARY_ROOTS = ("torch", "numpy", "builtins", "typing")
+
+
+def _user_class(name: str, function: Callable[..., Any]) -> type | None:
+    """The class ``name`` (``Box`` or ``pkg.mod.Box``) as ``function`` sees it, when it is user code."""
+    import sys
+
+    raw = unwrap(function)
+    head, _, last = name.rpartition(".")
+    cls = getattr(raw, "__globals__", {}).get(last)
+    if cls is None and head in sys.modules:
+        cls = getattr(sys.modules[head], last, None)
+    if not isinstance(cls, type):
+        return None
+    root = (cls.__module__ or "").split(".")[0]
+    if root in _LIBRARY_ROOTS or root in sys.stdlib_module_names:
+        return None
+    return cls
 
 
 def _acquire_capture() -> None:

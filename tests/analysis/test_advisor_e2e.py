@@ -193,7 +193,13 @@ def test_a_none_argument_seen_only_at_run_time_fails_with_gb0236():
     assert "Invalid input type for nonstrict_trace-ed function" in c.error
     assert "leave a None parameter at its default" in c.error
     assert "model_with_none_mask" not in got  # the compiled entry point is never a candidate
-    assert report.recommendation is None
+    # then through an adapter that drops the None (issue 11): the print's break is gone
+    adapter = got["adapter: masked"]
+    assert (adapter.kind, adapter.status, adapter.breaks_before, adapter.breaks_after, adapter.outputs_match) == (
+        "adapter", "improved", 1, 0, True
+    )
+    rec = report.recommendation
+    assert (rec.functions, rec.adapters, rec.breaks_after) == ((), ("masked",), 0)
 
 
 def test_auto_refuses_a_helper_whose_global_read_goes_stale():

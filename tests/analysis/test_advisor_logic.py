@@ -589,3 +589,50 @@ def test_property_selection_invariants(stacks, fixes, bad_outputs, max_attempts)
         assert list(rec.functions) == improved
         assert rec.outputs_match is True and rec.breaks_after < rec.breaks_before
     assert all(c.status in ("improved", "no_change", "worse", "failed", "rejected", "skipped") for c in cands)
+
+
+class FakeAdapter:
+    """Stands for an adapter object (nstviz.capture.adapters.Adapter) in a table."""
+
+    def __init__(self, name):
+        self.__qualname__ = f"adapter-{name}"
+
+
+def test_an_adapter_replaces_a_kept_mark_that_falls_back_on_none_inputs():
+    fatal = brk([loc(compiled_entry), loc(middle), loc(leaf)], gb="GB0026", reason="Attempted to call function marked as skipped", fatal=True)
+    none_break = Break(
+        gb_id="GB0236", gb_type="Invalid input type for nonstrict_trace-ed function",
+        reason="Invalid input type for nonstrict_trace-ed function", detail="Encountered input of type <NoneType>.",
+        count=1, fatal=False, location=loc(middle), stack=(loc(compiled_entry), loc(middle)),
+    )
+    later = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0026", reason="Attempted to call function marked as skipped")
+    made = []
+
+    def adapt(qualname, function, caller_files):
+        made.append((qualname, function))
+        return FakeAdapter(qualname)
+
+    table = Table({
+        frozenset({"leaf"}): ((none_break, later), MATCH),  # compiles now, but the mark falls back (GB0236)
+        frozenset({"leaf", "other_leaf"}): ((none_break,), MATCH),  # the break revealed behind it, removed
+        frozenset({"adapter-leaf", "other_leaf"}): ((), MATCH),  # the adapter instead of the mark
+    }, ((fatal,), MATCH))
+    base = run("baseline", fatal, error="TorchRuntimeError: RuntimeError when making fake tensor call")
+    cands, rec = run_advisor(base, resolve, table, budget_s=10, max_attempts=3, adapt=adapt)
+    got = by_fn(cands)
+    assert made == [("leaf", leaf)]
+    assert [(c.function, c.kind, c.status, c.breaks_before, c.breaks_after) for c in cands] == [
+        ("leaf", "nonstrict", "improved", 1, 2),
+        ("middle", "nonstrict", "skipped", None, None),
+        ("adapter: leaf", "adapter", "improved", 1, 0),
+        ("other_leaf", "nonstrict", "improved", 2, 1),
+    ]
+    assert [names for _, names in table.calls] == [  # the adapter is tried without the mark it replaces
+        frozenset({"leaf"}), frozenset({"leaf", "other_leaf"}), frozenset({"adapter-leaf", "other_leaf"}),
+    ]
+    assert got["adapter: leaf"].why == (
+        "the mark of leaf falls back to eager on None inputs (GB0236): tried through an adapter instead"
+    )
+    assert got["leaf"].error.endswith("; replaced by adapter: leaf, which did better")
+    assert (rec.functions, rec.adapters, rec.breaks_before, rec.breaks_after) == (("other_leaf",), ("leaf",), 1, 0)
+    assert "\ntest_advisor_logic.leaf = _leaf_adapter\n" in rec.code

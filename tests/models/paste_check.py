@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import json
 import sys
+import types
 
 
 def main() -> None:
     job_name = sys.argv[1]
     code = sys.stdin.read()
-    exec(compile(code, "<recommendation>", "exec"), {"__name__": "__recommendation__"})
+    # as a user's own module (or notebook's __main__): one Dynamo can import by its __name__
+    module = types.ModuleType("__recommendation__")
+    sys.modules[module.__name__] = module
+    exec(compile(code, "<recommendation>", "exec"), module.__dict__)
     import nstviz
     from tests.models.corpus import JOBS
 

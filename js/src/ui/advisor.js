@@ -10,6 +10,23 @@ export function hasAdvisor(report) {
   return (report.candidates || []).length > 0 || !!report.recommendation;
 }
 
+const KIND_TITLES = {
+  nonstrict: "trace this function non-strictly",
+  config: "set the config flags in the code below",
+  adapter: "trace it non-strictly through an adapter that drops its None arguments (code below)",
+  pytree: "register the class with torch.utils._pytree and trace the function non-strictly (code below)",
+};
+
+// What a recommendation applies, in words: marks, adapters, pytree classes, config flags.
+export function recommendedParts(rec) {
+  const parts = [];
+  if ((rec.functions || []).length) parts.push(`Trace ${rec.functions.join(", ")} non-strictly`);
+  if ((rec.adapters || []).length) parts.push(`trace ${rec.adapters.join(", ")} through an adapter (None arguments)`);
+  if ((rec.pytree || []).length) parts.push(`register ${rec.pytree.join(", ")} with torch.utils._pytree`);
+  if ((rec.config || []).length) parts.push(`set ${rec.config.map((f) => `${f}=True`).join(", ")}`);
+  return parts.length ? parts : ["Apply the code below"];
+}
+
 export function renderAdvisor(report) {
   const rec = report.recommendation;
   const tone = { improved: "good", worse: "bad", failed: "bad", no_change: "neutral", rejected: "neutral", skipped: "neutral" };
@@ -20,7 +37,7 @@ export function renderAdvisor(report) {
   return h("div", { class: "nsv-advisor" },
     rec ? h("div", { class: "nsv-rec" },
       h("div", { class: "nsv-section-title" }, "Recommendation"),
-      h("div", null, `Trace ${rec.functions.join(", ")} non-strictly: breaks ${rec.breaks_before} → ${rec.breaks_after}, `,
+      h("div", null, `${recommendedParts(rec).join("; ")}: breaks ${rec.breaks_before} → ${rec.breaks_after}, `,
         rec.outputs_match == null ? "outputs not checked" : rec.outputs_match ? "outputs match" : "outputs differ"),
       h("div", { class: "nsv-code-wrap" }, h("pre", { class: "nsv-pre" }, rec.code),
         (() => { const b = h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => copy(rec.code, b) }, "copy"); return b; })()))
@@ -30,7 +47,7 @@ export function renderAdvisor(report) {
     h("div", { class: "nsv-section-title" }, `Candidates (${(report.candidates || []).length})`),
     (report.candidates || []).map((c) => h("div", { class: "nsv-cand", "data-status": c.status },
       h("div", { class: "nsv-cand-head" },
-        h("span", { class: "nsv-cand-kind nsv-chip nsv-chip-neutral", title: c.kind === "config" ? "set the config flags in the code below" : "trace this function non-strictly" }, c.kind || "nonstrict"),
+        h("span", { class: "nsv-cand-kind nsv-chip nsv-chip-neutral", title: KIND_TITLES[c.kind] || KIND_TITLES.nonstrict }, c.kind || "nonstrict"),
         h("span", { class: "nsv-mono nsv-cand-fn" }, c.function),
         h("span", { class: `nsv-chip nsv-chip-${tone[c.status] || "neutral"}` }, c.status.replace("_", " "))),
       h("div", { class: "nsv-cand-why" }, c.why),
