@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from nstviz._cli_script import EXIT_OK, EXIT_SCRIPT_RAISED
 from nstviz._where import where as format_where
+from nstviz.analysis.attempts_summary import recommendation_effect
 from nstviz.analysis.break_counts import rank_breaks, short_counts
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ def _advisor_lines(report: Report) -> list[str]:
     else:
         lines.append(
             f"  recommended: {', '.join([*rec.functions, *(f'config {f}=True' for f in rec.config)])} "
-            f"(breaks {rec.breaks_before} -> {rec.breaks_after})"
+            f"({recommendation_effect(rec)})"
         )
         lines.extend(("    " + line).rstrip() for line in rec.code.rstrip().splitlines())
     return lines

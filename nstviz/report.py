@@ -503,6 +503,13 @@ class Recommendation:
     """Functions traced non-strictly through an adapter that drops their ``None`` arguments."""
     pytree: tuple[str, ...] = ()
     """User classes (``module.Class``) registered with ``torch.utils._pytree`` (``code`` does it)."""
+    graph_breaks_before: int | None = None
+    """Dynamo's own graph-break count (``counters["graph_break"]``) of the baseline, and ..."""
+    graph_breaks_after: int | None = None
+    """... of the verified attempt: what a lower count of distinct breaks alone may not show."""
+    graphs_before: int | None = None
+    """Dynamo graphs of the baseline, and of the verified attempt (``graphs_after``)."""
+    graphs_after: int | None = None
 
 
 @dataclass(**_FRZ)

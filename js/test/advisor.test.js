@@ -77,3 +77,14 @@ test("a recommendation names its marks, adapters, pytree classes and config flag
   assert.equal(find(only, "nsv-rec")[0].children[1].textContent,
     "trace Enc.forward through an adapter (None arguments): breaks 3 → 0, outputs match");
 });
+
+test("a recommendation says Dynamo's graph breaks and graphs beside the distinct breaks", () => {
+  // Longformer: capture_scalar_outputs removes both graph breaks Dynamo counts, yet lists 2 sites
+  const rec = {
+    functions: [], config: ["capture_scalar_outputs"], code: "...", breaks_before: 1, breaks_after: 2, outputs_match: true,
+    graph_breaks_before: 2, graph_breaks_after: 0, graphs_before: 4, graphs_after: 3,
+  };
+  const el = renderAdvisor({ runs: { baseline: {}, nonstrict: {} }, candidates: [], recommendation: rec });
+  assert.equal(find(el, "nsv-rec-effect")[0].textContent,
+    "set capture_scalar_outputs=True: breaks 1 → 2, graph breaks 2 → 0, graphs 4 → 3, outputs match");
+});

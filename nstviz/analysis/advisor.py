@@ -1122,6 +1122,10 @@ def run_advisor(
         breaks_after=len(current.breaks),
         outputs_match=last_check.match if last_check is not None else None,
         config=tuple(config_kept),
+        graph_breaks_before=baseline.dynamo_graph_breaks,
+        graph_breaks_after=current.dynamo_graph_breaks,
+        graphs_before=_dynamo_graphs(baseline),
+        graphs_after=_dynamo_graphs(current),
     )
     del last_run_name
     return candidates, recommendation

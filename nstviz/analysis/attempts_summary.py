@@ -7,9 +7,24 @@ that there is no recommendation.
 
 from __future__ import annotations
 
-from nstviz.report import Report
+from nstviz.report import Recommendation, Report
 
-__all__ = ["attempt_lines"]
+__all__ = ["attempt_lines", "recommendation_effect"]
+
+
+def recommendation_effect(rec: Recommendation) -> str:
+    """``"breaks 1 -> 2, graph breaks 2 -> 0, graphs 8 -> 6"``: what the verified attempt changed.
+
+    Distinct breaks alone can mislead (a config flag that removes every graph break Dynamo
+    counts may leave more sites listed that split nothing); Dynamo's own graph-break count and
+    the graphs are said beside them, when known.
+    """
+    parts = [f"breaks {rec.breaks_before} -> {rec.breaks_after}"]
+    if rec.graph_breaks_before is not None and rec.graph_breaks_after is not None:
+        parts.append(f"graph breaks {rec.graph_breaks_before} -> {rec.graph_breaks_after}")
+    if rec.graphs_before is not None and rec.graphs_after is not None:
+        parts.append(f"graphs {rec.graphs_before} -> {rec.graphs_after}")
+    return ", ".join(parts)
 
 _LIMIT = 160
 
@@ -32,7 +47,7 @@ def attempt_lines(report: Report) -> list[str]:
             *(f"pytree registration of {c}" for c in rec.pytree),
             *(f"config {f}=True" for f in rec.config),
         ]
-        lines.append(f"advisor: apply {', '.join(what)} ({rec.breaks_before} -> {rec.breaks_after} breaks)")
+        lines.append(f"advisor: apply {', '.join(what)} ({recommendation_effect(rec)})")
     else:
         tried = sum(1 for c in report.candidates if c.run)
         lines.append(f"advisor: nothing to recommend ({tried} attempt(s), {len(report.candidates)} candidate(s))")

@@ -219,7 +219,12 @@ def test_summary_lines_say_what_was_tried_also_without_a_recommendation():
     rec = Recommendation(functions=("g",), code="", breaks_before=2, breaks_after=0, outputs_match=True,
                          config=("capture_scalar_outputs",))
     report2 = build_report(torch_version="x", runs={}, recommendation=rec)
-    assert attempt_lines(report2) == ["advisor: apply g, config capture_scalar_outputs=True (2 -> 0 breaks)"]
+    assert attempt_lines(report2) == ["advisor: apply g, config capture_scalar_outputs=True (breaks 2 -> 0)"]
+    counted = Recommendation(functions=(), code="", breaks_before=1, breaks_after=2, outputs_match=True,
+                             config=("capture_scalar_outputs",), graph_breaks_before=2, graph_breaks_after=0,
+                             graphs_before=4, graphs_after=3)
+    assert attempt_lines(build_report(torch_version="x", runs={}, recommendation=counted)) == [
+        "advisor: apply config capture_scalar_outputs=True (breaks 1 -> 2, graph breaks 2 -> 0, graphs 4 -> 3)"]
 
 
 def test_c_function_breaks_that_nothing_removed_name_custom_ops_and_polyfills():

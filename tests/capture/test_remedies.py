@@ -224,6 +224,6 @@ def test_summary_names_adapters_and_pytree_registrations():
                   breaks_before=3, breaks_after=1),
     ))
     assert attempt_lines(report) == [
-        "advisor: apply use_box, adapter for Enc.forward, pytree registration of m.Box (3 -> 0 breaks)",
+        "advisor: apply use_box, adapter for Enc.forward, pytree registration of m.Box (breaks 3 -> 0)",
         "  improved  adapter: Enc.forward 3 -> 1 breaks",
     ]

@@ -27,6 +27,15 @@ export function recommendedParts(rec) {
   return parts.length ? parts : ["Apply the code below"];
 }
 
+// What the verified attempt changed: distinct breaks, and beside them Dynamo's own graph-break
+// count and the graphs (a flag can remove every counted graph break yet list more sites).
+export function recommendationEffect(rec) {
+  const parts = [`breaks ${rec.breaks_before} → ${rec.breaks_after}`];
+  if (rec.graph_breaks_before != null && rec.graph_breaks_after != null) parts.push(`graph breaks ${rec.graph_breaks_before} → ${rec.graph_breaks_after}`);
+  if (rec.graphs_before != null && rec.graphs_after != null) parts.push(`graphs ${rec.graphs_before} → ${rec.graphs_after}`);
+  return parts.join(", ");
+}
+
 export function renderAdvisor(report) {
   const rec = report.recommendation;
   const tone = { improved: "good", worse: "bad", failed: "bad", no_change: "neutral", rejected: "neutral", skipped: "neutral" };
@@ -37,7 +46,7 @@ export function renderAdvisor(report) {
   return h("div", { class: "nsv-advisor" },
     rec ? h("div", { class: "nsv-rec" },
       h("div", { class: "nsv-section-title" }, "Recommendation"),
-      h("div", null, `${recommendedParts(rec).join("; ")}: breaks ${rec.breaks_before} → ${rec.breaks_after}, `,
+      h("div", { class: "nsv-rec-effect" }, `${recommendedParts(rec).join("; ")}: ${recommendationEffect(rec)}, `,
         rec.outputs_match == null ? "outputs not checked" : rec.outputs_match ? "outputs match" : "outputs differ"),
       h("div", { class: "nsv-code-wrap" }, h("pre", { class: "nsv-pre" }, rec.code),
         (() => { const b = h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => copy(rec.code, b) }, "copy"); return b; })()))
