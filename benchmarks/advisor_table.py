@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, ".")
 
-_CAUSE_RE = re.compile(r"\bGB\d{4}\b|[A-Z]\w*(Error|Exception)\b|new break at|Invalid input type|Unsupported output type|went up|fell back")
+_CAUSE_RE = re.compile(r"\bGB\d{4}\b|[A-Z]\w*(Error|Exception)\b|new break at|Invalid input type|Unsupported output type|went up|fell back|no call went through nonstrict_trace|never applied|not needed")
 
 
 @dataclass
