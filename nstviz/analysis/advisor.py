@@ -815,6 +815,21 @@ def _judge(
     return _Outcome("no_change", False)
 
 
+def _stayed_text(before: Run, after: Run) -> str | None:
+    """Why a ran attempt changed nothing, when nothing more specific is known: what stayed."""
+    if len(after.breaks) != len(before.breaks):
+        return None
+    kept = [b for b in after.breaks if b.id in {x.id for x in before.breaks}]
+    counted = ""
+    if before.dynamo_graph_breaks is not None and after.dynamo_graph_breaks is not None:
+        counted = f", Dynamo counted {before.dynamo_graph_breaks} -> {after.dynamo_graph_breaks} graph breaks"
+    sites = "; ".join(_short_break(b) for b in kept[:3]) + (f" and {len(kept) - 3} more" if len(kept) > 3 else "")
+    return (
+        f"the breaks stayed where they were ({_dynamo_graphs(before)} -> {_dynamo_graphs(after)} graphs{counted})"
+        + (f": {sites}" if sites else "")
+    )
+
+
 def _dynamo_graphs(run: Run) -> int:
     return sum(1 for g in run.graphs if g.level == "dynamo")
 
@@ -1011,7 +1026,7 @@ def run_advisor(
         if outcome.status == "worse" and check.match is False and p.notes:
             outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
         if outcome.status in ("no_change", "worse") and outcome.error is None:
-            outcome.error = _mark_warning(run, p.name)
+            outcome.error = _mark_warning(run, p.name) or _stayed_text(current, run)
         results[key] = replace(
             results[key], **_attempt_fields(outcome, run_name, current, run, check, durations[-1])
         )
@@ -1095,6 +1110,8 @@ def run_advisor(
                 continue
             durations.append(time.monotonic() - t0)
             outcome = _judge(current, run, check)
+            if outcome.status == "no_change" and outcome.error is None:
+                outcome.error = _stayed_text(current, run)
             hinted = [b for b in current.breaks if set(flags) & set(_flags_of(b))]
             order.append(name)
             results[name] = Candidate(

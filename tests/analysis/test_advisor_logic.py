@@ -485,7 +485,9 @@ def test_time_budget_marks_the_rest_skipped(monkeypatch):
     cands, _ = run_advisor(run("baseline", B_LEAF, B_STATS), resolve, one_second, budget_s=1.5, max_attempts=10)
     skipped = "time budget (1.5 s): 0.5 s left, shorter than one run (~1.0 s)"
     assert [(c.function, c.status, c.run, c.error) for c in cands] == [
-        ("Block.stats", "no_change", "attempt-1", None),
+        ("Block.stats", "no_change", "attempt-1",
+         "the breaks stayed where they were (0 -> 0 graphs): test_advisor_logic.py:29 (GB0059 Failed to trace builtin "
+         "operator); test_advisor_logic.py:47 (GB0059 Failed to trace builtin operator, caused ~1 graph break, reached 12×)"),
         ("leaf", "skipped", None, skipped),
         ("middle", "skipped", None, skipped),
     ]

@@ -230,6 +230,7 @@ def test_reformer_failures_name_their_real_causes():
     )
     cache = by["pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache"]
     assert (cache.kind, cache.breaks_before, cache.breaks_after, cache.outputs_match) == ("pytree", 4, 4, True)
+    assert cache.error.startswith("the breaks stayed where they were (5 -> 5 graphs, Dynamo counted 2 -> 2 graph breaks): ")
     assert cache.why == (
         "ReformerEncoder.forward takes or returns ReformerDynamicCache, which is not a pytree: registered with "
         "torch.utils._pytree (register_pytree_node), ReformerEncoder.forward traced through its adapter; "
