@@ -28,4 +28,19 @@ def where(file: str | None, line: int | str | None, short: Callable[[str], str] 
     return f"{short(file) if file else '?'}:{shown_line}"
 
 
-__all__ = ["CELL_LABEL", "is_cell_label", "where"]
+__all__ = ["CELL_LABEL", "is_cell_label", "original_function", "where"]
+
+
+_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
+
+
+def original_function(name: str, line: int | None = None) -> tuple[str, int | None]:
+    """``("forward", 36)`` for Dynamo's resume function ``torch_dynamo_resume_in_forward_at_36``.
+
+    Other names come back as they are, with ``line``.
+    """
+    m = _RESUME_RE.match(name)
+    while m:  # a resume function of a resume function
+        name, line = m["fn"], int(m["line"])
+        m = _RESUME_RE.match(name)
+    return name, line

@@ -72,6 +72,7 @@ from nstviz._gb_ids import (
     NONSTRICT_REJECTED,
 )
 from nstviz._introspect import is_module_method, unwrap
+from nstviz._where import original_function
 from nstviz.analysis.break_counts import rank_breaks, short_counts
 from nstviz.analysis.candidates import is_runtime_wrapper
 from nstviz.analysis.causes import explain_error, explain_failure
@@ -85,7 +86,6 @@ TryConfig = Callable[[tuple[Callable, ...], dict[str, bool], str], tuple[Run, Ou
 MAX_CONFIG_ATTEMPTS = 3
 
 _GB_RE = re.compile(r"\bGB\d{4}\b")
-_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 _NONSTRICT_FAILURE_GB = NONSTRICT_REJECTED
 _TORCH_DIR = None
 
@@ -159,8 +159,7 @@ def _first_line(text: str, limit: int = 80) -> str:
 
 
 def _plain_function_name(name: str) -> str:
-    m = _RESUME_RE.match(name)
-    return m.group(1) if m else name
+    return original_function(name)[0]
 
 
 def _is_torch_file(path: str) -> bool:

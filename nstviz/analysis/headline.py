@@ -38,6 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from nstviz._where import original_function
 from nstviz.report import (
     Chip,
     Compile,
@@ -77,7 +78,6 @@ def format_number(x: float | None) -> str:
 
 
 _RECOMPILE_LIMIT_RE = re.compile(r"recompile limit exceeded|exceeding the \w*recompile_limit", re.IGNORECASE)
-_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(.+)_at_\d+$")
 
 
 def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
@@ -92,8 +92,7 @@ def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
 def _frame_function(run: Run, frame_id: int | None) -> str:
     """The function of a frame (resume functions named by the function they resume)."""
     name = next((c.function for c in run.compiles if c.frame_id == frame_id and c.function), "")
-    m = _RESUME_RE.match(name)
-    return m[1] if m else name
+    return original_function(name)[0]
 
 
 def recompile_limit_text(run: Run) -> str | None:

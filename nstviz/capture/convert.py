@@ -18,6 +18,7 @@ import torch
 import torch.fx
 
 from nstviz._dtypes import short_dtype
+from nstviz._where import original_function
 from nstviz.capture import _torch_compat
 from nstviz.capture.trace_log import TraceEvent
 from nstviz.report import Break, BreakSplit, Compile, Graph, Location, Node, SourceFile, TensorInfo
@@ -668,21 +669,6 @@ def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Se
 
 
 # -- compiled frames: names and entry points ------------------------------------------------
-
-_RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
-
-
-def original_function(name: str, line: int | None = None) -> tuple[str, int | None]:
-    """``("forward", 36)`` for Dynamo's resume function ``torch_dynamo_resume_in_forward_at_36``.
-
-    Other names come back as they are, with ``line``.
-    """
-    m = _RESUME_RE.match(name)
-    while m:  # a resume function of a resume function
-        name, line = m["fn"], int(m["line"])
-        m = _RESUME_RE.match(name)
-    return name, line
-
 
 _DEFS: dict[tuple[str, int], list[tuple[str, str, int, int]] | None] = {}
 
