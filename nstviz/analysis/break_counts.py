@@ -91,10 +91,14 @@ def ranked(run: Run) -> list[tuple[Break, BreakCount]]:
 
 
 def splits_text(b: Break) -> str:
-    """``"TinyNet.forward 0/0, Block.forward 1/0 1/1, rms_scale 2/0"``: the frames it split."""
+    """``"TinyNet.forward 0/0, Block.forward 1/0 1/1, rms_scale 2/0"``: the frames it split.
+
+    A compile split more than once is written once with its count (``"4/0×3"``).
+    """
     by_fn: dict[str, list[str]] = {}
     for s in b.splits:
-        by_fn.setdefault(s.function or "?", []).extend([s.compile_id] * max(s.count, 1))
+        times = f"×{s.count}" if s.count > 1 else ""
+        by_fn.setdefault(s.function or "?", []).append(s.compile_id + times)
     return ", ".join(f"{fn} {' '.join(ids)}" for fn, ids in by_fn.items())
 
 

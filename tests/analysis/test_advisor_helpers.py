@@ -203,6 +203,10 @@ def test_breaks_rank_by_caused_then_reached_then_fatal_then_first_seen():
     assert splits_text(split) == "Block.forward 4/0 4/1, torch_dynamo_x 5/0"
     assert counts_text(split) == "caused 2 graph breaks (Block.forward 4/0 4/1, torch_dynamo_x 5/0), reached 2×"
     assert short_counts(b("g", 3, 1)) == "caused 1 graph break, reached 3×"
+    # a compile split many times is written once with its count (a fuzzed count of 2**53 once
+    # built a list that size and took the test run down with it)
+    many = dataclasses.replace(split, splits=(BreakSplit(compile_id="4/0", function="f", count=2**53),))
+    assert splits_text(many) == f"f 4/0×{2**53}"
 
 
 def test_summary_lines_say_what_was_tried_also_without_a_recommendation():

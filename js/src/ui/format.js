@@ -59,7 +59,8 @@ export function splitsText(b) {
   for (const s of b.splits || []) {
     const fn = s.function || "?";
     if (!byFn.has(fn)) byFn.set(fn, []);
-    for (let k = 0; k < Math.max(s.count ?? 1, 1); k++) byFn.get(fn).push(s.compile_id);
+    // a compile split more than once is written once with its count ("4/0×3")
+    byFn.get(fn).push((s.count ?? 1) > 1 ? `${s.compile_id}×${s.count}` : s.compile_id);
   }
   return [...byFn].map(([fn, ids]) => `${fn} ${ids.join(" ")}`).join(", ");
 }
