@@ -9,7 +9,8 @@
 # pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and XDG_CACHE_HOME point at new empty
 # folders (every run is a first run on a fresh machine), skips are listed (-rs) and any skip not
 # declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
-# Extra arguments go to pytest, e.g. `bash scripts/test.sh -k html`.
+# pytest runs one worker per core (-n auto --dist loadfile). Extra arguments go to pytest, e.g.
+# `bash scripts/test.sh -k html`, or `-n 0` for one process.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -50,7 +51,9 @@ export TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/trit
 export NSTVIZ_STRICT_SKIPS=1
 echo "caches: $caches (empty)"
 set +e
-"$PYTHON" -m pytest -q -rs -p no:cacheprovider --durations=15 "$@" 2>&1 | tee "$log"
+# One worker per core (pytest-xdist); a test file stays on one worker, so its module fixtures
+# (JupyterLab servers, Chromium, the corpus's captured Reports) are made once.
+"$PYTHON" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # Whatever the interpreter prints while shutting down, end with pytest's closing line.

@@ -182,9 +182,14 @@ def test_kernel_interrupt_leaves_everything_restored_and_says_interrupted(seeded
     cell = "%%nstrace --nonstrict get_magic_num\nslow = torch.compile(lambda x: slow_helper(x) + get_magic_num())\nr = slow(torch.ones(2))\n"
     before = _state()
 
+    main = threading.main_thread().ident
+    assert main is not None
+
     def interrupt_when_inside() -> None:  # a real SIGINT once the baseline run is in slow_helper
         if entered.wait(300):
-            os.kill(os.getpid(), signal.SIGINT)
+            # to the main thread itself: a process-directed kill() may be taken by another thread,
+            # and then the main thread only sees it when its 120 s sleep ends
+            signal.pthread_kill(main, signal.SIGINT)
 
     interrupter = threading.Thread(target=interrupt_when_inside, name="interrupter")
     interrupter.start()
