@@ -16,7 +16,7 @@ then, from its Report alone:
 * **wrong verdicts**: kept attempts whose outputs do not match.
 
 The paste check (each recommendation run in a fresh process) is a test:
-``tests/models/test_advisor_corpus.py``; this script prints the number of recommendations.
+``tests/models/test_corpus_*.py``; this script prints the number of recommendations.
 """
 
 from __future__ import annotations

@@ -78,6 +78,15 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+_HEAVY_FIRST = "tests/models/"
+"""The real-model corpus (minutes per file) runs first, so the workers of ``pytest -n``
+(``--dist loadfile``) each start on a heavy file and share the short ones at the end."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: not item.nodeid.startswith(_HEAVY_FIRST))  # stable: order kept otherwise
+
+
 @pytest.fixture(scope="session")
 def warm_backends() -> None:
     """torch's one-time work of the first eager/aot_eager compile, done before any snapshot."""

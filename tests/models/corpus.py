@@ -3,7 +3,7 @@
 Every job builds its model offline from a tiny config (random weights, fixed seed) and returns
 the model and its keyword inputs. ``heavy`` jobs take noticeably longer to compile; tests that
 run them are marked ``slow``. Expected outcomes are measured by ``tests/models/measure.py`` and
-written down in ``tests/models/test_advisor_corpus.py``.
+written down in ``tests/models/test_corpus_*.py``.
 """
 
 from __future__ import annotations

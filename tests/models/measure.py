@@ -10,7 +10,7 @@ model's instances of its class. Also the breaks' config hints
 (``capture_scalar_outputs`` / ``capture_dynamic_output_shape_ops``). Each attempt records
 Dynamo's own counters (graph breaks, unique graphs), the first line of the innermost error
 and whether the outputs equal the baseline's (and eager's). The figures in
-``test_advisor_corpus.py`` were written down from this script's output.
+``test_corpus_*.py`` were written down from this script's output.
 """
 
 from __future__ import annotations

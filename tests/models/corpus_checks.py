@@ -1,0 +1,59 @@
+"""What the corpus tests share: the advisor's Report per job, and the fresh-process paste check.
+
+The corpus tests (``tests/models/test_corpus_*.py``) check the advisor on real transformers jobs
+(``tests/models/corpus.py``) against outcomes established by hand. They are split over a few
+files so that the test workers share the heavy jobs; a job's Report is captured once per worker.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+
+import nstviz
+from nstviz.report import Report
+from tests.helpers import digest
+from tests.models.corpus import JOBS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BB = "transformers.models.big_bird.modeling_big_bird."
+W2V = "transformers.models.wav2vec2.modeling_wav2vec2."
+HUB = "transformers.models.hubert.modeling_hubert."
+LT5 = "transformers.models.longt5.modeling_longt5."
+VITS = "transformers.models.vits.modeling_vits."
+
+
+@functools.cache
+def auto(job: str) -> Report:
+    """``nstviz.compare(model, auto=True)`` on the job (once per process)."""
+    model, inputs = JOBS[job].make()
+    return nstviz.compare(model, auto=True, budget_s=600, max_attempts=8, **inputs)
+
+
+def statuses(report: Report) -> dict[str, str]:
+    """Each candidate the advisor tried, with its status."""
+    return {c.function: c.status for c in report.candidates}
+
+
+def paste(job: str, code: str) -> dict:
+    """Run ``code`` in a fresh process before the model is built, then capture the job there."""
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    out = subprocess.run(
+        [sys.executable, "-m", "tests.models.paste_check", job], input=code, capture_output=True,
+        text=True, cwd=ROOT, env=env, timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def check_paste(report: Report, job: str) -> None:
+    """The recommendation, pasted in a fresh process, gives the breaks and graphs the advisor measured."""
+    rec = report.recommendation
+    assert rec is not None
+    nst = report.runs["nonstrict"]
+    got = paste(job, rec.code)
+    assert (got["breaks"], got["graphs"], got["error"]) == (len(nst.breaks), digest.dynamo_graphs(nst), None)
+    assert got["breaks"] == rec.breaks_after
