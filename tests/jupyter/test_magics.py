@@ -175,11 +175,13 @@ def test_misuse_is_a_usage_error_and_the_widget_is_withdrawn(seeded, cell: str, 
 def test_kernel_interrupt_leaves_everything_restored_and_says_interrupted(seeded) -> None:
     entered = threading.Event()
     seeded.user_ns["entered"] = entered
-    # one eager unit: no Dynamo compile between the signal and the sleep. The interrupt normally
-    # cuts the sleep short; in full-suite runs it was sometimes slept out (a 120 s sleep made the
-    # test take 121 s, the KeyboardInterrupt arriving after it), so the sleep is kept short
+    # one eager unit: no Dynamo compile between the signal and the sleep. Short sleeps in a loop:
+    # a SIGINT that lands between entered.set() and a long time.sleep() is only acted on when
+    # that C call returns (CPython runs signal handlers between bytecodes), which made this test
+    # sleep out a whole 120 s sleep in some full-suite runs
     seeded.run_cell(
-        "import time\n@torch._dynamo.disable\ndef wait_here():\n    entered.set()\n    time.sleep(20)\n\n"
+        "import time\n@torch._dynamo.disable\ndef wait_here():\n    entered.set()\n"
+        "    for _ in range(400):\n        time.sleep(0.05)\n\n"
         "def slow_helper(x):\n    wait_here()\n    return x\n"
     )
     cell = "%%nstrace --nonstrict get_magic_num\nslow = torch.compile(lambda x: slow_helper(x) + get_magic_num())\nr = slow(torch.ones(2))\n"
