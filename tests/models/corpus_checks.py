@@ -3,6 +3,13 @@
 The corpus tests (``tests/models/test_corpus_*.py``) check the advisor on real transformers jobs
 (``tests/models/corpus.py``) against outcomes established by hand. They are split over a few
 files so that the test workers share the heavy jobs; a job's Report is captured once per worker.
+
+Each job is captured with ``nstviz.compare(model, auto=True)``. The expected values were measured
+by ``tests/models/measure.py`` (marking by hand each function on each break's stack, forwards with
+a no-op pre-hook, and the breaks' config hints) and by reading the advisor's runs; the tests write
+them down as exact values. Every recommendation is then executed in a fresh process BEFORE the
+model is built (:func:`check_paste`), and the plain capture there must give the breaks and graphs
+the advisor measured. Heavy jobs (tens of seconds per compile) are marked ``slow``.
 """
 
 from __future__ import annotations

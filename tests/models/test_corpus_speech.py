@@ -1,12 +1,6 @@
 """The advisor on real transformers jobs: speech models: the Wav2Vec2 and Hubert feature encoders (train), VITS (eval).
 
-Each job (``tests/models/corpus.py``) is captured with ``nstviz.compare(model, auto=True)``.
-The expected values were measured by ``tests/models/measure.py`` (marking by hand each
-function on each break's stack, forwards with a no-op pre-hook, and the breaks' config
-hints) and by reading the advisor's runs; they are written down here as exact values.
-Every recommendation is then executed in a fresh process BEFORE the model is built, and the
-plain capture there must give the breaks and graphs the advisor measured
-(``tests/models/corpus_checks.py``). Heavy jobs (tens of seconds per compile) are marked ``slow``.
+How the expected values were established, and the paste check: ``tests/models/corpus_checks.py``.
 """
 
 from __future__ import annotations
