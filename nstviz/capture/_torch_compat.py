@@ -323,6 +323,9 @@ def drop_dynamo_globals(before: set[int]) -> int:
                 continue
             if hook.scope.pop(hook.name, _MISSING) is not _MISSING:
                 dropped += 1
+            disown = getattr(CleanupHook, "disown", None)  # torch 2.14: the name's owner token
+            if disown is not None:
+                disown(hook.scope, hook.name)
             CleanupManager.count -= 1
         if len(keep) != len(hooks):
             hooks[:] = keep
@@ -350,6 +353,14 @@ def _quiet_hook_type() -> type | None:
     return QuietCleanupHook
 
 
+def _cleanup_hook_tolerant(hook_type: type) -> bool:
+    """Whether Dynamo's own hook already ignores a deleted global (torch 2.14: owner tokens, ``pop``)."""
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(hook_type)} if dataclasses.is_dataclass(hook_type) else set()
+    return "token" in fields or hasattr(hook_type, "disown")
+
+
 def quiet_dynamo_cleanups(before: set[int]) -> int:
     """Make the cleanup hooks registered since ``before`` tolerate an already deleted global.
 
@@ -369,6 +380,8 @@ def quiet_dynamo_cleanups(before: set[int]) -> int:
     except ImportError:  # pragma: no cover
         return 0
     if quiet is None:  # pragma: no cover
+        return 0
+    if _cleanup_hook_tolerant(CleanupHook):
         return 0
     replaced = 0
     for hooks in list(CleanupManager.instance.values.values()):
