@@ -1,24 +1,51 @@
 #!/usr/bin/env bash
-# The one test command: installs everything the test-suite needs, then runs all of it.
+# The one test command: installs everything the test-suite needs, then runs all of it, the way a
+# user installs nstviz: in fresh virtual environments with the newest release of every dependency,
+# torch pinned per leg.
 #
-#   bash scripts/test.sh            (what .ci/run calls; works on a fresh Debian machine)
+#   bash scripts/test.sh                      (what .ci/run calls; works on a fresh Debian machine)
+#   NSTVIZ_LEGS=torch2.13 bash scripts/test.sh -k html   (one leg; extra arguments go to pytest)
 #
-# Steps: Debian chromium + graphviz (skipped when present), torch==2.13.0 and nstviz with its
-# test extras (this builds the viewer bundle), the JS deps and JS tests, ruff, then pytest
-# (unit, capture, HTML/CLI, notebook and real-browser tests). Exits non-zero on any failure.
-# pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and XDG_CACHE_HOME point at new empty
-# folders (every run is a first run on a fresh machine), skips are listed (-rs) and any skip not
+# Legs (each its own new venv under a temporary folder, removed at the end):
+#   torch2.13   torch==2.13.0 (CPU wheel), newest everything else: the whole suite
+#   torch2.14   torch==2.14.1 (pip takes the CUDA build, ~4.4 GB with nvidia packages; runs on CPU):
+#               unit, analysis, capture, offline, cli, jupyter, reliability, one corpus model
+#   ipython8    torch==2.13.0 with IPython 8 and ipykernel 6: the Jupyter tests
+# Steps: Debian chromium + graphviz (skipped when present), the JS deps, the viewer bundle and the JS
+# tests, the venvs (the later legs' venvs are made in the background while the first leg's tests
+# run), ruff, then pytest per leg. pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and
+# XDG_CACHE_HOME point at new empty folders for every leg, skips are listed (-rs) and any skip not
 # declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
-# pytest runs one worker per core (-n auto --dist loadfile). Extra arguments go to pytest, e.g.
-# `bash scripts/test.sh -k html`, or `-n 0` for one process.
+# pytest runs one worker per core (-n auto --dist loadfile). Exits non-zero on any failure; the last
+# line is the total over all legs.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+root="$(pwd)"
 PYTHON="${PYTHON:-python3}"
+LEGS="${NSTVIZ_LEGS:-torch2.13 torch2.14 ipython8}"
 export PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export DEBIAN_FRONTEND=noninteractive
 start=$(date +%s)
 step() { printf '\n==> %s [%ss]\n' "$*" "$(( $(date +%s) - start ))"; }
+
+# What each leg installs (besides nstviz[test]) and what it tests.
+leg_requirements() {
+    case "$1" in
+        torch2.13) echo "torch==2.13.0" ;;
+        torch2.14) echo "torch==2.14.1" ;;
+        ipython8) echo "torch==2.13.0 ipython<9 ipykernel<7" ;;
+        *) echo "unknown leg '$1' (NSTVIZ_LEGS takes: torch2.13 torch2.14 ipython8)" >&2; return 2 ;;
+    esac
+}
+leg_tests() {
+    case "$1" in
+        torch2.13) echo "tests" ;;
+        torch2.14) echo "tests/unit tests/analysis tests/capture tests/offline tests/cli tests/jupyter tests/reliability tests/models/test_corpus_bigbird.py" ;;
+        ipython8) echo "tests/jupyter tests/notebooks" ;;
+    esac
+}
+for leg in $LEGS; do leg_requirements "$leg" >/dev/null; done
 
 step "system packages: chromium, graphviz"
 if command -v chromium >/dev/null && command -v dot >/dev/null; then
@@ -30,33 +57,91 @@ else
     $SUDO apt-get install -y -qq --no-install-recommends chromium graphviz >/dev/null
 fi
 
-step "JS dependencies (npm ci)"
+step "JS dependencies (npm ci) and the viewer bundle"
 npm ci --prefix js --no-audit --no-fund
-
-step "Python: torch==2.13.0 and nstviz[test] (builds the viewer bundle)"
-"$PYTHON" -m pip install -q -r requirements-dev.txt
+(cd js && node build.mjs)
 
 step "JS tests (npm test)"
 npm test --prefix js
 
-step "ruff check"
-"$PYTHON" -m ruff check .
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
-step "pytest (everything, browser and notebook tests included; empty caches)"
-log="$(mktemp)"
-caches="$(mktemp -d)"
-trap 'rm -rf "$log" "$caches"' EXIT
-mkdir -p "$caches/inductor" "$caches/triton" "$caches/xdg"
-export TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg"
+# Each venv is new: `pip install` resolves the newest release of every dependency, as for a user.
+# The bundle is built above, so the installs skip the build hook's npm step (they run in parallel).
+# pip's own warnings about this machine's local index folders are not ours to show
+pip_install() {
+    local pip="$1"; shift
+    "$pip" install -q "$@" 2> >(grep -v 'is ignored: it is neither a file nor a directory' >&2)
+}
+make_venv() {
+    local leg="$1" venv="$work/venv-$1"
+    "$PYTHON" -m venv "$venv" || return 1
+    pip_install "$venv/bin/pip" --upgrade pip || return 1
+    # shellcheck disable=SC2046
+    NSTVIZ_SKIP_JS=1 pip_install "$venv/bin/pip" $(leg_requirements "$leg") -e ".[test]" || return 1
+    "$venv/bin/python" -c "import torch, IPython, ipykernel, transformers; print('$leg:', 'torch', torch.__version__, '| IPython', IPython.__version__, '| ipykernel', ipykernel.__version__, '| transformers', transformers.__version__)"
+}
+
+first=""
+for leg in $LEGS; do
+    if [ -z "$first" ]; then
+        first="$leg"
+        step "venv $leg (fresh, newest dependencies)"
+        make_venv "$leg"
+    else
+        echo "venv $leg: installing in the background ($work/install-$leg.log)"
+        ( set +e; t0=$(date +%s); make_venv "$leg" >"$work/install-$leg.log" 2>&1; rc=$?
+          echo "install took $(( $(date +%s) - t0 ))s" >>"$work/install-$leg.log"; echo "$rc" >"$work/install-$leg.rc" ) &
+    fi
+done
+
+step "ruff check"
+"$work/venv-$first/bin/python" -m ruff check .
+
 export NSTVIZ_STRICT_SKIPS=1
-echo "caches: $caches (empty)"
-set +e
-# One worker per core (pytest-xdist); a test file stays on one worker, so its module fixtures
-# (JupyterLab servers, Chromium, the corpus's captured Reports) are made once.
-"$PYTHON" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile "$@" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-# Whatever the interpreter prints while shutting down, end with pytest's closing line.
-closing="$(grep -E '^=* ?[0-9]+ (passed|failed|error|skipped|deselected)|no tests ran' "$log" | tail -n 1)"
-if [ -n "$closing" ]; then printf '%s\n' "$closing"; fi
+passed=0 failed=0 errors=0 skipped=0 status=0
+summaries=()
+for leg in $LEGS; do
+    if [ "$leg" != "$first" ]; then
+        step "venv $leg: waiting for its install"
+        while [ ! -f "$work/install-$leg.rc" ]; do sleep 2; done
+        cat "$work/install-$leg.log"
+        if [ "$(cat "$work/install-$leg.rc")" != 0 ]; then
+            echo "leg $leg: installing its venv failed"
+            status=1 failed=$((failed + 1))
+            summaries+=("$leg: install failed")
+            continue
+        fi
+    fi
+    caches="$work/caches-$leg"
+    mkdir -p "$caches/inductor" "$caches/triton" "$caches/xdg"
+    log="$work/pytest-$leg.log"
+    step "pytest, leg $leg: $(leg_tests "$leg") (empty caches: $caches)"
+    set +e
+    # shellcheck disable=SC2046
+    TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg" \
+        "$work/venv-$leg/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile \
+        $(leg_tests "$leg") "$@" 2>&1 | tee "$log"
+    rc=${PIPESTATUS[0]}
+    set -e
+    # pytest's "no tests ran" (5) is a failure, except when the caller's own arguments selected nothing
+    if [ "$rc" = 5 ] && [ "$#" -gt 0 ]; then rc=0; fi
+    if [ "$rc" != 0 ]; then status=1; fi
+    closing="$(grep -E '^=* ?[0-9]+ (passed|failed|error|skipped|deselected)|no tests ran' "$log" | tail -n 1 || true)"
+    summaries+=("$leg: ${closing:-no closing line} (exit $rc)")
+    for kind in passed failed error skipped; do
+        n="$(printf '%s\n' "$closing" | grep -oE "[0-9]+ $kind" | grep -oE '^[0-9]+' || echo 0)"
+        case "$kind" in
+            passed) passed=$((passed + n)) ;; failed) failed=$((failed + n)) ;;
+            error) errors=$((errors + n)) ;; skipped) skipped=$((skipped + n)) ;;
+        esac
+    done
+    if [ "$rc" != 0 ] && [ -z "$closing" ]; then failed=$((failed + 1)); fi
+done
+
+step "done"
+printf '%s\n' "${summaries[@]}"
+# The plain closing line over all legs (errors count as failures).
+echo "$passed passed, $((failed + errors)) failed, $skipped skipped"
 exit "$status"
