@@ -20,6 +20,8 @@ import os
 import subprocess
 import sys
 
+import torch
+
 import nstviz
 from nstviz.report import Report
 from tests.helpers import digest
@@ -31,6 +33,11 @@ W2V = "transformers.models.wav2vec2.modeling_wav2vec2."
 HUB = "transformers.models.hubert.modeling_hubert."
 LT5 = "transformers.models.longt5.modeling_longt5."
 VITS = "transformers.models.vits.modeling_vits."
+
+TENSOR_ITER_GB = "GB4347" if torch.__version__ < (2, 14) else "GB9493"
+"""The break where Python iterates a tensor in a list comprehension (BigBird): torch 2.13 calls it
+"Missing tp_iternext" (GB4347), torch 2.14 "C-implemented special method without VariableTracker
+model" (GB9493). Measured on each; the rest of BigBird's expectations are the same on both."""
 
 
 @functools.cache
