@@ -13,6 +13,7 @@ from IPython.utils.capture import capture_output
 
 from nstviz.jupyter import last_viewer
 from nstviz.report import Report
+from tests.helpers.snapshot import _inert_lazy_trace_handler
 
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -44,7 +45,7 @@ def _state():
     logger = _torch_compat.trace_logger()
     return (
         _torch_compat.id_set_contents(),
-        tuple(logger.handlers),
+        tuple(h for h in logger.handlers if not _inert_lazy_trace_handler(h)),
         logger.level,
         sys.stdout,
         sys.stderr,
