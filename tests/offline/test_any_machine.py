@@ -138,6 +138,7 @@ codes = [
     main(["diff", sys.argv[2], sys.argv[3], "--json", out + "/diff2.json"]),
     main(["view", out + "/diff.json", "-o", out + "/view.html"]),
     main(["view", sys.argv[4], "-o", out + "/view2.html"]),
+    main(["check", out + "/before", out + "/after"]),
 ]
 from nstviz.tracing.breaks import gb_registry
 
@@ -146,7 +147,7 @@ print("RESULT", codes, loaded, bool(gb_registry()))
 """
 
 
-def test_ingest_diff_and_view_do_not_import_torch(tmp_path: Path) -> None:
+def test_ingest_diff_view_and_check_do_not_import_torch(tmp_path: Path) -> None:
     """Through the CLI entry, in one process; the GB registry is still read (from torch's files)."""
     with_error = ROOT / "tests" / "fixtures" / "fullgraph_data_dependent.report.json"  # a run that raised
     proc = subprocess.run(
@@ -155,5 +156,5 @@ def test_ingest_diff_and_view_do_not_import_torch(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = next(line for line in proc.stdout.splitlines() if line.startswith("RESULT"))
-    assert result == "RESULT [0, 0, 0, 0, 0, 0] [] True", proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert result == "RESULT [0, 0, 0, 0, 0, 0, 0] [] True", proc.stdout[-3000:] + proc.stderr[-3000:]
     assert (tmp_path / "view2.html").is_file()
