@@ -11,6 +11,12 @@ Measures, in one run, on the same log (made by ``make_big_tracelog.py`` when mis
   and peak RSS, measured the same way (``os.wait4`` of the child).
 
 Usage: ``PYTHONPATH=$PWD python3 benchmarks/bench_ingest.py [--log PATH] [--mb 210]``
+
+``--cold`` measures instead what a user waits for, a process per command, imports included:
+``nstviz ingest`` of the largest recorded fixture (``tests/fixtures/tracelogs/before``, two
+ranks, gunzipped: tlparse does not read gzip) and of a ~3 MB two-rank log made by repeating it, the import time of what
+``nstviz ingest`` loads (and whether torch is among it: it must not be), and ``tlparse`` on the
+same logs (``--tlparse PATH``, or ``tlparse`` on ``PATH``). Best of ``--repeat`` runs.
 """
 
 from __future__ import annotations
@@ -26,6 +32,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+FIXTURE = HERE.parent / "tests" / "fixtures" / "tracelogs" / "before"
+IMPORTS = (
+    "import sys, time; t = time.perf_counter(); import nstviz.cli, nstviz.offline.ingest, nstviz.offline.diff; "
+    "print(time.perf_counter() - t, 'torch' in sys.modules)"
+)
 DEFAULT_LOG = Path(tempfile.gettempdir()) / "nstviz-bench-ingest" / "dedicated_log_torch_trace_rank_0.log"
 
 WARM = HERE.parent / "tests" / "fixtures" / "tracelogs" / "after" / "dedicated_log_torch_trace_rank_0.log.gz"
@@ -43,9 +54,9 @@ t_import = time.perf_counter()
 from nstviz.offline.ingest import write_ingested, GRAPH_LEVELS
 from nstviz.offline.tracelog import TraceLogReader
 from nstviz.offline.graph_text import parse_graph_text
-from nstviz.capture.convert import StackTable
+from nstviz.tracing.stacks import StackTable
 log, out, warm = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-write_ingested(warm, out)  # a small log first: lazy imports (torch._dynamo, the GB registry) settle
+write_ingested(warm, out)  # a small log first: lazy imports (the GB registry) settle
 import_s = time.perf_counter() - t_import
 rss_imports = rss_mb()
 t0, c0 = time.perf_counter(), time.process_time()
@@ -89,11 +100,76 @@ def timed_child(cmd: list[str], env: dict[str, str] | None = None) -> tuple[floa
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
 
 
+def _best(cmd: list[str], repeat: int, env: dict[str, str]) -> float:
+    """Best wall time of ``repeat`` runs of ``cmd`` (seconds)."""
+    best = float("inf")
+    for _ in range(repeat):
+        best = min(best, timed_child(cmd, env)[0])
+    return best
+
+
+def _replicated(src: Path, dst: Path, total_mb: float) -> Path:
+    """A copy of a TORCH_TRACE folder whose logs are each repeated until all make ``total_mb``."""
+    import gzip
+
+    logs = sorted(src.glob("*.log*"))
+    texts = [(gzip.open(p, "rb").read() if p.suffix == ".gz" else p.read_bytes()) for p in logs]
+    times = max(1, round(total_mb * 1e6 / sum(len(t) for t in texts)))
+    dst.mkdir(parents=True, exist_ok=True)
+    for p, text in zip(logs, texts, strict=True):
+        (dst / p.name.removesuffix(".gz")).write_bytes(text * times)
+    return dst
+
+
+def cold(args: argparse.Namespace) -> None:
+    """Process-per-command times, imports included (``--cold``)."""
+    env = {**os.environ, "PYTHONPATH": str(HERE.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    work = Path(tempfile.mkdtemp(prefix="nstviz-bench-cold-"))
+    cwd = os.getcwd()
+    os.chdir(work)  # `python -c` and `-m` put the current folder first on sys.path: not another nstviz
+    try:
+        plain = _replicated(FIXTURE, work / "fixture", 0.0)  # gunzipped: tlparse reads plain text only
+        big = _replicated(FIXTURE, work / "three_mb", 3.0)
+        imports = []
+        for _ in range(args.repeat):
+            out = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, env=env, check=True)
+            seconds, torch_loaded = out.stdout.split()
+            imports.append(float(seconds))
+        print(f"import nstviz.cli + nstviz.offline (what `nstviz ingest` loads): {min(imports):.3f} s; torch imported: {torch_loaded}")
+        tl = str(args.tlparse) if args.tlparse else shutil.which("tlparse")
+        print(f"\n{'log':<44}{'MB':>6}{'nstviz ingest s':>17}{'tlparse s':>11}")
+        for name, folder in (("largest fixture (before/, 2 ranks)", plain), ("~3 MB, 2 ranks (before/ repeated)", big)):
+            logs = sorted(folder.glob("*.log*"))
+            mb = sum(p.stat().st_size for p in logs) / 1e6
+            cmd = [sys.executable, "-m", "nstviz", "ingest", str(folder), "--out", str(work / "out")]
+            ours = _best(cmd, args.repeat, env)
+            theirs = None
+            if tl:
+                theirs = sum(
+                    _best([tl, str(p), "-o", str(work / f"tl_{p.name}"), "--overwrite", "--no-browser"], args.repeat, env)
+                    for p in logs
+                )
+            print(f"{name:<44}{mb:>6.2f}{ours:>17.2f}{theirs if theirs is not None else float('nan'):>11.2f}")
+        if not tl:
+            print("tlparse: not found (pip install tlparse, or --tlparse PATH), not measured")
+        else:
+            print(f"(tlparse: {tl}, one process per rank's log, summed)")
+    finally:
+        os.chdir(cwd)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--log", type=Path, default=DEFAULT_LOG)
     parser.add_argument("--mb", type=float, default=210.0, help="size of the log to make when missing")
+    parser.add_argument("--cold", action="store_true", help="process-per-command times on the fixtures, imports included")
+    parser.add_argument("--tlparse", type=Path, help="the tlparse executable (default: tlparse on PATH)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement in --cold (the best is shown)")
     args = parser.parse_args()
+    if args.cold:
+        cold(args)
+        return
     if not args.log.is_file():
         print(f"making {args.log} ({args.mb:.0f} MB) ...", flush=True)
         subprocess.run([sys.executable, str(HERE / "make_big_tracelog.py"), "--out", str(args.log), "--mb", str(args.mb)], check=True)
@@ -120,9 +196,9 @@ def main() -> None:
             print(f"\nnstviz / tlparse: wall {sec / t_sec:.2f}x, CPU {cpu / t_cpu:.2f}x (goal: within 3x)")
         else:
             print("tlparse: not installed (pip install tlparse), not measured")
-        print(f"(nstviz's rows exclude its one-time imports: torch and nstviz take ~{facts['import_s']:.1f} s to import in the child)")
+        print(f"(nstviz's rows exclude its one-time imports: nstviz takes ~{facts['import_s']:.1f} s to import in the child)")
         print(
-            f"nstviz memory: {facts['rss_imports_mb']:.0f} MB RSS after imports (torch), peak {facts['peak_rss_mb']:.0f} MB: "
+            f"nstviz memory: {facts['rss_imports_mb']:.0f} MB RSS after imports, peak {facts['peak_rss_mb']:.0f} MB: "
             f"+{facts['peak_rss_mb'] - facts['rss_imports_mb']:.0f} MB for a {size_mb:.0f} MB log; "
             f"Python allocations peak (tracemalloc, whole ingest) {facts['ingest_traced_peak_mb']:.1f} MB"
         )

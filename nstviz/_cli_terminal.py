@@ -6,7 +6,6 @@ that never fails on strings from the Report (:class:`SafeText`).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import sys
@@ -264,8 +263,10 @@ def _raised(run: Run) -> bool:
 
 def _dynamo_error_names() -> frozenset[str]:
     """Names of torch's Dynamo exceptions: how a fatal graph break (fullgraph=True) surfaces."""
-    if importlib.util.find_spec("torch") is None:  # pragma: no cover - reading a Report without torch
-        return frozenset({"Unsupported"})
+    if "torch._dynamo" not in sys.modules:  # reading a Report (`nstviz view`, `diff`): do not import torch
+        from nstviz.tracing.breaks import DYNAMO_EXCEPTION_NAMES
+
+        return DYNAMO_EXCEPTION_NAMES
     from nstviz.capture import _torch_compat
 
     return _torch_compat.dynamo_exception_names()

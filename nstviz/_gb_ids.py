@@ -1,7 +1,7 @@
 """Graph-break registry ids nstviz acts on: the one set of GB-id constants.
 
 The ids come from torch's graph-break registry (``torch/_dynamo/graph_break_registry.json``,
-read at run time by :func:`nstviz.capture._torch_compat.gb_registry`); the names below are
+read at run time by :func:`nstviz.tracing.breaks.gb_registry`); the names below are
 checked against it on torch 2.13 by ``tests/unit/test_gb_ids.py``.
 """
 

@@ -77,6 +77,7 @@ from nstviz.analysis.break_counts import rank_breaks, short_counts
 from nstviz.analysis.candidates import is_runtime_wrapper
 from nstviz.analysis.causes import explain_error, explain_failure
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
+from nstviz.tracing.stacks import is_torch_file
 
 __all__ = ["TryMarks", "apply_code", "plan_candidates", "qualname_at", "run_advisor"]
 
@@ -87,16 +88,6 @@ MAX_CONFIG_ATTEMPTS = 3
 
 _GB_RE = re.compile(r"\bGB\d{4}\b")
 _NONSTRICT_FAILURE_GB = NONSTRICT_REJECTED
-_TORCH_DIR = None
-
-
-def _torch_dir() -> str:
-    global _TORCH_DIR
-    if _TORCH_DIR is None:
-        import torch
-
-        _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-    return _TORCH_DIR
 
 
 # -- proposal -------------------------------------------------------------------------------------
@@ -160,14 +151,6 @@ def _first_line(text: str, limit: int = 80) -> str:
 
 def _plain_function_name(name: str) -> str:
     return original_function(name)[0]
-
-
-def _is_torch_file(path: str) -> bool:
-    norm = os.path.abspath(path) if not path.startswith("<") else path
-    if norm.startswith(_torch_dir()):
-        return True
-    parts = norm.replace("\\", "/").split("/")
-    return "torch" in parts and any(p in ("site-packages", "dist-packages") for p in parts)
 
 
 _FrameKey = tuple[str | None, str, int | None]
@@ -376,7 +359,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
         previous: Location | None = None
         for k, frame in enumerate(inner):
             fname = _plain_function_name(frame.function)
-            if _is_torch_file(frame.file) or (fname.startswith("<") and fname != "<lambda>"):
+            if is_torch_file(frame.file) or (fname.startswith("<") and fname != "<lambda>"):
                 continue
             if is_runtime_wrapper(frame):
                 continue  # a decorator's closure: go outward to the model's or user's own code
@@ -392,7 +375,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             usable += 1
         if (
             top is None
-            or _is_torch_file(top.file)
+            or is_torch_file(top.file)
             or _plain_function_name(top.function).startswith("<")
             or is_runtime_wrapper(top)
         ):

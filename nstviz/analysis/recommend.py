@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
+from nstviz.tracing.stacks import installed_package
 
 __all__ = ["Mark", "recommendation_code"]
 
@@ -60,11 +61,6 @@ def _is_users_namespace(module: types.ModuleType | None, obj: Any) -> bool:
         return True
     code = getattr(_raw(obj), "__code__", None)
     return bool(code is not None and code.co_filename.startswith("<"))
-
-
-def _is_library_file(path: str) -> bool:
-    parts = os.path.abspath(path).replace("\\", "/").split("/")
-    return "site-packages" in parts or "dist-packages" in parts
 
 
 def _module_for_file(path: str) -> types.ModuleType | None:
@@ -135,7 +131,7 @@ def recommendation_code(
                         imports[s2] = None
                         prefixes.append(f"{a2}.")
             code = getattr(_raw(m.obj), "__code__", None)
-            if code is not None and not _is_library_file(code.co_filename):
+            if code is not None and installed_package(code.co_filename) is None:
                 decorator_notes.append(
                     f"# or: put @torch._dynamo.nonstrict_trace on the line above `def {attr}` ({m.where})"
                 )

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
-import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -150,21 +148,11 @@ def trace_logger() -> logging.Logger:
     return trace_log
 
 
-@functools.cache
 def gb_registry() -> dict[str, dict[str, Any]]:
     """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty if absent)."""
-    path = os.path.join(os.path.dirname(torch._dynamo.__file__), "graph_break_registry.json")
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
-    out: dict[str, dict[str, Any]] = {}
-    for key, entries in data.items():
-        entry = entries[0] if isinstance(entries, list) and entries else entries
-        if isinstance(entry, dict):
-            out[key] = entry
-    return out
+    from nstviz.tracing.breaks import gb_registry as read  # torch-free: offline reads use it too
+
+    return read()
 
 
 def current_compile_ids() -> tuple[int, int, int]:

@@ -7,114 +7,46 @@ graph-break artifacts and ``Unsupported`` errors -> :class:`Break`, compilation 
 
 from __future__ import annotations
 
-import linecache
 import os
 import re
 import traceback
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 import torch
 import torch.fx
 
 from nstviz._dtypes import short_dtype
-from nstviz._where import original_function
 from nstviz.capture import _torch_compat
-from nstviz.capture.trace_log import TraceEvent
-from nstviz.report import Break, BreakSplit, Compile, Graph, Location, Node, SourceFile, TensorInfo
+from nstviz.report import Break, Graph, Location, Node, TensorInfo
+from nstviz.tracing import MAX_GUARDS, MAX_NODES_PER_GRAPH
+from nstviz.tracing.breaks import (
+    _clean_detail,
+    _CompiledNames,
+    _make_break,
+    _parse_message,
+    _replace,
+    _root_cause_from_text,
+    break_from_artifact,
+    caused_per_event,
+    compiles_from_events,
+    counts_as_graph_break,
+    dedupe_breaks,
+    link_breaks,
+)
+from nstviz.tracing.stacks import (
+    MAX_SOURCE_BYTES,
+    MAX_TOTAL_SOURCE_CHARS,
+    StackTable,
+    is_user_file,
+    location_from_frame,
+    parse_frames,
+    read_source,
+    read_sources,
+    register_live_torch_root,
+)
 
-MAX_NODES_PER_GRAPH = 60_000
-"""Graphs with more nodes keep only the first ones (``Graph.truncated``; a note says so)."""
-MAX_GUARDS = 200
-MAX_SOURCE_BYTES = 2_000_000
-
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
-_STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
-_NSTVIZ_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep
-_EXAMPLES_DIR = _NSTVIZ_DIR + "examples" + os.sep  # the built-in example is user code (`nstviz demo`)
-_FRAME_RE = re.compile(r'^\s*File "(?P<file>.+)", line (?P<line>\d+), in (?P<function>.+)$')
-_GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
-_AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
-
-
-def is_user_file(path: str | None) -> bool:
-    """True for files of user code: not torch's, nstviz's, the standard library's or frozen modules.
-
-    Third-party libraries (transformers...) count as user code: their breaks are the user's.
-    """
-    if not path:
-        return False
-    if path.startswith(_TORCH_DIR) or (path.startswith(_NSTVIZ_DIR) and not path.startswith(_EXAMPLES_DIR)):
-        return False
-    if path.startswith(_STDLIB_DIR) and "site-packages" not in path and "dist-packages" not in path:
-        return False
-    return not path.startswith("<frozen")
-
-
-class StackTable:
-    """Interned user stacks (tuples of :class:`Location`, outermost first)."""
-
-    def __init__(self) -> None:
-        self.stacks: list[tuple[Location, ...]] = []
-        self._index: dict[tuple[Location, ...], int] = {}
-        self._parsed: dict[str, int | None] = {}
-
-    def intern(self, stack: Sequence[Location]) -> int | None:
-        """Index of ``stack`` in :attr:`stacks` (adding it), or None for an empty stack."""
-        key = tuple(stack)
-        if not key:
-            return None
-        idx = self._index.get(key)
-        if idx is None:
-            idx = self._index[key] = len(self.stacks)
-            self.stacks.append(key)
-        return idx
-
-    def intern_text(self, stack_trace: str | None) -> int | None:
-        """Intern the user frames of an FX ``stack_trace`` string (cached per string)."""
-        if not stack_trace:
-            return None
-        if stack_trace in self._parsed:
-            return self._parsed[stack_trace]
-        idx = self.intern(parse_frames(stack_trace.splitlines()))
-        self._parsed[stack_trace] = idx
-        return idx
-
-
-def parse_frames(lines: Iterable[str], *, user_only: bool = True) -> list[Location]:
-    """Parse ``File "...", line N, in fn`` lines (and the code line after each)."""
-    out: list[Location] = []
-    pending: dict[str, Any] | None = None
-    for raw in lines:
-        m = _FRAME_RE.match(raw)
-        if m:
-            if pending is not None:
-                out.append(Location(**pending))
-            pending = {"file": m["file"], "line": int(m["line"]), "function": m["function"].strip(), "code": None}
-            continue
-        if pending is not None and pending["code"] is None:
-            text = raw.strip()
-            if text and not set(text) <= set("^~ "):
-                pending["code"] = text
-    if pending is not None:
-        out.append(Location(**pending))
-    if user_only:
-        out = [loc for loc in out if is_user_file(loc.file)]
-    return [_with_code(loc) for loc in out]
-
-
-def _with_code(loc: Location) -> Location:
-    if loc.code is not None:
-        return loc
-    text = linecache.getline(loc.file, loc.line).strip()
-    return Location(file=loc.file, line=loc.line, function=loc.function, code=text or None)
-
-
-def location_from_frame(frame: Any) -> Location:
-    """A :class:`Location` from a ``traceback.FrameSummary``."""
-    return _with_code(
-        Location(file=frame.filename, line=int(frame.lineno or 0), function=frame.name, code=(frame.line or None))
-    )
+# The running torch is the one that made a live capture's stacks (logs read offline use their own).
+register_live_torch_root(os.path.dirname(os.path.abspath(torch.__file__)))
 
 
 # -- graphs ---------------------------------------------------------------------------------
@@ -283,168 +215,6 @@ def convert_graph(
 # -- breaks ---------------------------------------------------------------------------------
 
 
-def _registry_fields(gb_id: str | None) -> dict[str, Any]:
-    if gb_id is None:
-        return {}
-    entry = _torch_compat.gb_registry().get(gb_id)
-    if not entry:
-        return {}
-    hints = entry.get("Hints") or []
-    return {
-        "gb_type": entry.get("Gb_type"),
-        "explanation": entry.get("Explanation"),
-        "hints": tuple(str(h) for h in hints if h),
-    }
-
-
-def _parse_message(message: str) -> dict[str, Any]:
-    """Reason, explanation, hints and GB id from a Dynamo graph-break message."""
-    lines = message.splitlines()
-    reason = ""
-    explanation = None
-    hints: list[str] = []
-    for line in lines:
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("Explanation:"):
-            explanation = stripped.removeprefix("Explanation:").strip()
-        elif stripped.startswith("Hint:"):
-            hints.append(stripped.removeprefix("Hint:").strip())
-        elif not reason and not stripped.startswith("Encountered graph break") and not stripped.startswith("Graph Break Reason:"):
-            reason = stripped
-        elif not reason and stripped.startswith("Graph Break Reason:"):
-            rest = stripped.removeprefix("Graph Break Reason:").strip()
-            if rest and not rest.startswith("Encountered graph break"):
-                reason = rest
-    link = _GB_LINK_RE.search(message)
-    gb_id = f"GB{link.group(2)}" if link else None
-    return {
-        "reason": reason,
-        "explanation": explanation,
-        "hints": tuple(hints),
-        "link": link.group(1) if link else None,
-        "gb_id": gb_id,
-    }
-
-
-def _clean_detail(message: str) -> str:
-    keep = []
-    for line in message.splitlines():
-        if line.startswith("Set TORCHDYNAMO_VERBOSE") or line.startswith("Traceback (most recent call last)"):
-            break
-        keep.append(line)
-    return "\n".join(keep).strip()
-
-
-# Dynamo 2.13 counts a graph break (``counters["graph_break"]``) only where
-# ``break_graph_if_unsupported`` handles an ``Unsupported``: its artifact's reason starts with one
-# of these. Other artifacts (a data-dependent jump, "Encountered graph break that we cannot resume
-# from", "Failed to handle graph break gracefully") are logged but not counted.
-_COUNTED_PREFIXES = ("Encountered graph break when attempting to trace", "Encountered intentional debugging graph break")
-_REASON_LINE = "Graph Break Reason: "
-_DYNAMO_EXC_RE = re.compile(r"^torch\._dynamo\.exc\.(?P<type>\w+):", re.M)
-
-
-def counts_as_graph_break(payload: str) -> bool:
-    """Whether Dynamo counted the graph break of a ``dynamo_graph_break_reason`` artifact.
-
-    The rule offline logs need (they have only the text); live runs measure the counter itself
-    (:func:`caused_per_event`), and the tests check that both agree.
-    """
-    at = payload.find(_REASON_LINE)
-    if at < 0 or not payload[at + len(_REASON_LINE) :].startswith(_COUNTED_PREFIXES):
-        return False
-    raised = _DYNAMO_EXC_RE.findall(payload.partition("\nTraceback (most recent call last):")[2])
-    return not raised or raised[-1] != "UserError"  # Dynamo counts only Unsupported
-
-
-def caused_per_event(snapshots: Sequence[int], start: int, end: int) -> list[int]:
-    """Graph breaks each artifact caused, from Dynamo's counter total at each artifact.
-
-    ``snapshots[i]`` is the total when artifact ``i`` arrived, ``start``/``end`` the totals at
-    the start and end of the run. Dynamo logs an artifact, then counts its graph break, so the
-    increase up to the next artifact belongs to it. An increase before the first artifact (none
-    seen in torch 2.13) is given to the first, so the results always sum to ``end - start``.
-    """
-    if not snapshots:
-        return []
-    bounds = [*snapshots[1:], end]
-    out = [b - a for a, b in zip(snapshots, bounds, strict=True)]
-    out[0] += snapshots[0] - start
-    return out
-
-
-def break_from_artifact(event: TraceEvent, caused: int | None = None) -> Break | None:
-    """One break hit from a ``dynamo_graph_break_reason`` artifact.
-
-    ``caused``: the graph breaks Dynamo counted for it (measured); None applies
-    :func:`counts_as_graph_break` to the text.
-    """
-    text = event.payload or ""
-    if not text:
-        return None
-    if caused is None:
-        caused = int(counts_as_graph_break(text))
-    head, _, rest = text.partition("\nUser code traceback:\n")
-    user_tb, _, internal = rest.partition("\nTraceback (most recent call last):")
-    stack = parse_frames(user_tb.splitlines())
-    first = head.splitlines()[0] if head else ""
-    m = _AT_RE.match(first)
-    info = _parse_message(head.split("\n", 1)[1] if m and "\n" in head else head)
-    if stack:
-        location = stack[-1]
-    elif m:
-        location = _with_code(Location(file=m["file"], line=int(m["line"]), function="?"))
-    else:
-        return None
-    body = head.split("\n", 1)[1] if m and "\n" in head else head
-    brk = _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
-    splits = (BreakSplit(compile_id=event.tlparse_id, count=caused),) if caused else ()
-    brk = _replace(brk, caused=caused, splits=splits)
-    cause = _root_cause_from_text(internal)
-    return _replace(brk, root_cause=cause) if cause else brk
-
-
-_EXC_LINE_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Interrupt|Exit)\w*): ?(?P<msg>.*)$")
-
-
-def _root_cause_from_text(internal: str) -> str | None:
-    """The first exception of a chained traceback that Dynamo converted into a break."""
-    if not internal:
-        return None
-    found = [m for m in (_EXC_LINE_RE.match(line) for line in internal.splitlines()) if m]
-    if len(found) < 2:
-        return None
-    first = found[0]
-    text = f"{first['type'].rsplit('.', 1)[-1]}: {first['msg'].strip()}"
-    if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
-        text += f" ({found[1]['msg'].strip()})"
-    from nstviz.analysis.causes import unwrap_fake_tensor_error  # issue 11: the error inside
-
-    return unwrap_fake_tensor_error(text, internal)[:500]
-
-
-def _make_break(
-    info: dict[str, Any], location: Location, stack: Sequence[Location], detail: str, compile_id: str | None, *, fatal: bool
-) -> Break:
-    reg = _registry_fields(info["gb_id"])
-    return Break(
-        gb_id=info["gb_id"],
-        reason=reg.get("gb_type") or info["reason"] or "graph break",
-        count=1,
-        fatal=fatal,
-        location=location,
-        gb_type=reg.get("gb_type") or info["reason"] or None,
-        detail=detail,
-        explanation=info["explanation"] or reg.get("explanation"),
-        hints=info["hints"] or reg.get("hints", ()),
-        link=info["link"],
-        stack=tuple(stack),
-        compile_ids=(compile_id,) if compile_id else (),
-    )
-
-
 def find_unsupported(exc: BaseException | None) -> BaseException | None:
     """The Dynamo ``Unsupported`` error in ``exc`` or its cause/context chain."""
     types = _torch_compat.unsupported_types()
@@ -500,255 +270,30 @@ def break_from_exception(exc: BaseException) -> Break | None:
     return brk
 
 
-def _replace(obj: Any, **changes: Any) -> Any:
-    import dataclasses
-
-    return dataclasses.replace(obj, **changes)
-
-
-def dedupe_breaks(hits: Sequence[Break]) -> tuple[Break, ...]:
-    """Merge identical break hits into distinct breaks with counts (first-seen order)."""
-    merged: dict[str, Break] = {}
-    for hit in hits:
-        key = hit.id
-        prev = merged.get(key)
-        if prev is None:
-            merged[key] = hit
-            continue
-        ids = prev.compile_ids + tuple(c for c in hit.compile_ids if c not in prev.compile_ids)
-        merged[key] = _replace(
-            prev,
-            count=prev.count + hit.count,
-            fatal=prev.fatal or hit.fatal,
-            compile_ids=ids,
-            root_cause=prev.root_cause or hit.root_cause,
-            caused=None if prev.caused is None and hit.caused is None else (prev.caused or 0) + (hit.caused or 0),
-            splits=_merge_splits(prev.splits + hit.splits),
-        )
-    return tuple(merged.values())
-
-
-def _merge_splits(splits: Sequence[BreakSplit]) -> tuple[BreakSplit, ...]:
-    counts: dict[str, BreakSplit] = {}
-    for s in splits:
-        prev = counts.get(s.compile_id)
-        counts[s.compile_id] = s if prev is None else _replace(prev, count=prev.count + s.count)
-    return tuple(counts.values())
-
-
-# -- compiles -------------------------------------------------------------------------------
-
-
-def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) -> tuple[Compile, ...]:
-    """One :class:`Compile` per ``compilation_metrics`` event, with guards and graph ids."""
-    guards: dict[tuple[Any, ...], tuple[str, ...]] = {}
-    starts: dict[tuple[Any, ...], Location] = {}
-    for e in events:
-        key = (e.frame_id, e.compile_id)
-        if e.kind in ("dynamo_cpp_guards_str", "dynamo_guards") and e.payload:
-            lines = tuple(ln.rstrip() for ln in e.payload.splitlines() if ln.strip())
-            guards[key] = lines[:MAX_GUARDS]
-        elif e.kind == "dynamo_start":
-            frames = [f for f in e.metadata.get("stack", []) if f.get("file")]
-            if frames:
-                f = frames[-1]
-                starts[key] = Location(
-                    file=str(f["file"]), line=int(f.get("line") or 0), function=str(f.get("function") or "")
-                )
-    by_compile: dict[tuple[int, int], list[str]] = {}
-    for g in graphs:
-        by_compile.setdefault((g.frame_id, g.compile_id), []).append(g.id)
-    out: list[Compile] = []
-    for e in events:
-        if e.kind != "compilation_metrics":
-            continue
-        m = e.metadata
-        key = (e.frame_id, e.compile_id)
-        loc = None
-        if m.get("co_filename"):
-            loc = Location(file=str(m["co_filename"]), line=int(m.get("co_firstlineno") or 0), function=str(m.get("co_name") or ""))
-        out.append(
-            Compile(
-                frame_id=int(e.frame_id if e.frame_id is not None else -1),
-                compile_id=int(e.compile_id if e.compile_id is not None else -1),
-                attempt=e.attempt,
-                function=str(m.get("co_name") or ""),
-                location=loc or starts.get(key),
-                compile_time_s=_float(m.get("entire_frame_compile_time_s")),
-                graph_ids=tuple(by_compile.get((int(e.frame_id or 0), int(e.compile_id or 0)), ())),
-                guards=guards.get(key, ()),
-                recompile_reason=_text(m.get("recompile_reason")),
-                restart_reasons=tuple(str(r) for r in (m.get("restart_reasons") or ()) if r),
-                fail_reason=_text(m.get("fail_reason"), 2000),
-            )
-        )
-    return tuple(out)
-
-
-def _float(v: Any) -> float | None:
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def _text(v: Any, limit: int = 4000) -> str | None:
-    if v is None or v == "":
-        return None
-    if isinstance(v, (list, tuple)):
-        v = "\n".join(str(x) for x in v)
-    return str(v)[:limit]
-
-
-# -- sources --------------------------------------------------------------------------------
-
-
-def read_source(path: str) -> SourceFile | None:
-    """Text of a user file or IPython cell (via :mod:`linecache`), capped in size."""
-    lines = linecache.getlines(path)
-    if not lines:
-        return None
-    text = "".join(lines)
-    truncated = len(text) > MAX_SOURCE_BYTES
-    return SourceFile(path=path, text=text[:MAX_SOURCE_BYTES], truncated=truncated)
-
-
-MAX_TOTAL_SOURCE_CHARS = 8_000_000
-"""Source text kept in one Report, all files together (later files are truncated)."""
-
-
-def read_sources(paths: Iterable[str]) -> dict[str, SourceFile]:
-    """Text of each readable user file in ``paths`` (first mention first), within the Report's budget."""
-    out: dict[str, SourceFile] = {}
-    budget = MAX_TOTAL_SOURCE_CHARS
-    for path in dict.fromkeys(paths):
-        if not is_user_file(path):
-            continue
-        src = read_source(path)
-        if src is None:
-            continue
-        if len(src.text) > budget:
-            src = SourceFile(path=src.path, text=src.text[: max(budget, 0)], truncated=True)
-        budget -= len(src.text)
-        out[path] = src
-    return out
-
-
-def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
-    """Fill ``graph_before``/``graph_after`` of each break where the compiles tell.
-
-    Also names the frames of its :attr:`~Break.splits` and starts its stack at the compiled
-    entry point (:class:`_CompiledNames`).
-
-    Before: the Dynamo graph compiled by the frame compile that hit the break (Dynamo compiles
-    the part before a break as its own graph). After: the Dynamo graph of the resume function
-    Dynamo generated for the frame that broke (``torch_dynamo_resume_in_<fn>_at_<line>``).
-    """
-    dynamo = {(g.frame_id, g.compile_id): g.id for g in graphs if g.level == "dynamo"}
-    resume: dict[str, str] = {}
-    for c in compiles:
-        gid = dynamo.get((c.frame_id, c.compile_id))
-        if gid is not None and c.function.startswith("torch_dynamo_resume_in_"):
-            resume.setdefault(c.function, gid)
-    names = _CompiledNames(compiles)
-    out = []
-    for brk in breaks:
-        brk = names.apply(brk)
-        before = None
-        for cid in brk.compile_ids:
-            m = re.match(r"^(\d+)/(\d+)", cid)
-            if m and (int(m[1]), int(m[2])) in dynamo:
-                before = dynamo[(int(m[1]), int(m[2]))]
-                break
-        after = None
-        for loc in reversed(brk.stack or (brk.location,)):
-            after = resume.get(f"torch_dynamo_resume_in_{loc.function}_at_{loc.line}")
-            if after is not None:
-                break
-        if before is not None or after is not None:
-            brk = _replace(brk, graph_before=brk.graph_before or before, graph_after=brk.graph_after or after)
-        out.append(brk)
-    return tuple(out)
-
-
-# -- compiled frames: names and entry points ------------------------------------------------
-
-_DEFS: dict[tuple[str, int], list[tuple[str, str, int, int]] | None] = {}
-
-
-def _defs(path: str) -> list[tuple[str, str, int, int]] | None:
-    """``(name, qualname, first line incl. decorators, last line)`` of every def in a source file."""
-    import ast
-
-    text = "".join(linecache.getlines(path))
-    key = (path, hash(text))  # the file's current text: a cell or script may change between runs
-    if key in _DEFS:
-        return _DEFS[key]
-    found: list[tuple[str, str, int, int]] | None = None
-    if text:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            tree = None
-        if tree is not None:
-            found = []
-
-            def walk(node: ast.AST, prefix: str) -> None:
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        qual = prefix + child.name
-                        first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                        found.append((child.name, qual, first, child.end_lineno or child.lineno))
-                        walk(child, qual + ".<locals>.")
-                    elif isinstance(child, ast.ClassDef):
-                        walk(child, prefix + child.name + ".")
-                    else:
-                        walk(child, prefix)
-
-            walk(tree, "")
-    if len(_DEFS) > 256:
-        _DEFS.clear()
-    _DEFS[key] = found
-    return found
-
-
-def _def_at(path: str, name: str, line: int | None) -> tuple[str, int, int] | None:
-    """The innermost def ``name`` in ``path`` whose lines hold ``line``: (qualname, first, last)."""
-    best = None
-    for fn, qual, first, last in _defs(path) or ():
-        if fn == name and line is not None and first <= line <= last and (best is None or first >= best[1]):
-            best = (qual, first, last)
-    return best
-
-
-class _CompiledNames:
-    """The frames Dynamo compiled in a run: their readable names, and where a stack enters them."""
-
-    def __init__(self, compiles: Sequence[Compile]) -> None:
-        self.names: dict[str, str] = {}
-        self.spans: dict[tuple[str, str], list[tuple[int, int] | None]] = {}
-        for c in compiles:
-            fn, line = original_function(c.function, c.location.line if c.location else None)
-            found = _def_at(c.location.file, fn, line) if c.location and fn else None
-            self.names[f"{c.frame_id}/{c.compile_id}"] = found[0] if found else fn
-            if c.location and fn:
-                self.spans.setdefault((c.location.file, fn), []).append(found[1:] if found else None)
-
-    def name(self, compile_id: str) -> str:
-        """The function of frame compile ``compile_id`` (``"1/0"`` or ``"1/0_1"``)."""
-        m = _ID_RE.match(compile_id)
-        return self.names.get(f"{m[1]}/{m[2]}", "") if m else ""
-
-    def entered(self, frame: Location) -> bool:
-        """Whether ``frame`` runs in a function Dynamo compiled in this run."""
-        spans = self.spans.get((frame.file, frame.function))
-        return spans is not None and any(s is None or s[0] <= frame.line <= s[1] for s in spans)
-
-    def apply(self, brk: Break) -> Break:
-        """``brk`` with its splits named and its stack starting at the compiled entry point."""
-        splits = tuple(_replace(s, function=s.function or self.name(s.compile_id)) for s in brk.splits)
-        stack = brk.stack
-        start = next((i for i, f in enumerate(stack) if self.entered(f)), 0)
-        if splits == brk.splits and start == 0:
-            return brk
-        return _replace(brk, splits=splits, stack=stack[start:])
-
-
-_ID_RE = re.compile(r"^\[?(\d+)/(\d+)")
+__all__ = [
+    "MAX_GUARDS",
+    "MAX_NODES_PER_GRAPH",
+    "MAX_SOURCE_BYTES",
+    "MAX_TOTAL_SOURCE_CHARS",
+    "StackTable",
+    "_CompiledNames",
+    "_clean_detail",
+    "_make_break",
+    "_parse_message",
+    "_root_cause_from_text",
+    "break_from_artifact",
+    "break_from_exception",
+    "caused_per_event",
+    "compiles_from_events",
+    "convert_graph",
+    "counts_as_graph_break",
+    "dedupe_breaks",
+    "find_unsupported",
+    "is_user_file",
+    "link_breaks",
+    "location_from_frame",
+    "parse_frames",
+    "read_source",
+    "read_sources",
+    "root_cause_of",
+]

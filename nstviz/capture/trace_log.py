@@ -17,10 +17,10 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from nstviz.capture import _torch_compat
+from nstviz.tracing.events import METRIC_KEYS, TraceEvent
 
 # Artifact names whose payload is kept.
 _KEEP_ARTIFACTS = frozenset({"dynamo_graph_break_reason", "dynamo_error", "recompile_reasons"})
@@ -32,41 +32,7 @@ _KEEP_EVENTS = {
     "dynamo_guards": True,
     "recompile_reasons": True,
 }
-_METRIC_KEYS = (
-    "compile_id",
-    "co_name",
-    "co_filename",
-    "co_firstlineno",
-    "entire_frame_compile_time_s",
-    "backend_compile_time_s",
-    "fail_type",
-    "fail_reason",
-    "fail_user_frame_filename",
-    "fail_user_frame_lineno",
-    "recompile_reason",
-    "restart_reasons",
-    "num_graph_breaks",
-    "graph_op_count",
-    "guard_count",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class TraceEvent:
-    """One structured-trace event: its kind, tlparse ids, metadata and (maybe) payload."""
-
-    kind: str
-    frame_id: int | None
-    compile_id: int | None
-    attempt: int
-    metadata: dict[str, Any] = field(default_factory=dict)
-    payload: str | None = None
-
-    @property
-    def tlparse_id(self) -> str:
-        """``"frame/compile"`` or ``"frame/compile_attempt"`` as tlparse writes it."""
-        base = f"{self.frame_id}/{self.compile_id}"
-        return f"{base}_{self.attempt}" if self.attempt else base
+_METRIC_KEYS = METRIC_KEYS  # the old name
 
 
 class TraceCollector(logging.Handler):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nstviz.capture.convert import read_sources
 from nstviz.report import Location, Run, SourceFile
+from nstviz.tracing.stacks import read_sources
 
 
 def sources_of(run: Run, stacks: Sequence[Sequence[Location]]) -> dict[str, SourceFile]:

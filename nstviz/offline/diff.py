@@ -21,7 +21,6 @@ from pathlib import Path
 
 from nstviz.analysis.assemble import build_report, summarize_runs
 from nstviz.analysis.break_diff import diff_breaks
-from nstviz.capture.convert import StackTable
 from nstviz.errors import ReportFormatError, UsageError
 from nstviz.offline.ingest import find_logs, ingest_log
 from nstviz.report import (
@@ -35,6 +34,7 @@ from nstviz.report import (
     Run,
     SourceFile,
 )
+from nstviz.tracing.stacks import StackTable
 
 RUN_LABELS = {"baseline": "before", "nonstrict": "after"}
 _RANK_GLOB = "rank-*.nstviz.json"

@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from nstviz.capture.convert import MAX_NODES_PER_GRAPH, StackTable, is_user_file
 from nstviz.report import Graph, Location, Node, TensorInfo
+from nstviz.tracing import MAX_NODES_PER_GRAPH
+from nstviz.tracing.stacks import StackTable, is_user_file
 
 MAX_CODE_CHARS = 200_000
 """Graph text kept as :attr:`Graph.code` up to this size (larger graphs keep nodes only)."""

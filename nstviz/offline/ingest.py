@@ -15,6 +15,10 @@ The log is read once, streaming (:mod:`nstviz.offline.tracelog`). From its recor
   and the ATen nodes of the same compile whose ``# File:`` line is the call's line are taken
   as inlined from it (:attr:`Region.approximate` is set).
 
+Which frames are torch's (not the user's) is decided by the shape of their paths and by the
+log's own paths (:class:`nstviz.tracing.stacks.RootLearner`), never by where torch is installed
+on the machine reading the log: a log recorded on a cluster reads the same on a laptop.
+
 Each graph is handed to a sink as soon as it is parsed, so :func:`write_ingested` holds one
 graph at a time: memory is bounded by the largest graph, not by the log.
 """
@@ -34,22 +38,22 @@ from pathlib import Path
 from typing import Any
 
 from nstviz.analysis.assemble import build_report
-from nstviz.capture.convert import (
-    StackTable,
+from nstviz.errors import UsageError
+from nstviz.offline._sources import sources_of
+from nstviz.offline.graph_text import parse_graph_text
+from nstviz.offline.tracelog import LogStats, TraceLogReader
+from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
+from nstviz.tracing import stacks as path_rules
+from nstviz.tracing.breaks import (
     _make_break,
     _parse_message,
     break_from_artifact,
     compiles_from_events,
     dedupe_breaks,
     link_breaks,
-    parse_frames,
 )
-from nstviz.capture.trace_log import _METRIC_KEYS, TraceEvent
-from nstviz.errors import UsageError
-from nstviz.offline._sources import sources_of
-from nstviz.offline.graph_text import parse_graph_text
-from nstviz.offline.tracelog import LogStats, TraceLogReader
-from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
+from nstviz.tracing.events import METRIC_KEYS, TraceEvent
+from nstviz.tracing.stacks import PathRules, RootLearner, StackTable, parse_frames
 
 GRAPH_LEVELS = {
     "dynamo_output_graph": "dynamo",
@@ -78,6 +82,7 @@ _SKIP = frozenset({"chromium_event", "describe_tensor", "describe_storage", "des
 _MAX_GUARD_LINES = 200
 _RANK_RE = re.compile(r"rank_(\d+)")
 _LOG_GLOB = "*.log*"
+_FILE_RE = re.compile(r'^\s*File "([^"]+)", line \d+', re.M)
 
 
 @dataclasses.dataclass(slots=True)
@@ -111,16 +116,21 @@ class _Ingest:
         self.error_stacks: dict[tuple[int | None, int | None], list[Location]] = {}
         self.failed: list[tuple[dict[str, Any], Any]] = []  # compilation metrics of failed compiles
         self.logged: set[tuple[int | None, int | None]] = set()  # frame compiles that logged a graph break
+        self.rules = PathRules()  # whose files are torch's: by their shape and this log's own paths
+        self.learner = RootLearner(self.rules)
 
     def feed(self, entries: Iterable[Any]) -> None:
+        learner = self.learner
         for e in entries:
             if self.rank is None and e.rank is not None:
                 self.rank = e.rank
+            learner.site(e.site)
             kind = e.kind
             if kind == "str":
                 value = e.metadata
                 if isinstance(value, list) and len(value) == 2 and isinstance(value[1], int):
                     self.strings[value[1]] = str(value[0])
+                    learner.path(self.strings[value[1]])
             elif kind in GRAPH_LEVELS:
                 if e.payload is not None:
                     self._graph(e, GRAPH_LEVELS[kind])
@@ -130,17 +140,21 @@ class _Ingest:
                     self.functions[(e.frame_id, e.compile_id)] = str(stack[-1]["function"])
                 self._event(e, "dynamo_start", {"stack": stack})
             elif kind == "artifact:dynamo_graph_break_reason":
+                for file in _FILE_RE.findall(e.text):
+                    learner.path(file)
                 brk = break_from_artifact(self._event(e, "dynamo_graph_break_reason", {}, e.text))
                 self.logged.add((e.frame_id, e.compile_id))
                 if brk is not None:
                     self.hits.append(brk)
             elif kind == "compilation_metrics" and isinstance(e.metadata, dict):
-                meta = {k: e.metadata.get(k) for k in _METRIC_KEYS}
+                meta = {k: e.metadata.get(k) for k in METRIC_KEYS}
                 self._event(e, "compilation_metrics", meta)
                 if str(meta.get("fail_type") or "").endswith("Unsupported"):
                     self.failed.append((meta, (e.frame_id, e.compile_id, e.attempt)))
             elif kind == "artifact:dynamo_error":
                 text = e.text
+                for file in _FILE_RE.findall(text):
+                    learner.path(file)
                 if "\nfrom user code:\n" in text:
                     frames = text.split("\nfrom user code:\n", 1)[1].splitlines()
                     self.error_stacks[(e.frame_id, e.compile_id)] = parse_frames(frames)
@@ -326,6 +340,13 @@ def _build(path: Path, sink: Callable[[Graph], None], run_name: str) -> tuple[Re
         sink(graph)
 
     ingest = _Ingest(keep, stacks)
+    with path_rules.using(ingest.rules):  # this log's torch, not the reading machine's
+        return _build_with(path, reader, ingest, stubs, stacks, run_name)
+
+
+def _build_with(
+    path: Path, reader: TraceLogReader, ingest: _Ingest, stubs: list[Graph], stacks: StackTable, run_name: str
+) -> tuple[Report, StackTable]:
     # The parse makes millions of small acyclic objects; the cyclic GC would rescan them all
     # at every generation threshold (measured: a third of the ingest time). Paused, restored.
     was_enabled = gc.isenabled()

@@ -103,6 +103,8 @@ class Entry:
     line: int
     has_payload: bool = False
     payload: list[str] | None = None
+    site: str = ""
+    """The torch file that logged the record, from its glog prefix (``site-packages/torch/_dynamo/utils.py``)."""
 
     @property
     def text(self) -> str:
@@ -251,7 +253,7 @@ class TraceLogReader:
             end = line.find('"', cut + 4)
             if end > 0 and line[cut + 4 : end] in self._skip_kinds:
                 return Entry(kind=line[cut + 4 : end], metadata=None, frame_id=None, compile_id=None, attempt=0,
-                             rank=None, line=lineno, has_payload='"has_payload"' in line)
+                             rank=None, line=lineno, has_payload='"has_payload"' in line, site=_site(line, cut))
         try:
             data = json.loads(line[cut + 2 :])
         except ValueError:
@@ -276,6 +278,7 @@ class TraceLogReader:
             rank=rank if isinstance(rank, int) else None,
             line=lineno,
             has_payload=bool(data.get("has_payload")),
+            site=_site(line, cut),
         )
 
     def _refuse_if_foreign(self, line: str, lineno: int) -> None:
@@ -292,6 +295,12 @@ class TraceLogReader:
                 f"with JSON (line {lineno}: {shown!r}); give the files TORCH_TRACE=DIR wrote "
                 "(dedicated_log_torch_trace_*.log)"
             )
+
+
+def _site(line: str, cut: int) -> str:
+    """The call site's file in a record's glog prefix (``V1201 12:00:00.0 123 path/x.py:42]``)."""
+    head = line[:cut]
+    return head[head.rfind(" ") + 1 :].rpartition(":")[0]
 
 
 def read_entries(path: str | Path, keep_payload: Container[str] = ()) -> Iterator[Entry]:

@@ -17,3 +17,10 @@ def test_gb_ids_match_the_registry():
         "GB0124": "Unsupported Tensor.item() call with capture_scalar_outputs=False",
         "GB0170": "Data-dependent branching",
     }
+
+
+def test_the_torch_free_names_of_dynamo_exceptions_cover_this_torch():
+    """`nstviz view` tells a fatal break from the script's error without importing torch: by these names."""
+    from nstviz.tracing.breaks import DYNAMO_EXCEPTION_NAMES
+
+    assert _torch_compat.dynamo_exception_names() <= DYNAMO_EXCEPTION_NAMES

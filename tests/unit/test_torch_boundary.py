@@ -39,3 +39,16 @@ def test_private_torch_api_only_in_torch_compat():
             offenders += _private_torch_uses(path)
     assert offenders == []
     assert _private_torch_uses(COMPAT)  # the check does see private use where it is
+
+
+def test_the_tracing_layer_imports_no_torch():
+    """``nstviz/tracing`` is what ``ingest``/``diff``/``view`` read logs with, on machines without torch."""
+    offenders = []
+    for path in sorted((PACKAGE / "tracing").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n == "torch" or n.startswith("torch.")]
+            offenders += [f"{path.name}:{node.lineno} {n}" for n in names if n.startswith("nstviz.capture")]
+    assert offenders == []

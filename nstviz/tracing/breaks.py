@@ -1,0 +1,472 @@
+"""Graph breaks and compiles from structured-trace events and the text torch wrote.
+
+Torch-free: live captures (:mod:`nstviz.capture`) and logs read on another machine
+(:mod:`nstviz.offline`) both go through these. The graph-break registry (GB ids -> type,
+explanation, hints) is read from the installed torch's files without importing torch, and is
+empty where torch is not installed (the messages in a log carry the same text).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import json
+import linecache
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from nstviz._where import original_function
+from nstviz.report import Break, BreakSplit, Compile, Graph, Location
+from nstviz.tracing import MAX_GUARDS
+from nstviz.tracing.events import TraceEvent
+from nstviz.tracing.stacks import parse_frames, with_code
+
+_GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
+_AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
+_REGISTRY = "graph_break_registry.json"
+
+DYNAMO_EXCEPTION_NAMES = frozenset(
+    {
+        "AutogradGradRestartAnalysis", "BackendCompilerFailed", "CompileCollectiveRestartAnalysis",
+        "CondOpArgsMismatchError", "FakeTensorObservedException", "InfiniteGeneratorError",
+        "InternalTorchDynamoError", "InvalidBackend", "ObservedAttributeError", "ObservedException",
+        "ObservedGeneratorExit", "ObservedIndexError", "ObservedKeyError", "ObservedLookupError",
+        "ObservedNotImplementedError", "ObservedRuntimeError", "ObservedTypeError", "ObservedUserStopIteration",
+        "PackageError", "RecompileError", "RequiresGradRestartAnalysis", "ResetRequired", "RestartAnalysis",
+        "ResumePrologueTracingError", "ShortenTraceback", "SkipFrame", "SpeculationRestartAnalysis",
+        "StepUnsupported", "TensorifyScalarRestartAnalysis", "TorchDynamoException", "TorchRuntimeError",
+        "UncapturedHigherOrderOpError", "UnknownPropertiesDuringBackwardTrace", "UnsafeScriptObjectError",
+        "UnspecializeRestartAnalysis", "Unsupported", "UserError",
+    }
+)
+"""The ``torch._dynamo.exc.TorchDynamoException`` classes of torch 2.13 and 2.14, by name: how a
+Report read without importing torch tells a fatal graph break from the script's own error
+(:func:`nstviz.capture._torch_compat.dynamo_exception_names` reads the running torch's)."""
+
+
+def _registry_path() -> str | None:
+    dynamo = sys.modules.get("torch._dynamo")
+    if getattr(dynamo, "__file__", None):
+        return os.path.join(os.path.dirname(dynamo.__file__), _REGISTRY)  # type: ignore[union-attr]
+    try:
+        spec = importlib.util.find_spec("torch")  # locates the package without importing it
+    except (ImportError, ValueError):
+        return None
+    locations = list(spec.submodule_search_locations or ()) if spec is not None else []
+    return os.path.join(locations[0], "_dynamo", _REGISTRY) if locations else None
+
+
+@functools.cache
+def gb_registry() -> dict[str, dict[str, Any]]:
+    """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty if absent)."""
+    path = _registry_path()
+    if path is None:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, dict[str, Any]] = {}
+    for key, entries in (data.items() if isinstance(data, dict) else ()):
+        entry = entries[0] if isinstance(entries, list) and entries else entries
+        if isinstance(entry, dict):
+            out[key] = entry
+    return out
+
+
+def _registry_fields(gb_id: str | None) -> dict[str, Any]:
+    if gb_id is None:
+        return {}
+    entry = gb_registry().get(gb_id)
+    if not entry:
+        return {}
+    hints = entry.get("Hints") or []
+    return {
+        "gb_type": entry.get("Gb_type"),
+        "explanation": entry.get("Explanation"),
+        "hints": tuple(str(h) for h in hints if h),
+    }
+
+
+def _parse_message(message: str) -> dict[str, Any]:
+    """Reason, explanation, hints and GB id from a Dynamo graph-break message."""
+    lines = message.splitlines()
+    reason = ""
+    explanation = None
+    hints: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("Explanation:"):
+            explanation = stripped.removeprefix("Explanation:").strip()
+        elif stripped.startswith("Hint:"):
+            hints.append(stripped.removeprefix("Hint:").strip())
+        elif not reason and not stripped.startswith("Encountered graph break") and not stripped.startswith("Graph Break Reason:"):
+            reason = stripped
+        elif not reason and stripped.startswith("Graph Break Reason:"):
+            rest = stripped.removeprefix("Graph Break Reason:").strip()
+            if rest and not rest.startswith("Encountered graph break"):
+                reason = rest
+    link = _GB_LINK_RE.search(message)
+    gb_id = f"GB{link.group(2)}" if link else None
+    return {
+        "reason": reason,
+        "explanation": explanation,
+        "hints": tuple(hints),
+        "link": link.group(1) if link else None,
+        "gb_id": gb_id,
+    }
+
+
+def _clean_detail(message: str) -> str:
+    keep = []
+    for line in message.splitlines():
+        if line.startswith("Set TORCHDYNAMO_VERBOSE") or line.startswith("Traceback (most recent call last)"):
+            break
+        keep.append(line)
+    return "\n".join(keep).strip()
+
+
+# Dynamo 2.13 counts a graph break (``counters["graph_break"]``) only where
+# ``break_graph_if_unsupported`` handles an ``Unsupported``: its artifact's reason starts with one
+# of these. Other artifacts (a data-dependent jump, "Encountered graph break that we cannot resume
+# from", "Failed to handle graph break gracefully") are logged but not counted.
+_COUNTED_PREFIXES = ("Encountered graph break when attempting to trace", "Encountered intentional debugging graph break")
+_REASON_LINE = "Graph Break Reason: "
+_DYNAMO_EXC_RE = re.compile(r"^torch\._dynamo\.exc\.(?P<type>\w+):", re.M)
+
+
+def counts_as_graph_break(payload: str) -> bool:
+    """Whether Dynamo counted the graph break of a ``dynamo_graph_break_reason`` artifact.
+
+    The rule offline logs need (they have only the text); live runs measure the counter itself
+    (:func:`caused_per_event`), and the tests check that both agree.
+    """
+    at = payload.find(_REASON_LINE)
+    if at < 0 or not payload[at + len(_REASON_LINE) :].startswith(_COUNTED_PREFIXES):
+        return False
+    raised = _DYNAMO_EXC_RE.findall(payload.partition("\nTraceback (most recent call last):")[2])
+    return not raised or raised[-1] != "UserError"  # Dynamo counts only Unsupported
+
+
+def caused_per_event(snapshots: Sequence[int], start: int, end: int) -> list[int]:
+    """Graph breaks each artifact caused, from Dynamo's counter total at each artifact.
+
+    ``snapshots[i]`` is the total when artifact ``i`` arrived, ``start``/``end`` the totals at
+    the start and end of the run. Dynamo logs an artifact, then counts its graph break, so the
+    increase up to the next artifact belongs to it. An increase before the first artifact (none
+    seen in torch 2.13) is given to the first, so the results always sum to ``end - start``.
+    """
+    if not snapshots:
+        return []
+    bounds = [*snapshots[1:], end]
+    out = [b - a for a, b in zip(snapshots, bounds, strict=True)]
+    out[0] += snapshots[0] - start
+    return out
+
+
+def break_from_artifact(event: TraceEvent, caused: int | None = None) -> Break | None:
+    """One break hit from a ``dynamo_graph_break_reason`` artifact.
+
+    ``caused``: the graph breaks Dynamo counted for it (measured); None applies
+    :func:`counts_as_graph_break` to the text.
+    """
+    text = event.payload or ""
+    if not text:
+        return None
+    if caused is None:
+        caused = int(counts_as_graph_break(text))
+    head, _, rest = text.partition("\nUser code traceback:\n")
+    user_tb, _, internal = rest.partition("\nTraceback (most recent call last):")
+    stack = parse_frames(user_tb.splitlines())
+    first = head.splitlines()[0] if head else ""
+    m = _AT_RE.match(first)
+    info = _parse_message(head.split("\n", 1)[1] if m and "\n" in head else head)
+    if stack:
+        location = stack[-1]
+    elif m:
+        location = with_code(Location(file=m["file"], line=int(m["line"]), function="?"))
+    else:
+        return None
+    body = head.split("\n", 1)[1] if m and "\n" in head else head
+    brk = _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
+    splits = (BreakSplit(compile_id=event.tlparse_id, count=caused),) if caused else ()
+    brk = _replace(brk, caused=caused, splits=splits)
+    cause = _root_cause_from_text(internal)
+    return _replace(brk, root_cause=cause) if cause else brk
+
+
+_EXC_LINE_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Interrupt|Exit)\w*): ?(?P<msg>.*)$")
+
+
+def _root_cause_from_text(internal: str) -> str | None:
+    """The first exception of a chained traceback that Dynamo converted into a break."""
+    if not internal:
+        return None
+    found = [m for m in (_EXC_LINE_RE.match(line) for line in internal.splitlines()) if m]
+    if len(found) < 2:
+        return None
+    first = found[0]
+    text = f"{first['type'].rsplit('.', 1)[-1]}: {first['msg'].strip()}"
+    if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
+        text += f" ({found[1]['msg'].strip()})"
+    from nstviz.analysis.causes import unwrap_fake_tensor_error  # issue 11: the error inside
+
+    return unwrap_fake_tensor_error(text, internal)[:500]
+
+
+def _make_break(
+    info: dict[str, Any], location: Location, stack: Sequence[Location], detail: str, compile_id: str | None, *, fatal: bool
+) -> Break:
+    reg = _registry_fields(info["gb_id"])
+    return Break(
+        gb_id=info["gb_id"],
+        reason=reg.get("gb_type") or info["reason"] or "graph break",
+        count=1,
+        fatal=fatal,
+        location=location,
+        gb_type=reg.get("gb_type") or info["reason"] or None,
+        detail=detail,
+        explanation=info["explanation"] or reg.get("explanation"),
+        hints=info["hints"] or reg.get("hints", ()),
+        link=info["link"],
+        stack=tuple(stack),
+        compile_ids=(compile_id,) if compile_id else (),
+    )
+
+
+def _replace(obj: Any, **changes: Any) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(obj, **changes)
+
+
+def dedupe_breaks(hits: Sequence[Break]) -> tuple[Break, ...]:
+    """Merge identical break hits into distinct breaks with counts (first-seen order)."""
+    merged: dict[str, Break] = {}
+    for hit in hits:
+        key = hit.id
+        prev = merged.get(key)
+        if prev is None:
+            merged[key] = hit
+            continue
+        ids = prev.compile_ids + tuple(c for c in hit.compile_ids if c not in prev.compile_ids)
+        merged[key] = _replace(
+            prev,
+            count=prev.count + hit.count,
+            fatal=prev.fatal or hit.fatal,
+            compile_ids=ids,
+            root_cause=prev.root_cause or hit.root_cause,
+            caused=None if prev.caused is None and hit.caused is None else (prev.caused or 0) + (hit.caused or 0),
+            splits=_merge_splits(prev.splits + hit.splits),
+        )
+    return tuple(merged.values())
+
+
+def _merge_splits(splits: Sequence[BreakSplit]) -> tuple[BreakSplit, ...]:
+    counts: dict[str, BreakSplit] = {}
+    for s in splits:
+        prev = counts.get(s.compile_id)
+        counts[s.compile_id] = s if prev is None else _replace(prev, count=prev.count + s.count)
+    return tuple(counts.values())
+
+
+# -- compiles -------------------------------------------------------------------------------
+
+
+def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) -> tuple[Compile, ...]:
+    """One :class:`Compile` per ``compilation_metrics`` event, with guards and graph ids."""
+    guards: dict[tuple[Any, ...], tuple[str, ...]] = {}
+    starts: dict[tuple[Any, ...], Location] = {}
+    for e in events:
+        key = (e.frame_id, e.compile_id)
+        if e.kind in ("dynamo_cpp_guards_str", "dynamo_guards") and e.payload:
+            lines = tuple(ln.rstrip() for ln in e.payload.splitlines() if ln.strip())
+            guards[key] = lines[:MAX_GUARDS]
+        elif e.kind == "dynamo_start":
+            frames = [f for f in e.metadata.get("stack", []) if f.get("file")]
+            if frames:
+                f = frames[-1]
+                starts[key] = Location(
+                    file=str(f["file"]), line=int(f.get("line") or 0), function=str(f.get("function") or "")
+                )
+    by_compile: dict[tuple[int, int], list[str]] = {}
+    for g in graphs:
+        by_compile.setdefault((g.frame_id, g.compile_id), []).append(g.id)
+    out: list[Compile] = []
+    for e in events:
+        if e.kind != "compilation_metrics":
+            continue
+        m = e.metadata
+        key = (e.frame_id, e.compile_id)
+        loc = None
+        if m.get("co_filename"):
+            loc = Location(file=str(m["co_filename"]), line=int(m.get("co_firstlineno") or 0), function=str(m.get("co_name") or ""))
+        out.append(
+            Compile(
+                frame_id=int(e.frame_id if e.frame_id is not None else -1),
+                compile_id=int(e.compile_id if e.compile_id is not None else -1),
+                attempt=e.attempt,
+                function=str(m.get("co_name") or ""),
+                location=loc or starts.get(key),
+                compile_time_s=_float(m.get("entire_frame_compile_time_s")),
+                graph_ids=tuple(by_compile.get((int(e.frame_id or 0), int(e.compile_id or 0)), ())),
+                guards=guards.get(key, ()),
+                recompile_reason=_text(m.get("recompile_reason")),
+                restart_reasons=tuple(str(r) for r in (m.get("restart_reasons") or ()) if r),
+                fail_reason=_text(m.get("fail_reason"), 2000),
+            )
+        )
+    return tuple(out)
+
+
+def _float(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def _text(v: Any, limit: int = 4000) -> str | None:
+    if v is None or v == "":
+        return None
+    if isinstance(v, (list, tuple)):
+        v = "\n".join(str(x) for x in v)
+    return str(v)[:limit]
+
+
+def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
+    """Fill ``graph_before``/``graph_after`` of each break where the compiles tell.
+
+    Also names the frames of its :attr:`~Break.splits` and starts its stack at the compiled
+    entry point (:class:`_CompiledNames`).
+
+    Before: the Dynamo graph compiled by the frame compile that hit the break (Dynamo compiles
+    the part before a break as its own graph). After: the Dynamo graph of the resume function
+    Dynamo generated for the frame that broke (``torch_dynamo_resume_in_<fn>_at_<line>``).
+    """
+    dynamo = {(g.frame_id, g.compile_id): g.id for g in graphs if g.level == "dynamo"}
+    resume: dict[str, str] = {}
+    for c in compiles:
+        gid = dynamo.get((c.frame_id, c.compile_id))
+        if gid is not None and c.function.startswith("torch_dynamo_resume_in_"):
+            resume.setdefault(c.function, gid)
+    names = _CompiledNames(compiles)
+    out = []
+    for brk in breaks:
+        brk = names.apply(brk)
+        before = None
+        for cid in brk.compile_ids:
+            m = re.match(r"^(\d+)/(\d+)", cid)
+            if m and (int(m[1]), int(m[2])) in dynamo:
+                before = dynamo[(int(m[1]), int(m[2]))]
+                break
+        after = None
+        for loc in reversed(brk.stack or (brk.location,)):
+            after = resume.get(f"torch_dynamo_resume_in_{loc.function}_at_{loc.line}")
+            if after is not None:
+                break
+        if before is not None or after is not None:
+            brk = _replace(brk, graph_before=brk.graph_before or before, graph_after=brk.graph_after or after)
+        out.append(brk)
+    return tuple(out)
+
+
+# -- compiled frames: names and entry points ------------------------------------------------
+
+_DEFS: dict[tuple[str, int], list[tuple[str, str, int, int]] | None] = {}
+
+
+def _defs(path: str) -> list[tuple[str, str, int, int]] | None:
+    """``(name, qualname, first line incl. decorators, last line)`` of every def in a source file."""
+    import ast
+
+    text = "".join(linecache.getlines(path))
+    key = (path, hash(text))  # the file's current text: a cell or script may change between runs
+    if key in _DEFS:
+        return _DEFS[key]
+    found: list[tuple[str, str, int, int]] | None = None
+    if text:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            found = []
+
+            def walk(node: ast.AST, prefix: str) -> None:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        qual = prefix + child.name
+                        first = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                        found.append((child.name, qual, first, child.end_lineno or child.lineno))
+                        walk(child, qual + ".<locals>.")
+                    elif isinstance(child, ast.ClassDef):
+                        walk(child, prefix + child.name + ".")
+                    else:
+                        walk(child, prefix)
+
+            walk(tree, "")
+    if len(_DEFS) > 256:
+        _DEFS.clear()
+    _DEFS[key] = found
+    return found
+
+
+def _def_at(path: str, name: str, line: int | None) -> tuple[str, int, int] | None:
+    """The innermost def ``name`` in ``path`` whose lines hold ``line``: (qualname, first, last)."""
+    best = None
+    for fn, qual, first, last in _defs(path) or ():
+        if fn == name and line is not None and first <= line <= last and (best is None or first >= best[1]):
+            best = (qual, first, last)
+    return best
+
+
+class _CompiledNames:
+    """The frames Dynamo compiled in a run: their readable names, and where a stack enters them."""
+
+    def __init__(self, compiles: Sequence[Compile]) -> None:
+        self.names: dict[str, str] = {}
+        self.spans: dict[tuple[str, str], list[tuple[int, int] | None]] = {}
+        for c in compiles:
+            fn, line = original_function(c.function, c.location.line if c.location else None)
+            found = _def_at(c.location.file, fn, line) if c.location and fn else None
+            self.names[f"{c.frame_id}/{c.compile_id}"] = found[0] if found else fn
+            if c.location and fn:
+                self.spans.setdefault((c.location.file, fn), []).append(found[1:] if found else None)
+
+    def name(self, compile_id: str) -> str:
+        """The function of frame compile ``compile_id`` (``"1/0"`` or ``"1/0_1"``)."""
+        m = _ID_RE.match(compile_id)
+        return self.names.get(f"{m[1]}/{m[2]}", "") if m else ""
+
+    def entered(self, frame: Location) -> bool:
+        """Whether ``frame`` runs in a function Dynamo compiled in this run."""
+        spans = self.spans.get((frame.file, frame.function))
+        return spans is not None and any(s is None or s[0] <= frame.line <= s[1] for s in spans)
+
+    def apply(self, brk: Break) -> Break:
+        """``brk`` with its splits named and its stack starting at the compiled entry point."""
+        splits = tuple(_replace(s, function=s.function or self.name(s.compile_id)) for s in brk.splits)
+        stack = brk.stack
+        start = next((i for i, f in enumerate(stack) if self.entered(f)), 0)
+        if splits == brk.splits and start == 0:
+            return brk
+        return _replace(brk, splits=splits, stack=stack[start:])
+
+
+_ID_RE = re.compile(r"^\[?(\d+)/(\d+)")
+
+
+__all__ = [
+    "DYNAMO_EXCEPTION_NAMES",
+    "break_from_artifact",
+    "caused_per_event",
+    "compiles_from_events",
+    "counts_as_graph_break",
+    "dedupe_breaks",
+    "gb_registry",
+    "link_breaks",
+]
