@@ -137,6 +137,17 @@ class Session:
             candidates: tuple[Candidate, ...] = ()
             recommendation: Recommendation | None = None
             remedies: tuple[Any, ...] = ()  # adapters and pytree classes the advisor kept
+            if eager_reference:
+                # The baseline raised, so there is nothing to compare the nonstrict run with:
+                # run the code once eagerly as the reference. It runs before the advisor's attempts
+                # (their outputs are checked against it too) and the nonstrict run (not after) so that the namespace still ends as after the last compiled run,
+                # whose compiled code the user keeps using, without re-running anything.
+                checkpoint.restore()
+                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
+                reference = self._eager(subject.body, rng, subject, force_eager=True)
+                self.runs_done += 1
+                if reference is not None:
+                    outputs["eager"] = reference
             if plan.auto:
                 candidates, recommendation = self._advise(subject, base, checkpoint, outputs, rng)
                 attempts = sum(1 for name in self.results if name.startswith("attempt-"))
@@ -157,17 +168,6 @@ class Session:
                     )
                     self.advisor_keys.update(code_key(t.function) for t in added)
                     targets += added
-            if eager_reference:
-                # The baseline raised, so there is nothing to compare the nonstrict run with:
-                # run the code once eagerly as the reference. It runs before the nonstrict run
-                # (not after) so that the namespace still ends as after the last compiled run,
-                # whose compiled code the user keeps using, without re-running anything.
-                checkpoint.restore()
-                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
-                reference = self._eager(subject.body, rng, subject, force_eager=True)
-                self.runs_done += 1
-                if reference is not None:
-                    outputs["eager"] = reference
             flags = dict.fromkeys(recommendation.config if recommendation is not None else (), True)
             # Nothing marked (no names given, the advisor recommended nothing): the nonstrict run
             # would repeat the baseline, so it is not made. With baseline="strict" the nonstrict
