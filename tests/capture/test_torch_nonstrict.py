@@ -208,7 +208,7 @@ def _pasted(case: Case, code: str) -> dict[str, Any]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _check_remedy(report: nstviz.Report, case: Case, module: str) -> None:
+def _check_remedy(report: nstviz.Report, case: Case, module: str, *, paste: bool = True) -> None:
     name = f"{module}.{case.remedy}"
     by = {c.function: c for c in report.candidates}
     assert by[f"pytree: {name}"].status == "improved", report.candidates
@@ -222,7 +222,8 @@ def _check_remedy(report: nstviz.Report, case: Case, module: str) -> None:
     assert nst.breaks == () and nst.error is None and _dynamo_graphs(nst) == 1
     assert report.outputs.match is True
     assert report.summary().splitlines()[0] == "1 break → 0, fullgraph failed → 1 graph, outputs match eager"
-    assert _pasted(case, rec.code) == {"ok": True}
+    if paste:
+        assert _pasted(case, rec.code) == {"ok": True}
 
 
 @pytest.mark.parametrize(("case", "form"), _params("refuses", remedy=True))
@@ -240,5 +241,5 @@ def test_refusal_remedy_in_a_namespace_without_name(pytree_nodes: list[type]) ->
     case = next(c for c in CASES if c.name == "test_nonstrict_trace_custom_class_error")
     before = _torch_compat.pytree_registry_state()
     report = nstviz.trace_code(case.cell(False), {}, auto=True, filename=f"<{case.name}>")
-    _check_remedy(report, case, "builtins")
+    _check_remedy(report, case, "builtins", paste=False)  # the same code as with "__main__", pasted above
     assert _torch_compat.pytree_registry_state() == before
