@@ -40,7 +40,8 @@ from tests.capture.cases.torch_nonstrict import CASES, Case
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 CAUGHT_XFAIL = pytest.mark.xfail(
-    strict=True, reason="issue 17 item 1: fullgraph failure caught by user code is not a Break yet"
+    strict=True, raises=AssertionError,
+    reason="issue 17 item 1: fullgraph failure caught by user code is not a Break yet",
 )
 
 
@@ -211,6 +212,7 @@ def _pasted(case: Case, code: str) -> dict[str, Any]:
 def _check_remedy(report: nstviz.Report, case: Case, module: str, *, paste: bool = True) -> None:
     name = f"{module}.{case.remedy}"
     by = {c.function: c for c in report.candidates}
+    assert f"pytree: {name}" in by, report.candidates
     assert by[f"pytree: {name}"].status == "improved", report.candidates
     assert (by[f"pytree: {name}"].breaks_after, by[f"pytree: {name}"].outputs_match) == (0, True)
     rec = report.recommendation
