@@ -56,19 +56,6 @@ def _params(outcome: str, *, remedy: bool = False) -> list[Any]:
     return out
 
 
-def _needs(case: Case) -> None:
-    if case.needs is None:
-        return
-    obj: Any = torch
-    for part in case.needs.split("."):
-        obj = getattr(obj, part, None)
-    if obj is None:
-        pytest.skip(
-            f"torch {torch.__version__} has no torch.{case.needs}: the stored torch test (2.13-era) "
-            "uses it, and this torch's opaque-type API differs"
-        )
-
-
 @pytest.fixture
 def pytree_nodes() -> Iterator[list[type]]:
     """Classes the cell registers (torch's ``self.register_pytree_node``), deregistered after the test."""
@@ -98,7 +85,6 @@ def _namespace(added: list[type], **extra: Any) -> dict[str, Any]:
 
 
 def _run(case: Case, form: str, added: list[type], **kw: Any) -> tuple[nstviz.Report, dict[str, Any]]:
-    _needs(case)
     ns = _namespace(added)
     kw.setdefault("nonstrict", list(case.nonstrict))
     report = nstviz.trace_code(

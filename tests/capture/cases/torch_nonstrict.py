@@ -2,8 +2,10 @@
 
 Source: pytorch/pytorch ``test/dynamo/test_decorators.py`` at commit
 0099a913b519885ee1f62145749d72ffffaebe0f (the one version of that file with the
-``nonstrict_trace`` family that the reference index holds; it uses ``torch._opaque_base``,
-which torch 2.13 has and 2.14 does not, so it is the 2.13-era file). Every
+``nonstrict_trace`` family that the reference index holds at a commit; it uses
+``torch._opaque_base``, which torch 2.13 has and 2.14 does not, so it is the 2.13-era file;
+the 2.14 file is not in the index: the two opaque-type tests use 2.14's API there, see
+``torch_nonstrict_opaque``; the other tests run unchanged on both). Every
 ``test_nonstrict_trace_*`` method of ``DecoratorTests`` is here, plus
 ``test_nonstrict_newly_constructed_trace_register_constant_type_error`` (same family, its name
 lacks the ``_trace`` prefix), in the order of the file.
@@ -90,7 +92,6 @@ class Case:
         equal: pairs of names torch asserts equal after the call (``ref``/``res`` and side effects).
         remedy: the user class whose pytree registration makes a refusal compile (the advisor's remedy).
         compiles: Dynamo compiles of the working run (torch's frame counts), when not 1.
-        needs: a torch attribute path the test needs (skipped where it is missing).
     """
 
     name: str
@@ -103,7 +104,6 @@ class Case:
     equal: tuple[tuple[str, str], ...] = (("ref", "res"),)
     remedy: str | None = None
     compiles: int = 1
-    needs: str | None = None
 
     def cell(self, caught: bool) -> str:
         """The cell with the compiled call uncaught, or caught and printed as the seed does."""
@@ -302,7 +302,7 @@ ref = fn(x, y)
         "test_nonstrict_trace_pre_existing_register_constant_type_guard",
         '''
 # class State(torch._opaque_base.OpaqueBase) ... register_opaque_type(State, typ="value"):
-# defined and registered once, on import (see torch_nonstrict_opaque)
+# defined and registered once, on import (torch_nonstrict_opaque says how on torch 2.14)
 from tests.capture.cases.torch_nonstrict_opaque import State
 
 def trace_me(x, s):
@@ -322,7 +322,6 @@ ref = trace_me(x, State(42)), trace_me(x, State(41))
         "works",
         equal=(("(ref[0], ref[0], ref[1])", "res"),),
         compiles=2,
-        needs="_opaque_base.OpaqueBase",
     ),
     Case(
         "test_nonstrict_trace_int_and_float_output",
@@ -583,7 +582,7 @@ x = torch.ones(10)
         "test_nonstrict_newly_constructed_trace_register_constant_type_error",
         '''
 # class State(torch._opaque_base.OpaqueBase) ... register_opaque_type(State, typ="reference"):
-# defined and registered once, on import (see torch_nonstrict_opaque)
+# defined and registered once, on import (torch_nonstrict_opaque says how on torch 2.14)
 from tests.capture.cases.torch_nonstrict_opaque import RefState as State
 
 def trace_me(x, s):
@@ -602,7 +601,6 @@ x = torch.ones(10)
         "refuses",
         refusal="An opaque object was created in the middle of the program.",
         equal=(),
-        needs="_opaque_base.OpaqueBase",
     ),
     Case(
         "test_nonstrict_trace_object_in_context_error",
