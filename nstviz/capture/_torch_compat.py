@@ -132,8 +132,9 @@ def nonstrict_trace_disabled() -> Iterator[None]:
 class _LiftedNonstrictTrace:
     """Stands in for ``nonstrict_trace`` while marks are lifted: returns the function as is."""
 
-    def __call__(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        return fn
+    def __call__(self, traceable_fn: Callable[..., Any]) -> Callable[..., Any]:
+        # torch's own parameter name: ``nonstrict_trace(traceable_fn=f)`` is lifted too
+        return traceable_fn
 
     def __repr__(self) -> str:
         return "<nonstrict_trace lifted by nstviz (baseline='strict')>"

@@ -22,7 +22,7 @@ import inspect
 import re
 import sys
 import types
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,11 +217,39 @@ def pytree_type(cls: type) -> PytreeType:
 
 
 @contextlib.contextmanager
-def registered(types_: Iterable[PytreeType]) -> Iterator[None]:
-    """Register the classes with pytree while the block runs; deregister them after, also on errors."""
+def registered(
+    types_: Iterable[PytreeType], namespace: dict[str, Any] | None = None
+) -> Iterator[Callable[[], None]]:
+    """Register the classes with pytree while the block runs; deregister them after, also on errors.
+
+    Yields ``refresh()``: it registers, for the rest of the block, every class in ``namespace``
+    that is a new definition of one of the classes (same module and qualname). Code run again
+    (a cell, each run of ``trace_code``) defines its classes anew: the class an attempt saw
+    refused is not the one the next run creates.
+    """
     from nstviz.capture import _torch_compat
 
+    kinds = list(types_)
+    wanted = {(t.cls.__module__, t.cls.__qualname__) for t in kinds}
     with contextlib.ExitStack() as stack:
-        for t in types_:
+        done: list[type] = []  # kept alive while registered, so ids are not reused
+
+        def register(t: PytreeType) -> None:
             stack.enter_context(_torch_compat.pytree_registered(t.cls, t.flatten, t.unflatten))
-        yield
+            done.append(t.cls)
+
+        for t in kinds:
+            register(t)
+
+        def refresh() -> None:
+            if namespace is None or not wanted:
+                return
+            for value in list(namespace.values()):
+                if (
+                    isinstance(value, type)
+                    and (value.__module__, value.__qualname__) in wanted
+                    and all(value is not c for c in done)
+                ):
+                    register(pytree_type(value))
+
+        yield refresh

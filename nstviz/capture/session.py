@@ -137,6 +137,17 @@ class Session:
             candidates: tuple[Candidate, ...] = ()
             recommendation: Recommendation | None = None
             remedies: tuple[Any, ...] = ()  # adapters and pytree classes the advisor kept
+            if eager_reference:
+                # The baseline raised, so there is nothing to compare the nonstrict run with:
+                # run the code once eagerly as the reference. It runs before the advisor's attempts
+                # (their outputs are checked against it too) and the nonstrict run (not after) so that the namespace still ends as after the last compiled run,
+                # whose compiled code the user keeps using, without re-running anything.
+                checkpoint.restore()
+                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
+                reference = self._eager(subject.body, rng, subject, force_eager=True)
+                self.runs_done += 1
+                if reference is not None:
+                    outputs["eager"] = reference
             if plan.auto:
                 candidates, recommendation = self._advise(subject, base, checkpoint, outputs, rng)
                 attempts = sum(1 for name in self.results if name.startswith("attempt-"))
@@ -157,17 +168,6 @@ class Session:
                     )
                     self.advisor_keys.update(code_key(t.function) for t in added)
                     targets += added
-            if eager_reference:
-                # The baseline raised, so there is nothing to compare the nonstrict run with:
-                # run the code once eagerly as the reference. It runs before the nonstrict run
-                # (not after) so that the namespace still ends as after the last compiled run,
-                # whose compiled code the user keeps using, without re-running anything.
-                checkpoint.restore()
-                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
-                reference = self._eager(subject.body, rng, subject, force_eager=True)
-                self.runs_done += 1
-                if reference is not None:
-                    outputs["eager"] = reference
             flags = dict.fromkeys(recommendation.config if recommendation is not None else (), True)
             # Nothing marked (no names given, the advisor recommended nothing): the nonstrict run
             # would repeat the baseline, so it is not made. With baseline="strict" the nonstrict
@@ -186,8 +186,13 @@ class Session:
                 functions = tuple(t.function for t in targets)
                 _, ads, classes = _split_remedies(remedies)  # the adapters' inner functions are targets
                 # a recommended config remedy, adapter or pytree registration applies here too
-                with _torch_compat.dynamo_config_patch(flags), adapters.installed(ads), adapters.registered(classes):
-                    nst = self._run("nonstrict", subject.body, rng, functions, marks=subject.rematch(functions))
+                with (
+                    _torch_compat.dynamo_config_patch(flags),
+                    adapters.installed(ads),
+                    adapters.registered(classes, subject.code_namespace) as refresh,
+                ):
+                    marks = _refreshing(subject.rematch(functions), refresh)
+                    nst = self._run("nonstrict", subject.body, rng, functions, marks=marks)
                 self.targets["nonstrict"] = targets
                 if plan.check:
                     outputs["nonstrict"] = _snapshot(subject.outputs_of(nst))
@@ -292,8 +297,9 @@ class Session:
             self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
             functions, ads, classes = _split_remedies(functions)
             # adapters and pytree registrations are undone after the run, also on errors
-            with adapters.installed(ads), adapters.registered(classes):
-                result = self._run(run_name, subject.body, rng, functions, marks=subject.rematch(functions))
+            with adapters.installed(ads), adapters.registered(classes, subject.code_namespace) as refresh:
+                marks = _refreshing(subject.rematch(functions), refresh)
+                result = self._run(run_name, subject.body, rng, functions, marks=marks)
             self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
             if base.exception is not None and result.exception is None and outputs.get("eager"):
                 # the baseline failed to compile: the attempt's outputs are checked against eager
@@ -450,6 +456,18 @@ _CAPTURE_LOCK = threading.Lock()
 _capture_thread: list[int] = []
 
 
+def _refreshing(
+    marks: Callable[[], Sequence[Callable[..., Any]]], refresh: Callable[[], None]
+) -> Callable[[], Sequence[Callable[..., Any]]]:
+    """``marks`` that first registers the code's new definitions of the pytree classes (see ``adapters.registered``)."""
+
+    def current() -> Sequence[Callable[..., Any]]:
+        refresh()
+        return marks()
+
+    return current
+
+
 def _split_remedies(items: Iterable[Any]) -> tuple[tuple[Any, ...], list[Any], list[Any]]:
     """``(functions to mark, adapters to install, pytree classes to register)`` of an attempt's marks."""
     plain: list[Any] = []
@@ -482,6 +500,7 @@ _LIBRARY_ROOTS = ("torch", "numpy", "builtins", "typing")
 
 def _user_class(name: str, function: Callable[..., Any]) -> type | None:
     """The class ``name`` (``Box`` or ``pkg.mod.Box``) as ``function`` sees it, when it is user code."""
+    import builtins
     import sys
 
     raw = unwrap(function)
@@ -491,6 +510,8 @@ def _user_class(name: str, function: Callable[..., Any]) -> type | None:
         cls = getattr(sys.modules[head], last, None)
     if not isinstance(cls, type):
         return None
+    if cls.__module__ == "builtins" and getattr(builtins, cls.__name__, None) is not cls:
+        return cls  # defined by code run in a namespace without __name__ (trace_code(src, {}))
     root = (cls.__module__ or "").split(".")[0]
     if root in _LIBRARY_ROOTS or root in sys.stdlib_module_names:
         return None
