@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import shlex
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -165,7 +166,7 @@ def _with_next_step(report: Report, script: str) -> Report:
     )
     example = f" (e.g. --nonstrict {first}: the function of the top break)" if first else ""
     note = (
-        f"This shows the breaks as written. To see what nonstrict_trace changes: `nstviz run {script} --auto` "
+        f"This shows the breaks as written. To see what nonstrict_trace changes: `nstviz run {shlex.quote(script)} --auto` "
         f"(nstviz picks functions to mark and tries them), or `--nonstrict NAME`{example}."
     )
     return dataclasses.replace(report, notes=(*report.notes, note))
