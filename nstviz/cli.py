@@ -290,6 +290,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_record(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    check_script(args.script)  # before torch loads, as `run` does
     from nstviz.offline.record import record_script, write_record
 
     report = record_script(

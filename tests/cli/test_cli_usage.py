@@ -92,6 +92,7 @@ def test_check_needs_something_to_check(tmp_path):
         ["run", "missing.py", "--budget", "5", "-o", "/no/such/folder/r.html"],  # bad options too
         ["check", "missing.py"],  # nothing to check, either
         ["check", "missing.py", "-n", "f", "--max-attempts", "0", "--auto"],
+        ["record", "missing.py"],
     ],
 )
 def test_a_missing_script_is_said_first_and_torch_is_not_loaded(tmp_path, argv):
