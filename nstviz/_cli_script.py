@@ -69,6 +69,16 @@ def _trace_code() -> Callable[..., Report]:
     return trace_code
 
 
+def check_script(script: str | Path) -> Path:
+    """``script`` as a Path, or :class:`CliError` when there is no such file (checked first, before torch loads)."""
+    path = Path(script)
+    if not path.is_file():
+        if path.exists():
+            raise CliError(f"{path} is a folder, not a script", hint="give a Python file, not a folder")
+        raise CliError(f"no such script: {path} (the file does not exist)", hint="check the path")
+    return path
+
+
 def split_names(values: Sequence[str] | None) -> tuple[str, ...]:
     names: list[str] = []
     for value in values or ():
@@ -116,10 +126,7 @@ def run_script(
         ScriptError: the script raised before compiling anything.
         UsageError, NothingCompiledError: from :func:`nstviz.api.trace_code`.
     """
-    path = Path(script)
-    if not path.is_file():
-        hint = "check the path" if not path.exists() else "give a Python file, not a folder"
-        raise CliError(f"no such script: {path}", hint=hint)
+    path = check_script(script)
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -176,4 +183,4 @@ def user_traceback(exc: BaseException, path: Path) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
-__all__ = ["CliError", "ScriptError", "as_main", "raised_in", "run_script", "split_names", "user_traceback"]
+__all__ = ["CliError", "ScriptError", "as_main", "check_script", "raised_in", "run_script", "split_names", "user_traceback"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import shlex
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -37,6 +38,7 @@ from nstviz._cli_script import (
     EXIT_USAGE,
     CliError,
     ScriptError,
+    check_script,
     run_script,
     split_names,
     user_traceback,
@@ -72,6 +74,7 @@ _MAIN_EPILOG = (
     """\
 examples:
   nstviz demo                                  run the built-in example, write nstviz-demo.html
+  nstviz run train.py                          show train.py's graph breaks as written
   nstviz run train.py --nonstrict helper       compare train.py as written vs helper non-strict
   nstviz run train.py --auto -o report.html    let nstviz find the functions to mark
   nstviz view report.json -o report.html       re-render a saved Report
@@ -132,6 +135,8 @@ def _cmd_demo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     report = _capture(args, err)
+    if not split_names(args.nonstrict) and not args.auto:
+        report = _with_next_step(report, args.script)
     out.write(summary_table(report) + "\n")
     out.write(_printed_note(report, args.show_output))
     for line in script_error_lines(report):
@@ -146,13 +151,35 @@ def _cmd_run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return status_code(report)
 
 
+def _with_next_step(report: Report, script: str) -> Report:
+    """A baseline-only ``run`` (no --nonstrict, no --auto): add the note that says what to run next.
+
+    The note is in the Report, so the HTML and JSON say it too, and the summary table prints it.
+    """
+    from nstviz.analysis.break_counts import rank_breaks
+
+    baseline = report.runs.get("baseline")
+    if "nonstrict" in report.runs or baseline is None or not baseline.breaks:
+        return report  # nothing to suggest: no breaks, or there is a second run
+    first = next(
+        (b.location.function for b in rank_breaks(baseline.breaks) if b.location.function.isidentifier()), None
+    )
+    example = f" (e.g. --nonstrict {first}: the function of the top break)" if first else ""
+    note = (
+        f"This shows the breaks as written. To see what nonstrict_trace changes: `nstviz run {shlex.quote(script)} --auto` "
+        f"(nstviz picks functions to mark and tries them), or `--nonstrict NAME`{example}."
+    )
+    return dataclasses.replace(report, notes=(*report.notes, note))
+
+
 def _printed_note(report: Report, shown: bool) -> str:
     """Say where the script's printed output went (kept per run in the report)."""
     baseline = report.runs.get("baseline")
     if shown or baseline is None or not (baseline.stdout or baseline.stderr):
         return ""
     lines = len((baseline.stdout + baseline.stderr).splitlines())
-    return f"the script printed {lines} line(s) per run: kept in the report (--show-output prints them)\n"
+    each = " per run" if len(report.runs) > 1 else ""
+    return f"the script printed {lines} line(s){each}: kept in the report (--show-output prints them)\n"
 
 
 def _check_capture_args(args: argparse.Namespace) -> None:
@@ -184,11 +211,12 @@ def _check_capture_args(args: argparse.Namespace) -> None:
 
 
 def _capture(args: argparse.Namespace, err: TextIO) -> Report:
+    check_script(args.script)  # a missing script is said first, before options and torch
     nonstrict = split_names(args.nonstrict)
-    if not nonstrict and not args.auto:
+    if not nonstrict and not args.auto and args.command == "check":
         raise CliError(
-            "nothing to compare: give --nonstrict NAME (the functions to trace non-strictly) or --auto",
-            hint="e.g. `nstviz run script.py --nonstrict my_helper`",
+            "nothing to check: give --nonstrict NAME (the functions to trace non-strictly) or --auto",
+            hint="e.g. `nstviz check script.py --nonstrict my_helper` (`nstviz run script.py` shows the breaks as written)",
         )
     _check_capture_args(args)
     options = {
@@ -262,6 +290,7 @@ def _cmd_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _cmd_record(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    check_script(args.script)  # before torch loads, as `run` does
     from nstviz.offline.record import record_script, write_record
 
     report = record_script(
@@ -402,7 +431,7 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         description="See what torch.compile does to your code, and what torch._dynamo.nonstrict_trace changes.\n\n"
         "commands:\n"
         "  demo    run the built-in example and write its report\n"
-        "  run     run a script twice (as written, then non-strict) and write a report\n"
+        "  run     run a script as written (then non-strict, with --nonstrict or --auto) and write a report\n"
         "  view    turn a saved Report JSON into a standalone HTML report\n"
         "  check   like run, but exit non-zero when the nonstrict run is not an improvement\n"
         "          (also `check BEFORE AFTER` on recorded or ingested runs)\n"
@@ -436,10 +465,12 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
 
     run = _Parser(
         prog="nstviz run",
-        description="Run SCRIPT as __main__ twice under capture: as written (baseline), then with the "
-        "--nonstrict functions traced by torch._dynamo.nonstrict_trace; print a summary and write the "
-        "report. The script really runs twice: keep side effects in mind.",
+        description="Run SCRIPT as __main__ under capture: as written (baseline), then with the "
+        "--nonstrict functions traced by torch._dynamo.nonstrict_trace (--auto: nstviz picks them); print a "
+        "summary and write the report. With neither, it runs once and shows the breaks as written. Otherwise "
+        "the script really runs twice (or more with --auto): keep side effects in mind.",
         epilog="examples:\n"
+        "  nstviz run train.py                           (the breaks as written)\n"
         "  nstviz run train.py --nonstrict helper\n"
         "  nstviz run train.py --nonstrict Block.stats,utils.norm -o report.html --json report.json\n"
         "  nstviz run train.py --auto -- --epochs 1      (script options after --)\n\n" + _EXIT_CODES_HELP,

@@ -56,6 +56,13 @@ test("break status comes from the diff, per run", () => {
   assert.equal(d.index.breakStatus("nonstrict", b2), "remaining");
   assert.equal(d.index.breakStatus("nonstrict", b3), "introduced");
   assert.notEqual(breakKey(b1), breakKey(b2));
+  // baseline only (nothing marked): the Report's diff is the baseline against itself, all
+  // "remaining"; the viewer shows the breaks as they are
+  const only = report([], { diff: { resolved: [], remaining: [b1, b2], introduced: [] } });
+  only.runs.baseline.breaks = [b1, b2];
+  const o = decodeReport(JSON.stringify(only));
+  assert.equal(o.index.breakStatus("baseline", b1), null);
+  assert.equal(o.index.breakStatus("baseline", b2), null);
   // the identity is the Report's id, never recomputed from the location
   assert.equal(breakKey({ ...b1, location: { file: "other.py", line: 1, function: "g" } }), "a.py:3:f:GB0025");
   assert.deepEqual(d.index.runNames, ["baseline", "nonstrict"]);

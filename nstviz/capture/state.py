@@ -93,11 +93,12 @@ class StateSnapshot:
         if changed:
             _torch_compat.load_dynamo_config(changed)
         logger = _torch_compat.trace_logger()
-        for h in list(logger.handlers):
-            if h not in self.trace_handlers:
+        if tuple(logger.handlers) != self.trace_handlers:
+            # the same handlers in the same order: torch's LazyTraceHandler removes itself on
+            # the first record it gets (no TORCH_TRACE), and re-adding it alone would append it
+            for h in list(logger.handlers):
                 logger.removeHandler(h)
-        for h in self.trace_handlers:
-            if h not in logger.handlers:
+            for h in self.trace_handlers:
                 logger.addHandler(h)
         logger.setLevel(self.trace_level)
         logger.propagate = self.trace_propagate

@@ -21,6 +21,22 @@ from nstviz._user_errors import attach
 from nstviz.report import Graph, Report
 
 
+def running_cell_number(shell: Any) -> int:
+    """The execution count of the cell running now: the ``N`` of its ``In [N]``.
+
+    It is the number ``run_cell`` cached the cell's code under (``shell.compile.cache``), which
+    ``format_code_name`` maps back in IPython's tracebacks. ``shell.execution_count`` is not it
+    everywhere: IPython 8 increments it after the cell ran, IPython 9 before the cell runs (in a
+    cell it is already the next cell's number). Both versions keep the running cell's
+    ``ExecutionResult`` on the display hook while the cell runs; IPython 8 leaves its count
+    ``None`` for a cell run without history, and caches that cell under
+    ``shell.execution_count``.
+    """
+    result = getattr(getattr(shell, "displayhook", None), "exec_result", None)
+    count = getattr(result, "execution_count", None)
+    return count if isinstance(count, int) else shell.execution_count
+
+
 def _label(shell: Any, filename: str) -> str | None:
     compiler = getattr(shell, "compile", None)
     fmt = getattr(compiler, "format_code_name", None)
@@ -139,4 +155,4 @@ def with_cell_labels(shell: Any, report: Report, own: str) -> Report:
     return attach(relabel(report, labels), exc)
 
 
-__all__ = ["cell_labels", "relabel", "with_cell_labels"]
+__all__ = ["cell_labels", "relabel", "running_cell_number", "with_cell_labels"]

@@ -369,7 +369,9 @@ class NstraceMagics(Magics):
         __tracebackhide__ = True
         shell = self.shell
         assert shell is not None
-        number = shell.execution_count
+        from nstviz.jupyter.cell_labels import running_cell_number
+
+        number = running_cell_number(shell)  # this cell's In [N] (not shell.execution_count: IPython 9)
         code = shell.transform_cell(source)
         if magic_line is not None:
             # Keep line numbers equal to the ones the user sees in the cell (line 1 is the magic).

@@ -305,6 +305,50 @@ def test_show_output_lets_the_scripts_prints_through(tmp_path, capsys):
     assert "kept in the report" not in out
 
 
+def test_run_without_marks_shows_the_breaks_as_written(tmp_path):
+    """`nstviz run train.py` as a newcomer types it: no --nonstrict/--auto, a baseline-only report."""
+    from nstviz.html import extract_report_json
+
+    write(tmp_path, HELPER_SCRIPT, "train.py")
+    proc = subprocess.run(
+        [sys.executable, "-m", "nstviz", "run", "train.py", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        check=False,
+    )
+    assert proc.returncode == EXIT_OK, proc.stderr[-3000:]
+    out = proc.stdout
+    lines = out.splitlines()
+    assert lines[0] == "nothing was marked (baseline only), 2 breaks, 3 graphs, outputs not checked (no second run to compare with)"
+    assert lines[1].split() == ["baseline"]  # one column: no nonstrict run
+    breaks = {tuple(line.split()[:3]) for line in lines if line.startswith("  break ")}
+    assert breaks == {("break", "GB0025", "train.py:9"), ("break", "GB0025", "train.py:14")}  # helper, other
+    assert "resolved" not in out and "remaining" not in out  # no diff: there is nothing to diff with
+    next_step = (
+        "note: This shows the breaks as written. To see what nonstrict_trace changes: `nstviz run train.py --auto` "
+        "(nstviz picks functions to mark and tries them), or `--nonstrict NAME` (e.g. --nonstrict "
+    )
+    assert next_step in out, out
+    assert "the script printed 1 line(s): kept in the report" in out  # one run, not "per run"
+    assert lines[-1] == str(tmp_path / "train.nstviz.html")
+
+    page = (tmp_path / "train.nstviz.html").read_text(encoding="utf-8")
+    report = Report.from_json(extract_report_json(page))
+    assert list(report.runs) == ["baseline"]
+    assert {(b.gb_id, b.location.function) for b in report.runs["baseline"].breaks} == {
+        ("GB0025", "helper"), ("GB0025", "other")
+    }
+    assert report.diff.resolved == report.diff.introduced == ()  # (the viewer shows no status either)
+    assert report.headline.chips[0].text == "nothing was marked (baseline only)"
+    note = next(n for n in report.notes if n.startswith("This shows the breaks as written."))
+    assert note.endswith(("(e.g. --nonstrict helper: the function of the top break).",
+                          "(e.g. --nonstrict other: the function of the top break)."))
+    assert "To see what nonstrict_trace changes" in page  # the page's static summary says it too
+
+
 def test_auto_with_nothing_recommended_runs_the_baseline_only(tmp_path):
     script = write(tmp_path, """
         import torch

@@ -77,12 +77,33 @@ def test_syntax_error_names_file_and_line(tmp_path):
     assert_one_line_error(err, "broken.py:3: syntax error")
 
 
-def test_run_needs_something_to_compare(tmp_path):
+def test_check_needs_something_to_check(tmp_path):
     script = tmp_path / "s.py"
-    script.write_text("x = 1\n")
-    code, _, err = run_main("run", str(script))
+    script.write_text("raise SystemExit('must not run')\n")
+    code, _, err = run_main("check", str(script))
     assert code == EXIT_USAGE
-    assert_one_line_error(err, "--nonstrict NAME", "--auto")
+    assert_one_line_error(err, "nothing to check", "--nonstrict NAME", "--auto", "nstviz run")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "missing.py"],
+        ["run", "missing.py", "--budget", "5", "-o", "/no/such/folder/r.html"],  # bad options too
+        ["check", "missing.py"],  # nothing to check, either
+        ["check", "missing.py", "-n", "f", "--max-attempts", "0", "--auto"],
+        ["record", "missing.py"],
+    ],
+)
+def test_a_missing_script_is_said_first_and_torch_is_not_loaded(tmp_path, argv):
+    probe = "import sys\nfrom nstviz.cli import main\ncode = main(sys.argv[1:])\nprint('torch' in sys.modules)\nsys.exit(code)\n"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert proc.returncode == EXIT_USAGE, proc.stderr
+    assert proc.stdout == "False\n"  # said before torch is imported
+    assert proc.stderr.startswith("nstviz: error: no such script: missing.py (the file does not exist)\n"), proc.stderr
+    assert_one_line_error(proc.stderr, "hint: check the path")
 
 
 def test_view_missing_and_corrupt_and_newer_reports(tmp_path):

@@ -440,6 +440,9 @@ def test_nothing_marked_report_has_no_nonstrict_run_and_says_so(write_page, driv
     out = drive({"page": str(page), "steps": [
         {"do": "ready"},
         {"do": "eval", "js": f"[{HOOK}.error(), document.querySelector('[data-testid=headline]').textContent]"},
+        {"do": "eval", "js": "[[...document.querySelectorAll('.nsv-break')].map(e => [e.dataset.status,"
+                             " e.querySelector('.nsv-chip').textContent]),"
+                             " [...document.querySelectorAll('.nsv-notes li')].map(e => e.textContent)]"},
         {"do": "click", "selector": "button.nsv-tab[data-tab=advisor]"},
         {"do": "eval", "js": "[[...document.querySelectorAll('.nsv-cand-kind')].map(e => e.textContent),"
                              " document.querySelector('.nsv-no-rec').textContent]"},
@@ -449,7 +452,10 @@ def test_nothing_marked_report_has_no_nonstrict_run_and_says_so(write_page, driv
     err, headline = out["results"][1]
     assert err is None
     assert headline == "nothing was marked (baseline only)1 break2 graphsoutputs match eager"
-    kinds, no_rec = out["results"][3]
+    breaks, notes = out["results"][2]
+    assert breaks == [["none", "break"]]  # as it is: no diff status ("remaining") without a second run
+    assert any(n.startswith("Nothing was marked") for n in notes), notes
+    kinds, no_rec = out["results"][4]
     assert kinds == ["nonstrict"]
     assert no_rec == ("No recommendation: no candidate reduced the breaks with matching outputs, "
                       "so nothing was marked and the nonstrict run was not made.")

@@ -150,9 +150,11 @@ export class ReportIndex {
 
   /**
    * Status of break `b` of run `run`: "resolved" | "remaining" | "introduced" | null.
-   * Baseline breaks absent from the diff count as remaining when there is no nonstrict run.
+   * Without a nonstrict run (a baseline-only report) there is nothing to diff with: null, and
+   * the break shows as it is ("break" or "fatal"), as the CLI's table lists it.
    */
   breakStatus(run, b) {
+    if (!this.report.runs.nonstrict) return null;
     const s = this._status.get(breakKey(b));
     if (s) {
       if (run === "baseline" && s === "introduced") return null;
