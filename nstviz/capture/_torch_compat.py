@@ -63,9 +63,14 @@ def untested_torch_note() -> str | None:
     tested = [r for r in (_release(t) for t in TESTED_TORCH) if r is not None]
     if have is not None and have in tested:
         return None
-    side = "newer" if have is not None and have > max(tested) else "other"
+    if have is not None and have > max(tested):
+        how = "is newer than"
+    elif have is not None and have < min(tested):
+        how = "is older than"
+    else:
+        how = "is not one of"
     return (
-        f"torch {version} is {side} than the versions nstviz is tested with ({', '.join(TESTED_TORCH)}): "
+        f"torch {version} {how} the versions nstviz is tested with ({', '.join(TESTED_TORCH)}): "
         "untested; a Report's notes name any torch feature nstviz could not use there"
     )
 
@@ -631,13 +636,15 @@ _MISSING = object()
 
 @functools.cache
 def _quiet_hook_type(hook_type: type) -> type:
+    import sys
+
+    utils = sys.modules[hook_type.__module__]  # not imported in __call__: it may run at interpreter exit
+
     class QuietCleanupHook(hook_type):  # type: ignore[misc, valid-type]
         """Dynamo's hook, but a global that is already gone is no error (see quiet_dynamo_cleanups)."""
 
         def __call__(self, *args: Any) -> None:
-            from torch._dynamo import utils
-
-            if utils.CleanupManager is not None:
+            if getattr(utils, "CleanupManager", None) is not None:
                 utils.CleanupManager.count -= 1
             self.scope.pop(self.name, None)
 

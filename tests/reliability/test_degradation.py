@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import torch
+from torch.torch_version import TorchVersion
 
 import nstviz
 from nstviz.capture import _torch_compat
@@ -232,6 +233,17 @@ def test_a_lost_feature_is_noted_and_the_rest_still_works(case: Case) -> None:
 def test_nothing_is_lost_on_a_tested_torch() -> None:
     report = _run_cell()
     assert not [n for n in report.notes if n.startswith(f"torch {torch.__version__}")], report.notes
+    _breaks_and_graphs(report)
+
+
+def test_a_newer_torch_is_named_in_the_report_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch 2.15.0 faked (``torch.__version__``, as ``_torch_compat.torch_version()`` reads it)."""
+    monkeypatch.setattr(torch, "__version__", TorchVersion("2.15.0"))
+    report = _run_cell()
+    assert report.torch_version == "2.15.0"
+    assert report.notes[0] == _torch_compat.untested_torch_note()
+    assert report.notes[0].startswith("torch 2.15.0 is newer than the versions nstviz is tested with (2.13, 2.14)")
+    assert sum("untested" in n for n in report.notes) == 1
     _breaks_and_graphs(report)
 
 
