@@ -196,11 +196,6 @@ def lose(key: str, why: str) -> None:
     _log.debug("%s", note)
 
 
-def _changed(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-    return "is missing" if isinstance(exc, (ImportError, AttributeError)) else f"has changed ({text})"
-
-
 @contextlib.contextmanager
 def noting_lost_features() -> Iterator[dict[str, str]]:
     """Collect the notes of the features lost while the block runs (``{hook key: note}``)."""
