@@ -285,14 +285,12 @@ def nonstrict_ids() -> frozenset[int]:
 @contextlib.contextmanager
 def nonstrict_trace_disabled() -> Iterator[None]:
     """Make ``torch._dynamo.nonstrict_trace`` a no-op wrapper (for ``baseline="strict"``)."""
-    import torch._dynamo.decorators as decorators
-
     original = nonstrict_trace_fn()
     # An object, not a function: Dynamo treats a *function* that `is torch._dynamo.nonstrict_trace`
     # as the real decorator (call-site form), so a plain replacement function would still mark.
     _strict = _LiftedNonstrictTrace()
 
-    owners = [torch._dynamo, decorators]
+    owners = [module for _, module in nonstrict_trace_holders()]
     saved = [(o, o.__dict__.get("nonstrict_trace")) for o in owners]
     try:
         for o in owners:
@@ -800,8 +798,10 @@ def post_grad_pass_hook() -> tuple[Any, str]:
 
 def is_compiled_object(obj: Any) -> bool:
     """Whether ``obj`` is already wrapped by ``torch.compile`` (function or module)."""
-    from torch._dynamo.eval_frame import OptimizedModule
-
+    try:
+        from torch._dynamo.eval_frame import OptimizedModule
+    except ImportError:  # another torch: what every compiled module carries
+        return hasattr(obj, "_orig_mod") or hasattr(obj, "_torchdynamo_orig_callable")
     return isinstance(obj, OptimizedModule) or hasattr(obj, "_torchdynamo_orig_callable")
 
 
@@ -830,8 +830,10 @@ def inductor_config_loaded() -> bool:
 
 def nonstrict_trace_holders() -> tuple[tuple[str, Any], ...]:
     """The modules whose ``nonstrict_trace`` attribute nstviz may patch: ``(key, module)`` pairs."""
-    import torch._dynamo.decorators as decorators
-
+    try:
+        import torch._dynamo.decorators as decorators
+    except ImportError:  # another torch: only the public name
+        return (("torch._dynamo.nonstrict_trace", torch._dynamo),)
     return (("torch._dynamo.nonstrict_trace", torch._dynamo), ("decorators.nonstrict_trace", decorators))
 
 
