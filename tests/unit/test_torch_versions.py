@@ -68,3 +68,45 @@ def test_a_newer_torch_is_named_untested_once(monkeypatch: pytest.MonkeyPatch) -
     assert lines[1:] == [f"note: {want}"]
     monkeypatch.setattr(torch, "__version__", TorchVersion("2.12.0"))
     assert _torch_compat.untested_torch_note().startswith("torch 2.12.0 is older than the versions")
+
+
+def _fake_wheel(folder: pathlib.Path, name: str, version: str, requires: list[str]) -> None:
+    """A wheel holding only metadata: enough for pip's resolver, nothing to install."""
+    import zipfile
+
+    dist = f"{name.replace('-', '_')}-{version}"
+    meta = "".join(
+        [f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", *(f"Requires-Dist: {r}\n" for r in requires)]
+    )
+    with zipfile.ZipFile(folder / f"{dist}-py3-none-any.whl", "w") as whl:
+        whl.writestr(f"{dist}.dist-info/METADATA", meta)
+        whl.writestr(f"{dist}.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        whl.writestr(f"{dist}.dist-info/RECORD", "")
+
+
+def test_pips_resolver_takes_torch_2_15_for_nstviz(tmp_path: pathlib.Path) -> None:
+    """pip itself, offline (nothing downloaded): nstviz's declared dependencies, torch 2.12.1/2.14.1/2.15.0 on offer."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    _fake_wheel(tmp_path, "nstviz", project["version"], project["dependencies"])
+    for dep in project["dependencies"]:
+        req = Requirement(dep)
+        if req.name != "torch":
+            floor = next(s.version for s in req.specifier if s.operator == ">=")
+            _fake_wheel(tmp_path, req.name, floor, [])
+    for version in ("2.12.1", "2.14.1", "2.15.0"):
+        _fake_wheel(tmp_path, "torch", version, [])
+    # a user's pip: none of this machine's pip configuration (its constraints file caps torch at 2.14.1)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_")} | {"PIP_CONFIG_FILE": os.devnull}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--no-index", "--find-links", str(tmp_path),
+         "--ignore-installed", "--quiet", "--report", "-", "nstviz"],
+        capture_output=True, text=True, check=False, timeout=120, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    chosen = {i["metadata"]["name"]: i["metadata"]["version"] for i in json.loads(proc.stdout)["install"]}
+    assert chosen["torch"] == "2.15.0"
