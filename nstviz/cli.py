@@ -584,12 +584,12 @@ def _versions() -> str:
     from nstviz import __version__
 
     try:
-        import torch
-
-        torch_version = torch.__version__
-    except ImportError:  # pragma: no cover
-        torch_version = "not installed"
-    return f"nstviz {__version__} (torch {torch_version}, Python {sys.version.split()[0]})\n"
+        from nstviz.capture import _torch_compat
+    except ImportError:  # pragma: no cover - torch not installed
+        return f"nstviz {__version__} (torch not installed, Python {sys.version.split()[0]})\n"
+    line = f"nstviz {__version__} (torch {_torch_compat.torch_version()}, Python {sys.version.split()[0]})\n"
+    untested = _torch_compat.untested_torch_note()
+    return line + (f"note: {untested}\n" if untested else "")
 
 
 def main(

@@ -1,16 +1,26 @@
 """The one place nstviz touches torch's private API.
 
-Everything here was measured on torch 2.13 (see ``docs/architecture.md``). Each accessor
-checks that what it needs exists and raises :class:`~nstviz.errors.UnsupportedTorchError`
-naming the missing piece and the torch version nstviz needs, rather than failing deep
-inside a run.
+Everything here was measured on the torch versions in :data:`TESTED_TORCH` (see
+``docs/architecture.md``). Each hook feature-detects what it needs (the degradation rule,
+``docs/reliability.md``):
+
+- an **essential** hook (:data:`HOOKS`, ``essential=True``: ``nonstrict_trace``, the trace-rule
+  id sets, the structured trace logger) raises :class:`~nstviz.errors.UnsupportedTorchError`
+  naming the missing piece and the torch versions nstviz is tested with, before anything runs;
+- a **degradable** hook that finds its API missing or changed calls :func:`lose`: the capture
+  goes on without that feature, and the Report's notes say which feature was lost and why
+  (:func:`noting_lost_features` collects them for a capture). It never raises.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+import inspect
 import logging
+import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -19,7 +29,10 @@ import torch
 
 from nstviz.errors import UnsupportedTorchError
 
-NEEDED = "torch 2.13 or 2.14"
+TESTED_TORCH: tuple[str, ...] = ("2.13", "2.14")
+"""The torch releases (major.minor) the suite runs on: the single source of that list."""
+
+NEEDED = "torch " + " or ".join(TESTED_TORCH)
 
 #: Target name fragment of the opaque Dynamo node that stands for a non-strict call.
 FLAT_APPLY_NAME = "flat_apply_capture"
@@ -28,13 +41,177 @@ FLAT_APPLY_NAME = "flat_apply_capture"
 def _fail(what: str) -> UnsupportedTorchError:
     return UnsupportedTorchError(
         f"torch {torch.__version__} lacks {what}, which nstviz needs; install {NEEDED} "
-        "(e.g. pip install 'torch==2.13.0')"
+        f"(e.g. pip install 'torch=={TESTED_TORCH[0]}.0')"
     )
 
 
 def torch_version() -> str:
     """The installed torch version string."""
     return str(torch.__version__)
+
+
+def _release(version: str) -> tuple[int, int] | None:
+    m = re.match(r"(\d+)\.(\d+)", version)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def untested_torch_note() -> str | None:
+    """One line saying the installed torch is not one nstviz is tested with, or None when it is."""
+    version = torch_version()
+    have = _release(version)
+    tested = [r for r in (_release(t) for t in TESTED_TORCH) if r is not None]
+    if have is not None and have in tested:
+        return None
+    if have is not None and have > max(tested):
+        how = "is newer than"
+    elif have is not None and have < min(tested):
+        how = "is older than"
+    else:
+        how = "is not one of"
+    return (
+        f"torch {version} {how} the versions nstviz is tested with ({', '.join(TESTED_TORCH)}): "
+        "untested; a Report's notes name any torch feature nstviz could not use there"
+    )
+
+
+# -- the hooks and the degradation rule ----------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Hook:
+    """One place nstviz depends on torch's private API."""
+
+    key: str
+    api: str
+    """What it reads from torch (dotted path)."""
+    feature: str
+    """What nstviz gives with it."""
+    essential: bool
+    without: str = ""
+    """What the capture does without it (degradable hooks)."""
+
+
+HOOKS: dict[str, Hook] = {
+    h.key: h
+    for h in (
+        Hook("nonstrict_trace", "torch._dynamo.nonstrict_trace", "tracing functions non-strictly", True),
+        Hook(
+            "id_sets",
+            "torch._dynamo.trace_rules._allowed_callable_ids / _nonstrict_trace_callable_ids",
+            "marking functions by name (and unmarking them after)",
+            True,
+        ),
+        Hook("trace_logger", "torch._logging._internal.trace_log", "graph breaks and compiles (the structured trace)", True),
+        Hook(
+            "backend",
+            "torch._dynamo.output_graph.OutputGraph.call_user_compiler",
+            "recording graphs (Dynamo and ATen) and the non-strict regions in them",
+            False,
+            "each torch.compile ran with its own backend; breaks and compiles come from the trace log",
+        ),
+        Hook(
+            "compile_ids",
+            "torch._guards.CompileContext.current_trace_id",
+            "matching graphs to their compiles",
+            False,
+            "graphs carry the compile id -1/-1",
+        ),
+        Hook(
+            "aot_record",
+            "torch._dynamo.backends.common.aot_autograd / torch._dynamo.backends.debugging.boxed_nop",
+            "recording ATen graphs (backend 'record')",
+            False,
+            "the Dynamo graphs ran as traced, without AOTAutograd",
+        ),
+        Hook(
+            "inductor",
+            "torch._inductor.compile_fx.compile_fx / compile_fx_inner / config.post_grad_custom_post_pass",
+            "recording inductor's ATen and post-grad graphs",
+            False,
+            "inductor compiled as usual, unrecorded",
+        ),
+        Hook(
+            "dynamo_globals",
+            "torch._dynamo.utils.CleanupManager / CleanupHook",
+            "deleting the helper globals (__compiled_fn_*...) of earlier runs, and quiet exit",
+            False,
+            "those globals stay in the namespace until Dynamo's own cleanup",
+        ),
+        Hook(
+            "break_counter",
+            'torch._dynamo.utils.counters["graph_break"]',
+            "Dynamo's own graph-break count",
+            False,
+            "the graph breaks each break caused are read from its message",
+        ),
+        Hook(
+            "gb_registry",
+            "torch/_dynamo/graph_break_registry.json",
+            "the explanations and hints of torch's graph-break registry",
+            False,
+            "breaks show Dynamo's message only",
+        ),
+        Hook(
+            "fatal_break",
+            "torch._dynamo.exc.Unsupported",
+            "recognising a graph break that stops a fullgraph=True compile",
+            False,
+            "it is shown as the run's error only",
+        ),
+        Hook(
+            "fx_names",
+            "torch.fx.node._get_qualified_name",
+            "qualified names of graph node targets",
+            False,
+            "nodes show the target's plain name",
+        ),
+        Hook(
+            "pytree",
+            "torch.utils._pytree._private_register_pytree_node / _deregister_pytree_node",
+            "the advisor's pytree-registration remedy",
+            False,
+            "the attempt ran without registering the class",
+        ),
+    )
+}
+
+_collectors: list[dict[str, str]] = []
+_collectors_lock = threading.Lock()
+_log = logging.getLogger("nstviz")
+
+
+def lost_note(key: str, why: str) -> str:
+    """The Report note for degradable hook ``key`` whose API is unusable (``why``)."""
+    hook = HOOKS[key]
+    return f"torch {torch_version()}: {hook.api} {why}, so nstviz goes without {hook.feature}; {hook.without}"
+
+
+def lose(key: str, why: str) -> None:
+    """A degradable hook found its torch API missing or changed: note it for every capture running."""
+    note = lost_note(key, why)
+    with _collectors_lock:
+        for lost in _collectors:
+            lost.setdefault(key, note)
+    _log.debug("%s", note)
+
+
+@contextlib.contextmanager
+def noting_lost_features() -> Iterator[dict[str, str]]:
+    """Collect the notes of the features lost while the block runs (``{hook key: note}``)."""
+    lost: dict[str, str] = {}
+    with _collectors_lock:
+        _collectors.append(lost)
+    try:
+        yield lost
+    finally:
+        with _collectors_lock:
+            _collectors.remove(lost)
+
+
+def capture_notes(lost: dict[str, str]) -> list[str]:
+    """The notes a Report of this torch starts with: untested version, then the lost features."""
+    untested = untested_torch_note()
+    return ([untested] if untested else []) + list(lost.values())
 
 
 def nonstrict_trace_fn() -> Callable[..., Any]:
@@ -50,7 +227,6 @@ def check_supported() -> None:
     nonstrict_trace_fn()
     id_sets()
     trace_logger()
-    call_user_compiler_owner()
 
 
 def id_sets() -> tuple[Any, Any]:
@@ -108,14 +284,12 @@ def nonstrict_ids() -> frozenset[int]:
 @contextlib.contextmanager
 def nonstrict_trace_disabled() -> Iterator[None]:
     """Make ``torch._dynamo.nonstrict_trace`` a no-op wrapper (for ``baseline="strict"``)."""
-    import torch._dynamo.decorators as decorators
-
     original = nonstrict_trace_fn()
     # An object, not a function: Dynamo treats a *function* that `is torch._dynamo.nonstrict_trace`
     # as the real decorator (call-site form), so a plain replacement function would still mark.
     _strict = _LiftedNonstrictTrace()
 
-    owners = [torch._dynamo, decorators]
+    owners = [module for _, module in nonstrict_trace_holders()]
     saved = [(o, o.__dict__.get("nonstrict_trace")) for o in owners]
     try:
         for o in owners:
@@ -144,38 +318,74 @@ def trace_logger() -> logging.Logger:
     """The structured-trace logger (``torch.__trace``, ``torch._logging._internal.trace_log``)."""
     try:
         from torch._logging._internal import trace_log
-    except ImportError:  # pragma: no cover - other torch versions
+    except ImportError:
         raise _fail("torch._logging._internal.trace_log") from None
+    if not isinstance(trace_log, logging.Logger):
+        raise _fail("torch._logging._internal.trace_log (a logging.Logger)")
     return trace_log
 
 
 def gb_registry() -> dict[str, dict[str, Any]]:
-    """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty if absent)."""
-    from nstviz.tracing.breaks import gb_registry as read  # torch-free: offline reads use it too
+    """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty, and noted, if absent)."""
+    from nstviz.tracing.breaks import read_gb_registry  # torch-free: offline reads use it too
 
-    return read()
+    registry, why = read_gb_registry(os.path.dirname(str(getattr(torch._dynamo, "__file__", "") or "")))
+    if why:
+        lose("gb_registry", why)
+    return registry
 
 
 def current_compile_ids() -> tuple[int, int, int]:
     """``(frame_id, compile_id, attempt)`` of the compile in progress (``(-1, -1, 0)`` outside)."""
-    from torch._guards import CompileContext
+    try:
+        from torch._guards import CompileContext
 
-    trace_id = CompileContext.current_trace_id()
-    if trace_id is None or trace_id.compile_id is None:
-        return (-1, -1, 0)
-    cid = trace_id.compile_id
-    frame = cid.frame_id if cid.frame_id is not None else -1
-    compile_id = cid.frame_compile_id if cid.frame_compile_id is not None else -1
-    return (frame, compile_id, int(trace_id.attempt or 0))
+        trace_id = CompileContext.current_trace_id()
+        if trace_id is None or trace_id.compile_id is None:
+            return (-1, -1, 0)
+        cid = trace_id.compile_id
+        frame = cid.frame_id if cid.frame_id is not None else -1
+        compile_id = cid.frame_compile_id if cid.frame_compile_id is not None else -1
+        return (int(frame), int(compile_id), int(trace_id.attempt or 0))
+    except ImportError:
+        lose("compile_ids", "is missing")
+    except Exception as exc:
+        lose("compile_ids", f"has changed ({type(exc).__name__}: {exc})"[:200])
+    return (-1, -1, 0)
 
 
-def call_user_compiler_owner() -> type:
-    """The class whose ``call_user_compiler`` hands every Dynamo graph to the backend."""
-    from torch._dynamo.output_graph import OutputGraph
+def call_user_compiler_owner() -> type | None:
+    """The class whose ``call_user_compiler`` hands every Dynamo graph to the backend.
 
-    if not callable(getattr(OutputGraph, "call_user_compiler", None)):
-        raise _fail("torch._dynamo.output_graph.OutputGraph.call_user_compiler")
+    None (and the ``backend`` feature lost) when it is missing or its signature is not
+    ``(self, gm, example_inputs)``.
+    """
+    try:
+        from torch._dynamo.output_graph import OutputGraph
+    except ImportError:
+        lose("backend", "is missing")
+        return None
+    method = OutputGraph.__dict__.get("call_user_compiler")
+    if not callable(method):
+        lose("backend", "is missing")
+        return None
+    try:
+        params = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if len(params) != 3 or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+        lose("backend", f"has a new signature {_signature(method)}, nstviz knows (self, gm, example_inputs)")
+        return None
     return OutputGraph
+
+
+def _signature(fn: Any) -> str:
+    """``(a, b, *, c)``: the parameters' names only."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return "(?)"
+    return "(" + ", ".join(str(p.replace(annotation=p.empty, default=p.empty)) for p in params) + ")"
 
 
 CompilerWrap = Callable[[Callable[..., Any], str], Callable[..., Any]]
@@ -190,12 +400,18 @@ def intercept_backends(wrap: CompilerWrap) -> Iterator[None]:
     the backend call is wrapped).
     """
     owner = call_user_compiler_owner()
+    if owner is None:  # the feature is lost (noted): compiles go on unrecorded
+        yield
+        return
     original = owner.__dict__["call_user_compiler"]
     capturing_thread = threading.get_ident()
 
     @functools.wraps(original)
     def call_user_compiler(self: Any, gm: Any, example_inputs: Any) -> Any:
         if threading.get_ident() != capturing_thread:  # another thread's compile: not ours to record
+            return original(self, gm, example_inputs)
+        if not hasattr(self, "compiler_fn"):
+            lose("backend", "has changed (OutputGraph has no compiler_fn)")
             return original(self, gm, example_inputs)
         saved = self.compiler_fn
         try:
@@ -227,6 +443,59 @@ def boxed_nop() -> Callable[..., Any]:
     from torch._dynamo.backends.debugging import boxed_nop as _nop
 
     return _nop
+
+
+AtenWrap = Callable[[str, Callable[..., Any]], Callable[..., Any]]
+
+
+def aot_record_backend(wrap: AtenWrap) -> Callable[..., Any] | None:
+    """``aot_autograd`` with ``wrap(level, boxed_nop)`` as its forward/backward/inference compilers.
+
+    None (the ``aot_record`` feature lost) when this torch lacks either or takes other arguments.
+    """
+    try:
+        from torch._dynamo.backends.common import aot_autograd as _aot
+        from torch._dynamo.backends.debugging import boxed_nop as _nop
+    except ImportError:
+        lose("aot_record", "is missing")
+        return None
+    try:
+        return _aot(
+            fw_compiler=wrap("aten_forward", _nop),
+            bw_compiler=wrap("aten_backward", _nop),
+            inference_compiler=wrap("aten_inference", _nop),
+            keep_inference_input_mutations=True,
+        )
+    except TypeError as exc:
+        lose("aot_record", f"has a new signature ({exc})"[:200])
+        return None
+
+
+def inductor_compilers() -> tuple[Callable[..., Any], Callable[..., Any]] | None:
+    """``(compile_fx, compile_fx_inner)`` when ``compile_fx`` takes ``inner_compile``, else None (noted)."""
+    try:
+        from torch._inductor.compile_fx import compile_fx as _compile_fx
+        from torch._inductor.compile_fx import compile_fx_inner as _inner
+    except ImportError:
+        lose("inductor", "is missing")
+        return None
+    try:
+        takes_inner = "inner_compile" in inspect.signature(_compile_fx).parameters
+    except (TypeError, ValueError):
+        takes_inner = False
+    if not takes_inner:
+        lose("inductor", f"has a new signature {_signature(_compile_fx)} without inner_compile")
+        return None
+    return _compile_fx, _inner
+
+
+def post_grad_hook_slot() -> tuple[Any, str] | None:
+    """Like :func:`post_grad_pass_hook`, but None (the ``inductor`` feature lost) when absent."""
+    try:
+        return post_grad_pass_hook()
+    except (ImportError, UnsupportedTorchError):
+        lose("inductor", "is missing (post_grad_custom_post_pass)")
+        return None
 
 
 def compile_fx() -> Callable[..., Any]:
@@ -274,6 +543,23 @@ def dynamo_reset() -> None:
     torch._dynamo.reset()
 
 
+def _cleanup_types() -> tuple[Any, type] | None:
+    """``(CleanupManager, CleanupHook)`` of ``torch._dynamo.utils``, or None (``dynamo_globals`` lost)."""
+    try:
+        from torch._dynamo.utils import CleanupHook, CleanupManager
+    except ImportError:
+        lose("dynamo_globals", "is missing")
+        return None
+    if not isinstance(CleanupHook, type) or not isinstance(getattr(getattr(CleanupManager, "instance", None), "values", None), dict):
+        lose("dynamo_globals", "has changed (no CleanupManager.instance.values dict)")
+        return None
+    return CleanupManager, CleanupHook
+
+
+def _pending_hooks(manager: Any) -> list[list[Any]]:
+    return [hooks for hooks in list(manager.instance.values.values()) if isinstance(hooks, list)]
+
+
 def dynamo_global_hooks() -> set[int]:
     """Ids of Dynamo's pending global-cleanup hooks (one per ``__compiled_fn_*``-style global).
 
@@ -282,14 +568,13 @@ def dynamo_global_hooks() -> set[int]:
     ``CleanupHook`` per global in ``CleanupManager.instance``, keyed weakly by the transformed
     code object: the hook deletes the global when that code object dies.
     """
-    try:
-        from torch._dynamo.utils import CleanupManager
-    except ImportError:  # pragma: no cover
+    types = _cleanup_types()
+    if types is None:
         return set()
-    return {id(hook) for hooks in list(CleanupManager.instance.values.values()) for hook in hooks}
+    return {id(hook) for hooks in _pending_hooks(types[0]) for hook in hooks}
 
 
-def drop_dynamo_globals(before: set[int]) -> int:
+def drop_dynamo_globals(before: set[int] | None) -> int:
     """Delete the globals of the compiles since ``before`` (from :func:`dynamo_global_hooks`).
 
     Call only after ``torch._dynamo.reset()``: the compiled code these globals serve can no
@@ -299,23 +584,25 @@ def drop_dynamo_globals(before: set[int]) -> int:
     Returns:
         How many globals were deleted.
     """
-    try:
-        from torch._dynamo.utils import CleanupHook, CleanupManager
-    except ImportError:  # pragma: no cover
+    types = _cleanup_types()
+    if types is None or before is None:
         return 0
+    manager, hook_type = types
     dropped = 0
-    for hooks in list(CleanupManager.instance.values.values()):
+    for hooks in _pending_hooks(manager):
         keep = []
         for hook in hooks:
-            if id(hook) in before or not isinstance(hook, CleanupHook) or not isinstance(hook.scope, dict):
+            scope, name = getattr(hook, "scope", None), getattr(hook, "name", None)
+            if id(hook) in before or not isinstance(hook, hook_type) or not isinstance(scope, dict):
                 keep.append(hook)
                 continue
-            if hook.scope.pop(hook.name, _MISSING) is not _MISSING:
+            if scope.pop(name, _MISSING) is not _MISSING:
                 dropped += 1
-            disown = getattr(CleanupHook, "disown", None)  # torch 2.14: the name's owner token
+            disown = getattr(hook_type, "disown", None)  # torch 2.14: the name's owner token
             if disown is not None:
-                disown(hook.scope, hook.name)
-            CleanupManager.count -= 1
+                disown(scope, name)
+            if isinstance(getattr(manager, "count", None), int):
+                manager.count -= 1
         if len(keep) != len(hooks):
             hooks[:] = keep
     return dropped
@@ -325,17 +612,16 @@ _MISSING = object()
 
 
 @functools.cache
-def _quiet_hook_type() -> type | None:
-    try:
-        from torch._dynamo import utils
-    except ImportError:  # pragma: no cover
-        return None
+def _quiet_hook_type(hook_type: type) -> type:
+    import sys
 
-    class QuietCleanupHook(utils.CleanupHook):
+    utils = sys.modules[hook_type.__module__]  # not imported in __call__: it may run at interpreter exit
+
+    class QuietCleanupHook(hook_type):  # type: ignore[misc, valid-type]
         """Dynamo's hook, but a global that is already gone is no error (see quiet_dynamo_cleanups)."""
 
         def __call__(self, *args: Any) -> None:
-            if utils.CleanupManager is not None:
+            if getattr(utils, "CleanupManager", None) is not None:
                 utils.CleanupManager.count -= 1
             self.scope.pop(self.name, None)
 
@@ -344,10 +630,17 @@ def _quiet_hook_type() -> type | None:
 
 def _cleanup_hook_tolerant(hook_type: type) -> bool:
     """Whether Dynamo's own hook already ignores a deleted global (torch 2.14: owner tokens, ``pop``)."""
-    import dataclasses
-
     fields = {f.name for f in dataclasses.fields(hook_type)} if dataclasses.is_dataclass(hook_type) else set()
     return "token" in fields or hasattr(hook_type, "disown")
+
+
+def _takes_scope_name(hook_type: type) -> bool:
+    """Whether ``hook_type(scope, name)`` is how this torch builds a hook (torch 2.13)."""
+    try:
+        inspect.signature(hook_type).bind({}, "name")
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def quiet_dynamo_cleanups(before: set[int]) -> int:
@@ -359,27 +652,27 @@ def quiet_dynamo_cleanups(before: set[int]) -> int:
     KeyError: '__builtins_dict___N'`` at interpreter exit, and a ``%%nstrace`` cell leaves one per
     cell. The hooks of nstviz's runs are replaced by an equal hook that deletes the global only if
     it is still there; everything else (which global, when, the manager's count) is unchanged.
+    A torch whose hook already tolerates it (2.14), or builds hooks otherwise, is left alone.
 
     Returns:
         How many hooks were replaced.
     """
-    quiet = _quiet_hook_type()
-    try:
-        from torch._dynamo.utils import CleanupHook, CleanupManager
-    except ImportError:  # pragma: no cover
+    types = _cleanup_types()
+    if types is None:
         return 0
-    if quiet is None:  # pragma: no cover
+    manager, hook_type = types
+    if _cleanup_hook_tolerant(hook_type) or not _takes_scope_name(hook_type):
         return 0
-    if _cleanup_hook_tolerant(CleanupHook):
-        return 0
+    quiet = _quiet_hook_type(hook_type)
     replaced = 0
-    for hooks in list(CleanupManager.instance.values.values()):
+    for hooks in _pending_hooks(manager):
         for i, hook in enumerate(hooks):
-            if id(hook) in before or type(hook) is not CleanupHook or not isinstance(hook.scope, dict):
+            if id(hook) in before or type(hook) is not hook_type or not isinstance(getattr(hook, "scope", None), dict):
                 continue
             hooks[i] = quiet(hook.scope, hook.name)
             replaced += 1
     return replaced
+
 
 DYNAMO_GLOBAL_PREFIXES = ("__compiled_fn_", "__resume_at_", "__builtins_dict___", "__import_")
 """Names Dynamo gives the globals it installs (some, from restarted traces, get no hook)."""
@@ -391,12 +684,13 @@ def drop_new_dynamo_names(namespace: dict[str, Any], names_before: set[str]) -> 
     Call only after ``torch._dynamo.reset()`` and :func:`drop_dynamo_globals`: what is left are
     globals of abandoned (restarted) traces, which no code refers to.
     """
-    try:
-        from torch._dynamo.utils import CleanupManager
-    except ImportError:  # pragma: no cover
+    types = _cleanup_types()
+    if types is None:
         return 0
     tracked = {
-        hook.name for hooks in list(CleanupManager.instance.values.values()) for hook in hooks
+        getattr(hook, "name", None)
+        for hooks in _pending_hooks(types[0])
+        for hook in hooks
         if getattr(hook, "scope", None) is namespace
     }
     dropped = 0
@@ -407,18 +701,37 @@ def drop_new_dynamo_names(namespace: dict[str, Any], names_before: set[str]) -> 
     return dropped
 
 
-def graph_break_counter() -> dict[str, int]:
-    """Dynamo's own graph-break counter (``torch._dynamo.utils.counters["graph_break"]``), a copy."""
-    from torch._dynamo.utils import counters
+def _graph_break_counts() -> dict[str, int] | None:
+    try:
+        from torch._dynamo.utils import counters
 
-    return dict(counters["graph_break"])
+        counts = {str(k): int(v) for k, v in counters["graph_break"].items()}
+    except ImportError:
+        lose("break_counter", "is missing")
+        return None
+    except Exception as exc:
+        lose("break_counter", f"has changed ({type(exc).__name__}: {exc})"[:200])
+        return None
+    return counts
+
+
+def graph_break_counter() -> dict[str, int]:
+    """Dynamo's own graph-break counter (``torch._dynamo.utils.counters["graph_break"]``), a copy.
+
+    Empty when this torch has no such counter (see :func:`graph_break_count`).
+    """
+    return _graph_break_counts() or {}
+
+
+def graph_break_count() -> int | None:
+    """The total of Dynamo's graph-break counter, or None when this torch has none (noted)."""
+    counts = _graph_break_counts()
+    return None if counts is None else sum(counts.values())
 
 
 def graph_break_total() -> int:
-    """The total of Dynamo's graph-break counter (``sum(counters["graph_break"].values())``)."""
-    from torch._dynamo.utils import counters
-
-    return sum(counters["graph_break"].values())
+    """The total of Dynamo's graph-break counter (``sum(counters["graph_break"].values())``), 0 if none."""
+    return graph_break_count() or 0
 
 
 def dynamo_config_patch(flags: dict[str, Any]) -> Any:
@@ -434,10 +747,14 @@ def dynamo_config_copy() -> dict[str, Any]:
 
 
 def unsupported_types() -> tuple[type, ...]:
-    """Exception types Dynamo raises for a graph break under ``fullgraph=True``."""
+    """Exception types Dynamo raises for a graph break under ``fullgraph=True`` (empty, and noted, if none)."""
     from torch._dynamo import exc
 
-    return tuple(t for t in (getattr(exc, "Unsupported", None),) if t is not None)
+    found = getattr(exc, "Unsupported", None)
+    if not (isinstance(found, type) and issubclass(found, BaseException)):
+        lose("fatal_break", "is missing")
+        return ()
+    return (found,)
 
 
 def leaf_callable_function(obj: Any) -> Callable[..., Any] | None:
@@ -465,8 +782,10 @@ def post_grad_pass_hook() -> tuple[Any, str]:
 
 def is_compiled_object(obj: Any) -> bool:
     """Whether ``obj`` is already wrapped by ``torch.compile`` (function or module)."""
-    from torch._dynamo.eval_frame import OptimizedModule
-
+    try:
+        from torch._dynamo.eval_frame import OptimizedModule
+    except ImportError:  # another torch: what every compiled module carries
+        return hasattr(obj, "_orig_mod") or hasattr(obj, "_torchdynamo_orig_callable")
     return isinstance(obj, OptimizedModule) or hasattr(obj, "_torchdynamo_orig_callable")
 
 
@@ -495,8 +814,10 @@ def inductor_config_loaded() -> bool:
 
 def nonstrict_trace_holders() -> tuple[tuple[str, Any], ...]:
     """The modules whose ``nonstrict_trace`` attribute nstviz may patch: ``(key, module)`` pairs."""
-    import torch._dynamo.decorators as decorators
-
+    try:
+        import torch._dynamo.decorators as decorators
+    except ImportError:  # another torch: only the public name
+        return (("torch._dynamo.nonstrict_trace", torch._dynamo),)
     return (("torch._dynamo.nonstrict_trace", torch._dynamo), ("decorators.nonstrict_trace", decorators))
 
 
@@ -515,16 +836,24 @@ def dynamo_exception_names() -> frozenset[str]:
     """Names of torch's Dynamo exception classes: how a fatal graph break (``fullgraph=True``) surfaces."""
     from torch._dynamo import exc as dynamo_exc
 
+    base = getattr(dynamo_exc, "TorchDynamoException", None)
+    if not isinstance(base, type):  # another torch: every exception class of torch._dynamo.exc
+        base = BaseException
     return frozenset(
-        name
-        for name, value in vars(dynamo_exc).items()
-        if isinstance(value, type) and issubclass(value, dynamo_exc.TorchDynamoException)
+        name for name, value in vars(dynamo_exc).items() if isinstance(value, type) and issubclass(value, base)
     )
 
 
 def fx_qualified_name(target: Any) -> str:
-    """FX's qualified name of a ``call_function`` target (``torch.fx.node._get_qualified_name``)."""
-    return str(torch.fx.node._get_qualified_name(target))
+    """FX's qualified name of a ``call_function`` target (``torch.fx.node._get_qualified_name``).
+
+    The target's plain name (and the ``fx_names`` feature noted lost) when this torch lacks it.
+    """
+    qualify = getattr(torch.fx.node, "_get_qualified_name", None)
+    if not callable(qualify):
+        lose("fx_names", "is missing")
+        return str(getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or target)
+    return str(qualify(target))
 
 
 def compiled_original(obj: Any, *, modules: bool = True) -> Any:
@@ -573,8 +902,13 @@ def pytree_registered(
     """
     from torch.utils import _pytree as pytree
 
-    if not all(hasattr(pytree, n) for n in ("_deregister_pytree_node", "_private_register_pytree_node")):
-        raise _fail("torch.utils._pytree._deregister_pytree_node")
+    if not all(
+        hasattr(pytree, n)
+        for n in ("_deregister_pytree_node", "_private_register_pytree_node", "register_dataclass", "SUPPORTED_NODES")
+    ):
+        lose("pytree", "is missing")
+        yield False
+        return
     if cls in pytree.SUPPORTED_NODES:
         yield False
         return

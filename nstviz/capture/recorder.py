@@ -72,8 +72,8 @@ class Recorder:
         """Intercept every Dynamo compile while the block runs."""
         with contextlib.ExitStack() as stack:
             stack.enter_context(_torch_compat.intercept_backends(self._wrap))
-            if self._uses_inductor():
-                stack.enter_context(self._post_grad_hook())
+            if self._uses_inductor() and (slot := _torch_compat.post_grad_hook_slot()) is not None:
+                stack.enter_context(self._post_grad_hook(slot))
             yield self
 
     def release(self) -> None:
@@ -162,18 +162,16 @@ class Recorder:
         return compiler
 
     def _aot_record(self, gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
-        nop = _torch_compat.boxed_nop()
-        backend = _torch_compat.aot_autograd(
-            fw_compiler=self._aten_compiler(info, "aten_forward", nop),
-            bw_compiler=self._aten_compiler(info, "aten_backward", nop),
-            inference_compiler=self._aten_compiler(info, "aten_inference", nop),
-            keep_inference_input_mutations=True,
-        )
+        backend = _torch_compat.aot_record_backend(lambda level, nop: self._aten_compiler(info, level, nop))
+        if backend is None:  # this torch's AOTAutograd is not what nstviz knows (noted): run as traced
+            return gm.forward
         return backend(gm, example_inputs)
 
     def _inductor(self, gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
-        compile_fx = _torch_compat.compile_fx()
-        compile_fx_inner = _torch_compat.compile_fx_inner()
+        compilers = _torch_compat.inductor_compilers()
+        if compilers is None:  # noted: inductor compiles unrecorded
+            return _torch_compat.lookup_backend("inductor")(gm, example_inputs)
+        compile_fx, compile_fx_inner = compilers
 
         def inner(gm2: torch.fx.GraphModule, example_inputs2: Any, *args: Any, **kwargs: Any) -> Any:
             if kwargs.get("is_backward"):
@@ -196,8 +194,8 @@ class Recorder:
         return compile_fx(gm, example_inputs, inner_compile=inner)
 
     @contextlib.contextmanager
-    def _post_grad_hook(self) -> Iterator[None]:
-        config, name = _torch_compat.post_grad_pass_hook()
+    def _post_grad_hook(self, slot: tuple[Any, str]) -> Iterator[None]:
+        config, name = slot
         previous = getattr(config, name)
         recorder = self
 

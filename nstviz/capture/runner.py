@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nstviz.analysis.break_counts import dynamo_counter_total
 from nstviz.capture import _torch_compat, marking, state
 from nstviz.capture.convert import (
     StackTable,
@@ -136,7 +135,7 @@ def execute(
     value: Any = None
     error: BaseException | None = None
     marked_ids: set[int] = set()
-    breaks_counted = dynamo_counter_total(_torch_compat.graph_break_counter())  # Dynamo's own count
+    breaks_counted = _torch_compat.graph_break_count()  # Dynamo's own count (None: this torch has none)
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         latch = stack.enter_context(state.interrupt_latch())
@@ -164,9 +163,13 @@ def execute(
     if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
         raise KeyboardInterrupt(f"interrupted during the {name} run")
     hits: list[Break] = []
-    breaks_total = dynamo_counter_total(_torch_compat.graph_break_counter())
+    breaks_total = _torch_compat.graph_break_count() if breaks_counted is not None else None
     events = collector.of_kind("dynamo_graph_break_reason")
-    caused = caused_per_event([int(e.metadata.get("counter", 0)) for e in events], breaks_counted, breaks_total)
+    caused: list[int | None]
+    if breaks_counted is None or breaks_total is None:  # no counter: break_from_artifact reads the message
+        caused = [None] * len(events)
+    else:
+        caused = list(caused_per_event([int(e.metadata.get("counter", 0)) for e in events], breaks_counted, breaks_total))
     for event, n in zip(events, caused, strict=True):
         brk = break_from_artifact(event, caused=n)  # n: Dynamo's counter increase after this artifact
         if brk is not None:
@@ -195,7 +198,9 @@ def execute(
         stdout=out.text(),
         stderr=err.text(),
         wall_time_s=round(wall, 4),
-        dynamo_graph_breaks=max(0, breaks_total - breaks_counted),
+        dynamo_graph_breaks=(
+            max(0, breaks_total - breaks_counted) if breaks_counted is not None and breaks_total is not None else None
+        ),
     )
     result = RunResult(
         run=run,

@@ -80,6 +80,8 @@ class Session:
         self._hooks_before: set[int] | None = None
         self._names_before: set[str] = set()
         self._code_namespace: dict[str, Any] | None = None
+        self._lost: dict[str, str] = {}
+        """Notes of the torch features this torch lacks (``_torch_compat.lose``), by hook."""
 
     def say(self, phase: str, message: str) -> None:
         """Report progress (never fails the capture)."""
@@ -98,6 +100,11 @@ class Session:
 
     def capture(self, subject: Subject, plan: RunPlan) -> Report:
         """Run ``subject`` by ``plan``; return the Report (the live user exception attached)."""
+        with _torch_compat.noting_lost_features() as self._lost:
+            _torch_compat.gb_registry()  # notes a registry this torch lacks (breaks then go unexplained)
+            return self._capture(subject, plan)
+
+    def _capture(self, subject: Subject, plan: RunPlan) -> Report:
         self.plan = plan
         self.runs_total = plan.runs_total()
         self._code_namespace = subject.code_namespace
@@ -441,7 +448,7 @@ class Session:
             stacks=stacks,
             comparisons=comparisons,
             nondeterministic=nondeterministic,
-            notes=tuple(self.notes),
+            notes=(*_torch_compat.capture_notes(self._lost), *self.notes),
             candidates=candidates,
             recommendation=recommendation,
             sources=_sources(runs.values(), stacks),

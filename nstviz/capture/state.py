@@ -43,7 +43,7 @@ def set_rng_state(state: dict[str, Any]) -> None:
 
 def _patched_attrs() -> dict[str, Any]:
     owner = _torch_compat.call_user_compiler_owner()
-    out = {"OutputGraph.call_user_compiler": owner.__dict__.get("call_user_compiler")}
+    out = {"OutputGraph.call_user_compiler": owner.__dict__.get("call_user_compiler") if owner is not None else None}
     for key, module in _torch_compat.nonstrict_trace_holders():
         out[key] = module.__dict__.get("nonstrict_trace")
     # only when inductor is loaded already: importing it costs seconds, and nstviz touches
@@ -111,7 +111,7 @@ class StateSnapshot:
     def _restore_patched(self) -> None:
         owner = _torch_compat.call_user_compiler_owner()
         value = self.patched.get("OutputGraph.call_user_compiler")
-        if value is not None and owner.__dict__.get("call_user_compiler") is not value:
+        if owner is not None and value is not None and owner.__dict__.get("call_user_compiler") is not value:
             owner.call_user_compiler = value
         for key, mod in _torch_compat.nonstrict_trace_holders():
             value = self.patched.get(key)

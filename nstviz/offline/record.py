@@ -187,21 +187,23 @@ def record_script(
     name = "nonstrict" if nonstrict else "baseline"
     stacks = StackTable()
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-    snapshot = state.StateSnapshot.take()
-    with as_main(path, argv) as namespace:
-        marks = _LazyMarks(nonstrict, namespace)
+    with _torch_compat.noting_lost_features() as lost:
+        _torch_compat.gb_registry()  # notes a registry this torch lacks
+        snapshot = state.StateSnapshot.take()
+        with as_main(path, argv) as namespace:
+            marks = _LazyMarks(nonstrict, namespace)
 
-        def body(remark: Callable[[], None]) -> None:
-            for code in statements:
-                exec(code, namespace)
-                remark()
+            def body(remark: Callable[[], None]) -> None:
+                for code in statements:
+                    exec(code, namespace)
+                    remark()
 
-        try:
-            result = execute(name, body, backend=backend, stacks=stacks, rng=state.rng_state(), marks=marks, echo=echo)
-        finally:
-            _torch_compat.dynamo_reset()
-            snapshot.restore(rng=False)
-    run, notes = _finish(result, marks, stacks)
+            try:
+                result = execute(name, body, backend=backend, stacks=stacks, rng=state.rng_state(), marks=marks, echo=echo)
+            finally:
+                _torch_compat.dynamo_reset()
+                snapshot.restore(rng=False)
+        run, notes = _finish(result, marks, stacks)
     run = dataclasses.replace(run, rank=info.rank, world_size=info.world_size, origin="record")
     if result.exception is not None and isinstance(result.exception, SystemExit) and result.exception.code in (0, None):
         run = dataclasses.replace(run, error=None, error_type=None, error_traceback=None)
@@ -217,7 +219,7 @@ def record_script(
         nonstrict=tuple(nonstrict),
         stacks=tuple(stacks.stacks),
         sources=sources_of(run, stacks.stacks),
-        notes=tuple(dict.fromkeys(notes)),
+        notes=tuple(dict.fromkeys([*_torch_compat.capture_notes(lost), *notes])),
         rank=info.rank,
     )
 

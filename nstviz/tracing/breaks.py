@@ -59,23 +59,29 @@ def _registry_path() -> str | None:
     return os.path.join(locations[0], "_dynamo", _REGISTRY) if locations else None
 
 
-@functools.cache
 def gb_registry() -> dict[str, dict[str, Any]]:
     """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty if absent)."""
     path = _registry_path()
-    if path is None:
-        return {}
+    return read_gb_registry(os.path.dirname(path))[0] if path else {}
+
+
+@functools.cache
+def read_gb_registry(folder: str) -> tuple[dict[str, dict[str, Any]], str]:
+    """The registry in ``folder`` (torch's ``_dynamo``), and why it could not be read (``""`` if it could)."""
+    path = os.path.join(folder, _REGISTRY)
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
-    except (OSError, ValueError):
-        return {}
+    except OSError:
+        return {}, "is missing"
+    except ValueError as exc:
+        return {}, f"has changed (not JSON: {exc})"[:200]
     out: dict[str, dict[str, Any]] = {}
-    for key, entries in (data.items() if isinstance(data, dict) else ()):
+    for key, entries in data.items() if isinstance(data, dict) else ():
         entry = entries[0] if isinstance(entries, list) and entries else entries
         if isinstance(entry, dict):
             out[key] = entry
-    return out
+    return out, "" if out else "has changed (no entries nstviz can read)"
 
 
 def _registry_fields(gb_id: str | None) -> dict[str, Any]:
