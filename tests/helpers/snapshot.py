@@ -56,9 +56,16 @@ def _loggers() -> dict[str, tuple[Any, ...]]:
     for name, logger in items:
         if not isinstance(logger, logging.Logger):
             continue  # a PlaceHolder
-        handlers = tuple(h for h in logger.handlers if not _inert_lazy_trace_handler(h))
+        handlers = tuple(h for h in logger.handlers if not _inert_lazy_trace_handler(h) and not _pytest_handler(h))
         out[name] = (handlers, logger.level, logger.propagate, logger.disabled)
     return out
+
+
+def _pytest_handler(handler: logging.Handler) -> bool:
+    """pytest's own capture handlers: pytest 9 attaches them, per test phase, to every logger that
+    does not propagate at that moment (so a logger torch made non-propagating during the setup
+    phase gets them in the call phase); they are pytest's, not nstviz's."""
+    return type(handler).__module__.startswith("_pytest.")
 
 
 def _inert_lazy_trace_handler(handler: logging.Handler) -> bool:
