@@ -221,9 +221,10 @@ class Session:
     ) -> Mapping[str, Any] | None:
         """Outputs of one eager run of ``body``.
 
-        With ``force_eager``, ``torch.compile``-wrapped code inside ``body`` runs eagerly too
-        (``torch.compiler.set_stance("force_eager")``, put back after), its printed output is
-        captured like a run's, and None is returned when it raised.
+        ``torch.compile``-wrapped code inside ``body`` runs eagerly too
+        (``torch.compiler.set_stance("force_eager")``, put back after): a function that calls a
+        compiled one is eager only so. With ``force_eager``, its printed output is captured like
+        a run's, and None is returned when it raised.
         """
         import torch
 
@@ -233,7 +234,8 @@ class Session:
                 with captured_output(self.echo), torch.compiler.set_stance("force_eager"):
                     value = body(lambda: None)
             else:
-                value = body(lambda: None)
+                with torch.compiler.set_stance("force_eager"):
+                    value = body(lambda: None)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
