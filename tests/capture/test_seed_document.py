@@ -283,3 +283,29 @@ def test_cli_run_seed_script(tmp_path: Path, source: str):
     assert chips(report) == [*FIXED, ("outputs", "outputs match eager", "good")]
     assert json.loads(out_json.read_text(encoding="utf-8"))["headline"]["text"] == report.headline.text
     assert code == 0, err.getvalue()
+
+
+# -- the same from a TORCH_TRACE log ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source", [CAUGHT, UNCAUGHT], ids=["caught", "uncaught"])
+def test_torch_trace_log_of_the_seed_gives_the_same_break(tmp_path: Path, source: str):
+    import os
+    import subprocess
+    import sys
+
+    from nstviz.offline.ingest import find_logs, ingest_log
+
+    script = tmp_path / "seed_job.py"
+    script.write_text(source, encoding="utf-8")
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / "trace")}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == (0 if source is CAUGHT else 1), done.stderr[-2000:]
+    (log,) = find_logs(tmp_path / "trace")
+    offline = ingest_log(log)
+    live = nstviz.trace_code(source, {}, filename=str(script))
+    assert the_break(offline) == SEED_BREAK
+    assert offline.runs["baseline"].breaks == live.runs["baseline"].breaks  # every field: same break
+    counted = [("breaks", "1 break", "neutral"), ("graphs", "fullgraph failed: 0 graphs", "bad")]
+    assert [c for c in chips(offline) if c[0] in ("breaks", "graphs")] == counted
+    assert [c for c in chips(live) if c[0] in ("breaks", "graphs")] == counted
