@@ -126,8 +126,9 @@ def output_verdict(
     if nothing_marked and not comparisons:
         return dataclasses.replace(check, skipped_reason="no second run to compare with")
     if (raised or failed) and check.match is None and not check.comparisons:
-        why = [f"the {n} run raised" for n in raised] + [f"the {n}'s compile failed" for n in failed]
-        check = dataclasses.replace(check, skipped_reason=f"{' and '.join(why)}, so its outputs cannot be compared")
+        why = [f"the {n} run raised" for n in raised] + [f"the {n} compile failed" for n in failed]
+        whose = "its" if len(why) == 1 else "their"
+        check = dataclasses.replace(check, skipped_reason=f"{' and '.join(why)}, so {whose} outputs cannot be compared")
     return check
 
 

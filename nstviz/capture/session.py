@@ -549,8 +549,8 @@ def _failed(result: RunResult) -> bool:
 
 
 def _failure_words(result: RunResult, name: str) -> str:
-    """``"baseline run raised"`` or ``"baseline's compile failed"``."""
-    return f"{name} run raised" if result.exception is not None else f"{name}'s compile failed"
+    """``"baseline run raised"`` or ``"baseline compile failed"``."""
+    return f"{name} run raised" if result.exception is not None else f"{name} compile failed"
 
 
 def _with_reads(record: Any, reads: tuple[NonInputRead, ...]) -> Any:

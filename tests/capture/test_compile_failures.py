@@ -104,3 +104,45 @@ def test_recompile_limit_reads_as_such_not_as_a_compile_failure():
         "nonstrict recompile limit hit: f runs eagerly, outputs match"
     )
     assert "compile failed" not in report.headline.text
+
+
+REFUSED = '''
+import torch
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+def scale(b):
+    torch._dynamo.graph_break()
+    return b.t * 2
+
+@torch.compile(fullgraph=True, backend="aot_eager")
+def f(x):
+    return scale(Box(x)) + 1
+
+x = torch.ones(3)
+try:
+    out = f(x)
+except Exception:
+    out = None
+'''
+
+
+def test_caught_nonstrict_failure_is_red_and_compares_nothing():
+    # torch refuses the unregistered class: the nonstrict compile fails too, and the code catches it
+    report = nstviz.trace_code(REFUSED, {}, nonstrict=["scale"], filename="<refused>")
+    base, nst = report.runs["baseline"], report.runs["nonstrict"]
+    assert (base.error, nst.error) == (None, None)
+    assert [(b.gb_id, b.fatal, b.location.line) for b in base.breaks] == [("GB0025", True, 9)]
+    assert [(b.gb_id, b.fatal, b.location.line, b.reason) for b in nst.breaks] == [
+        ("GB0236", True, 14, "Invalid input type for nonstrict_trace-ed function")
+    ]
+    why = "the baseline compile failed and the nonstrict compile failed, so their outputs cannot be compared"
+    assert (report.outputs.match, report.outputs.comparisons, report.outputs.skipped_reason) == (None, (), why)
+    assert [(c.kind, c.text, c.tone) for c in report.headline.chips] == [
+        ("breaks", "1 break → 1", "neutral"),
+        ("graphs", "0 graphs → 0", "neutral"),
+        ("failure", "nonstrict fullgraph failed: Invalid input type for nonstrict_trace-ed function", "bad"),
+        ("outputs", f"outputs not checked ({why})", "neutral"),
+    ]
