@@ -172,6 +172,7 @@ def execute(
         if brk is not None:
             hits.append(brk)
     hits.extend(fatal_breaks(error, collector.compile_errors, {(e.frame_id, e.compile_id) for e in events}))
+    collector.compile_errors.clear()  # their tracebacks hold Dynamo's frames: drop them now
     graphs = tuple(recorder.graphs)
     notes = list(recorder.errors)
     trace_note = collector.failure_note(name)
