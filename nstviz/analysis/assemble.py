@@ -118,14 +118,17 @@ def output_verdict(
 
     if comparisons is None:
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
+    from nstviz.analysis.headline import compile_failed
+
     check = build_output_check(comparisons, nondeterministic=nondeterministic)
-    failed = [n for n in RUN_ORDER if n in runs and runs[n].error is not None]
+    raised = [n for n in RUN_ORDER if n in runs and runs[n].error is not None]
+    failed = [n for n in RUN_ORDER if n in runs and n not in raised and compile_failed(runs[n])]
     if nothing_marked and not comparisons:
         return dataclasses.replace(check, skipped_reason="no second run to compare with")
-    if failed and check.match is None:
-        check = dataclasses.replace(
-            check, skipped_reason=f"the {' and the '.join(failed)} run raised, so its outputs cannot be compared"
-        )
+    if (raised or failed) and check.match is None and not check.comparisons:
+        why = [f"the {n} run raised" for n in raised] + [f"the {n} compile failed" for n in failed]
+        whose = "its" if len(why) == 1 else "their"
+        check = dataclasses.replace(check, skipped_reason=f"{' and '.join(why)}, so {whose} outputs cannot be compared")
     return check
 
 

@@ -13,11 +13,13 @@ The chips, in order:
   compiled, ``"fullgraph failed → 1 graph"`` (green). More graphs alone is not red; fewer
   graphs is not green when the nonstrict run raised.
 - ``failure``: ``"compile failed: <real cause>"`` (red, first), when a compile of the
-  baseline failed without a fatal graph break: a hard compile error, or a ``fullgraph=True``
-  failure the user's code caught (Dynamo's own ``compilation_metrics`` event has a
-  ``fail_reason`` and no graph came of that compile); ``"nonstrict compile failed: ..."`` when
-  only the nonstrict run's compile failed; ``"nonstrict raised ValueError"`` (red), when the
-  nonstrict run raised.
+  baseline failed without a fatal graph break: a hard compile error (Dynamo's own
+  ``compilation_metrics`` event has a ``fail_reason`` and no graph came of that compile, also
+  when the user's code caught the exception). A ``fullgraph=True`` failure on a graph break is
+  a fatal break instead, caught or not (the ``graphs`` chip says ``"fullgraph failed"``).
+  ``"nonstrict compile failed: ..."`` when only the nonstrict run's compile failed;
+  ``"nonstrict fullgraph failed: <break>"`` (red) when the nonstrict run has a fatal break the
+  code caught; ``"nonstrict raised ValueError"`` (red), when the nonstrict run raised.
 - ``note`` ``"recompile limit hit: f runs eagerly"`` (red), when a frame of the baseline hit
   ``recompile_limit`` (Dynamo runs it eagerly from then on; not a compile failure), and
   ``"nonstrict recompile limit hit: ..."`` when only the nonstrict run's did.
@@ -28,7 +30,8 @@ The chips, in order:
   when the eager run and the baseline disagree and the code was not found non-deterministic,
   even when baseline and nonstrict agree.
 
-With no nonstrict run the chips give the baseline's numbers alone (``"2 breaks"``); when that
+With no nonstrict run the chips give the baseline's numbers alone (``"2 breaks"``;
+``"fullgraph failed: 0 graphs"`` in red when a fatal break stopped the compile); when that
 is because nothing was marked (no names given, the advisor recommended nothing), a ``note``
 chip ``"nothing was marked (baseline only)"`` comes first.
 """
@@ -50,6 +53,7 @@ from nstviz.report import (
     RunCounts,
     Tone,
 )
+from nstviz.tracing.breaks import RECOMPILE_LIMIT_RE
 
 _MAX_WHAT = 80
 _COMPILE_ERRORS = frozenset(
@@ -77,7 +81,6 @@ def format_number(x: float | None) -> str:
     return f"{float(f'{x:.3g}'):g}"
 
 
-_RECOMPILE_LIMIT_RE = re.compile(r"recompile limit exceeded|exceeding the \w*recompile_limit", re.IGNORECASE)
 
 
 def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
@@ -86,7 +89,7 @@ def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
     Not a failure of the compile as a whole: Dynamo runs that frame eagerly from then on
     (a performance problem, said as such in the headline).
     """
-    return tuple(c for c in run.compiles if c.fail_reason and _RECOMPILE_LIMIT_RE.search(c.fail_reason))
+    return tuple(c for c in run.compiles if c.fail_reason and RECOMPILE_LIMIT_RE.search(c.fail_reason))
 
 
 def _frame_function(run: Run, frame_id: int | None) -> str:
@@ -156,6 +159,15 @@ def compile_failure_text(run: Run) -> str | None:
 
 def _short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def compile_failed(run: Run) -> bool:
+    """Whether a compile of ``run`` failed: a fatal break, or a compile that failed (:func:`compile_failures`).
+
+    Also when the user's code caught the exception: what the code computed after that (an
+    ``except`` branch) is not the compiled code's output, so it is not compared.
+    """
+    return any(b.fatal for b in run.breaks) or bool(compile_failures(run))
 
 
 def baseline_failure(base: Run) -> str | None:
@@ -268,12 +280,15 @@ def build_headline(
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
         note = [Chip(kind="note", text="nothing was marked (baseline only)")] if nothing_marked else []
+        fullgraph_failed = baseline_failure(base) == "fullgraph failed"
         return _headline(
             (
                 *note,
                 *first,
                 Chip(kind="breaks", text=plural(b.breaks, "break")),
-                Chip(kind="graphs", text=plural(b.graphs, "graph")),
+                Chip(kind="graphs", text=f"fullgraph failed: {plural(b.graphs, 'graph')}", tone="bad")
+                if fullgraph_failed
+                else Chip(kind="graphs", text=plural(b.graphs, "graph")),
                 outputs_chip(outputs),
                 *last,
             )
@@ -297,7 +312,10 @@ def build_headline(
         chips.append(Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad"))
     else:
         n_failed = compile_failure_text(nonstrict)
-        if n_failed and n_failed != failed:
+        n_fatal = next((brk for brk in nonstrict.breaks if brk.fatal), None)
+        if n_fatal is not None:  # caught by the code: nothing raised, but the compile still failed
+            chips.append(Chip(kind="failure", text=_short(f"nonstrict fullgraph failed: {n_fatal.reason}"), tone="bad"))
+        elif n_failed and n_failed != failed:
             chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
         n_limit = recompile_limit_text(nonstrict)
         if n_limit and n_limit != limit:
@@ -314,6 +332,7 @@ def _headline(chips: tuple[Chip, ...]) -> Headline:
 __all__ = [
     "baseline_failure",
     "build_headline",
+    "compile_failed",
     "compile_failure_text",
     "compile_failures",
     "eager_chip",

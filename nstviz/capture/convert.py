@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import traceback
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -20,6 +21,7 @@ from nstviz.capture import _torch_compat
 from nstviz.report import Break, Graph, Location, Node, TensorInfo
 from nstviz.tracing import MAX_GUARDS, MAX_NODES_PER_GRAPH
 from nstviz.tracing.breaks import (
+    RECOMPILE_LIMIT_RE,
     _clean_detail,
     _CompiledNames,
     _make_break,
@@ -270,6 +272,41 @@ def break_from_exception(exc: BaseException) -> Break | None:
     return brk
 
 
+def fatal_breaks(
+    error: BaseException | None,
+    compile_errors: Sequence[tuple[tuple[int | None, int | None, int], BaseException]],
+    logged: set[tuple[int | None, int | None]],
+) -> list[Break]:
+    """The fatal breaks of one run: each ``fullgraph=True`` compile that failed on a graph break.
+
+    Caught by the user's code or not, the failure is the same break. ``error`` is the exception
+    the run raised (when the code did not catch it); ``compile_errors`` the live exceptions of
+    the run's failed compiles (:attr:`~nstviz.capture.trace_log.TraceCollector.compile_errors`);
+    ``logged`` the ``(frame, compile)`` ids that logged a graph-break artifact. A failed compile
+    that logged its break fell back to eager (no fullgraph): not fatal, as offline ingest
+    decides. A frame refused for hitting ``recompile_limit`` is not a break (it runs eagerly).
+    """
+    out: list[Break] = []
+    seen: set[int] = set()
+    raised = find_unsupported(error)
+    if error is not None and raised is not None:
+        brk = break_from_exception(error)
+        if brk is not None:
+            out.append(brk)
+            seen.add(id(raised))
+    for (frame, compile_id, _attempt), exc in compile_errors:
+        unsupported = find_unsupported(exc)
+        if unsupported is None or id(unsupported) in seen or (frame, compile_id) in logged:
+            continue
+        if RECOMPILE_LIMIT_RE.search(str(unsupported)):
+            continue
+        seen.add(id(unsupported))
+        brk = break_from_exception(exc)
+        if brk is not None:
+            out.append(brk)
+    return out
+
+
 __all__ = [
     "MAX_GUARDS",
     "MAX_NODES_PER_GRAPH",
@@ -288,6 +325,7 @@ __all__ = [
     "convert_graph",
     "counts_as_graph_break",
     "dedupe_breaks",
+    "fatal_breaks",
     "find_unsupported",
     "is_user_file",
     "link_breaks",

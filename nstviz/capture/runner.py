@@ -21,10 +21,10 @@ from nstviz.capture import _torch_compat, marking, state
 from nstviz.capture.convert import (
     StackTable,
     break_from_artifact,
-    break_from_exception,
     caused_per_event,
     compiles_from_events,
     dedupe_breaks,
+    fatal_breaks,
     link_breaks,
 )
 from nstviz.capture.recorder import Backend, NonstrictCall, Recorder
@@ -174,10 +174,8 @@ def execute(
         brk = break_from_artifact(event, caused=n)  # n: Dynamo's counter increase after this artifact
         if brk is not None:
             hits.append(brk)
-    if error is not None:
-        fatal = break_from_exception(error)
-        if fatal is not None:
-            hits.append(fatal)
+    hits.extend(fatal_breaks(error, collector.compile_errors, {(e.frame_id, e.compile_id) for e in events}))
+    collector.compile_errors.clear()  # their tracebacks hold Dynamo's frames: drop them now
     graphs = tuple(recorder.graphs)
     notes = list(recorder.errors)
     trace_note = collector.failure_note(name)

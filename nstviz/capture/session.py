@@ -135,7 +135,8 @@ class Session:
             base = self._run("baseline", subject.body, rng, (), lift=self.baseline_mode == "strict")
             if plan.check:
                 outputs["baseline"] = _snapshot(subject.outputs_of(base))
-            eager_reference = plan.check and plan.eager_if_baseline_raises and base.exception is not None
+            # a baseline whose compile failed (raised, or caught by the code) has no outputs: eager is the reference
+            eager_reference = plan.check and plan.eager_if_baseline_raises and _failed(base)
             self.runs_total = plan.runs_total(baseline_raised=eager_reference)
             if not base.run.graphs and not base.run.breaks and not base.run.compiles:
                 _nothing_compiled(subject, base)
@@ -232,9 +233,10 @@ class Session:
     ) -> Mapping[str, Any] | None:
         """Outputs of one eager run of ``body``.
 
-        With ``force_eager``, ``torch.compile``-wrapped code inside ``body`` runs eagerly too
-        (``torch.compiler.set_stance("force_eager")``, put back after), its printed output is
-        captured like a run's, and None is returned when it raised.
+        ``torch.compile``-wrapped code inside ``body`` runs eagerly too
+        (``torch.compiler.set_stance("force_eager")``, put back after): a function that calls a
+        compiled one is eager only so. With ``force_eager``, its printed output is captured like
+        a run's, and None is returned when it raised.
         """
         import torch
 
@@ -244,7 +246,8 @@ class Session:
                 with captured_output(self.echo), torch.compiler.set_stance("force_eager"):
                     value = body(lambda: None)
             else:
-                value = body(lambda: None)
+                with torch.compiler.set_stance("force_eager"):
+                    value = body(lambda: None)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:
@@ -308,16 +311,17 @@ class Session:
                 marks = _refreshing(subject.rematch(functions), refresh)
                 result = self._run(run_name, subject.body, rng, functions, marks=marks)
             self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
-            if base.exception is not None and result.exception is None and outputs.get("eager"):
+            if _failed(base) and not _failed(result) and outputs.get("eager"):
                 # the baseline failed to compile: the attempt's outputs are checked against eager
                 from nstviz.analysis.output_check import build_output_check
 
                 pair = {"eager": outputs["eager"], run_name: _snapshot(subject.outputs_of(result))}
                 comparisons, nondeterministic = _compare(pair, run_name)
                 check = build_output_check(comparisons, nondeterministic=nondeterministic)
-            elif base.exception is not None or result.exception is not None:
-                failed = "baseline" if base.exception is not None else run_name
-                check = OutputCheck(match=None, skipped_reason=f"the {failed} run raised, so outputs cannot be compared")
+            elif _failed(base) or _failed(result):
+                failed = "baseline" if _failed(base) else run_name
+                words = _failure_words(self.results[failed], failed)
+                check = OutputCheck(match=None, skipped_reason=f"the {words}, so outputs cannot be compared")
             else:
                 from nstviz.analysis.output_check import build_output_check
 
@@ -425,7 +429,7 @@ class Session:
         comparisons: tuple[OutputComparison, ...] | None = None
         nondeterministic = False
         if outputs is not None:
-            failed = {n for n in ("baseline", "nonstrict") if n in runs and runs[n].run.error is not None}
+            failed = {n for n in ("baseline", "nonstrict") if n in self.results and _failed(self.results[n])}
             comparisons, nondeterministic = _compare(
                 {k: v for k, v in outputs.items() if k not in failed}, "nonstrict"
             )
@@ -563,6 +567,18 @@ def _nothing_compiled(subject: Subject, base: RunResult) -> None:
         "wrapped by torch.compile was called. Wrap it (e.g. @torch.compile(fullgraph=True)) "
         "and call it in the same code."
     )
+
+
+def _failed(result: RunResult) -> bool:
+    """Whether the run raised or a compile of it failed (also when the code caught the exception)."""
+    from nstviz.analysis.headline import compile_failed
+
+    return result.exception is not None or compile_failed(result.run)
+
+
+def _failure_words(result: RunResult, name: str) -> str:
+    """``"baseline run raised"`` or ``"baseline compile failed"``."""
+    return f"{name} run raised" if result.exception is not None else f"{name} compile failed"
 
 
 def _with_reads(record: Any, reads: tuple[NonInputRead, ...]) -> Any:

@@ -5,6 +5,11 @@ logger for the duration of one run. It keeps only the events nstviz uses (compil
 and their stacks, graph-break artifacts, guards, compilation metrics) as small
 :class:`TraceEvent` values; graph payloads are not kept (the recorder has the real graphs).
 
+Each ``dynamo_error`` artifact is logged by Dynamo inside the ``except`` block of the failed
+compile: the collector keeps the live exception being handled (:attr:`TraceCollector.compile_errors`),
+so a ``fullgraph=True`` failure that the user's code catches is still seen as the exception it
+was (stack, hints, cause), exactly as when it is not caught.
+
 Each graph-break artifact also records the total of Dynamo's graph-break counter when it
 arrived (``metadata["counter"]``): Dynamo logs the artifact, then counts the graph break (or
 not), so the counter's increase up to the next artifact is what that artifact caused
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -46,6 +52,8 @@ class TraceCollector(logging.Handler):
         """Dynamo's graph-break counter total when collecting started."""
         self._strings: dict[int, str] = {}
         self._thread = threading.get_ident()  # only the capturing thread's compiles are ours
+        self.compile_errors: list[tuple[tuple[int | None, int | None, int], BaseException]] = []
+        """``((frame, compile, attempt), exception)`` of each failed compile, in order (see the module docstring)."""
         self.failures = 0
         """Records that could not be read (nstviz's fault; the compile went on)."""
         self.first_failure: str | None = None
@@ -85,6 +93,11 @@ class TraceCollector(logging.Handler):
                 kind, keep_payload, data = name, True, {}
                 if name == "dynamo_graph_break_reason" and self._counter is not None:
                     data = {"counter": self._counter()}
+                elif name == "dynamo_error":
+                    live = sys.exc_info()[1]  # Dynamo logs this artifact while handling the error
+                    if live is not None:
+                        ids = (meta.get("frame_id"), meta.get("frame_compile_id"), int(meta.get("attempt") or 0))
+                        self.compile_errors.append((ids, live))
         else:
             for key, with_payload in _KEEP_EVENTS.items():
                 if key in meta:

@@ -5,7 +5,8 @@ The log is read once, streaming (:mod:`nstviz.offline.tracelog`). From its recor
 - ``dynamo_graph_break_reason`` artifacts -> :class:`Break` hits (reason, GB id, hints, user
   stack), merged into distinct breaks exactly as an in-process capture merges them;
 - ``compilation_metrics`` with ``fail_type`` ``Unsupported`` -> the fatal break of a
-  ``fullgraph=True`` compile;
+  ``fullgraph=True`` compile (its stack and real cause from the ``dynamo_error`` artifact), the
+  same Break a live capture makes, whether the job caught the exception or not;
 - ``dynamo_start``, ``compilation_metrics``, ``dynamo_cpp_guards_str`` -> :class:`Compile`
   (function, time, guards, recompile and restart reasons);
 - ``dynamo_output_graph`` / ``aot_forward_graph`` / ``aot_backward_graph`` /
@@ -45,8 +46,10 @@ from nstviz.offline.tracelog import LogStats, TraceLogReader
 from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
 from nstviz.tracing import stacks as path_rules
 from nstviz.tracing.breaks import (
+    RECOMPILE_LIMIT_RE,
     _make_break,
     _parse_message,
+    _root_cause_from_text,
     break_from_artifact,
     compiles_from_events,
     dedupe_breaks,
@@ -114,6 +117,7 @@ class _Ingest:
         self.rank: int | None = None
         self.torch_version = ""
         self.error_stacks: dict[tuple[int | None, int | None], list[Location]] = {}
+        self.error_causes: dict[tuple[int | None, int | None], str] = {}
         self.failed: list[tuple[dict[str, Any], Any]] = []  # compilation metrics of failed compiles
         self.logged: set[tuple[int | None, int | None]] = set()  # frame compiles that logged a graph break
         self.rules = PathRules()  # whose files are torch's: by their shape and this log's own paths
@@ -158,6 +162,9 @@ class _Ingest:
                 if "\nfrom user code:\n" in text:
                     frames = text.split("\nfrom user code:\n", 1)[1].splitlines()
                     self.error_stacks[(e.frame_id, e.compile_id)] = parse_frames(frames)
+                cause = _root_cause_from_text(text.split("\nfrom user code:\n", 1)[0])
+                if cause:  # the exception Dynamo turned into the break, as a live capture reads it
+                    self.error_causes[(e.frame_id, e.compile_id)] = cause
             elif kind in ("dynamo_cpp_guards_str", "dynamo_guards"):
                 lines = [ln for ln in (e.payload or ()) if ln.strip()][:_MAX_GUARD_LINES]  # as Compile keeps them
                 self._event(e, kind, {}, "\n".join(lines))
@@ -259,8 +266,11 @@ class _Ingest:
             if (frame, compile_id) in self.logged:
                 continue  # not fatal: the frame logged its break and fell back to eager (no fullgraph)
             fatal = _fatal_break(meta, frame, compile_id, attempt, self.error_stacks.get((frame, compile_id), []))
+            if fatal is not None and RECOMPILE_LIMIT_RE.search(fatal.detail or ""):
+                continue  # the frame runs eagerly from then on: not a break (as a live capture decides)
             if fatal is not None:
-                self.hits.append(fatal)
+                cause = self.error_causes.get((frame, compile_id))
+                self.hits.append(dataclasses.replace(fatal, root_cause=cause) if cause else fatal)
         compiles = compiles_from_events(self.events, self.headers)
         breaks = link_breaks(dedupe_breaks(self.hits), compiles, self.headers)
         regions = tuple(

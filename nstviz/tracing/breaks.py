@@ -26,6 +26,8 @@ from nstviz.tracing.stacks import parse_frames, with_code
 
 _GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 _AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
+RECOMPILE_LIMIT_RE = re.compile(r"recompile limit exceeded|exceeding the \w*recompile_limit", re.IGNORECASE)
+"""A compile refused for hitting ``recompile_limit``: the frame runs eagerly, it is not a break."""
 _REGISTRY = "graph_break_registry.json"
 
 DYNAMO_EXCEPTION_NAMES = frozenset(

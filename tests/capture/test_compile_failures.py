@@ -3,6 +3,8 @@ the user's code catches them; compiled code that differs from eager."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -27,18 +29,28 @@ except Exception:
 '''
 
 
-def test_caught_fullgraph_failure_is_a_compile_failure_in_the_headline():
-    report = nstviz.trace_code(CAUGHT, {})
+def test_caught_fullgraph_failure_is_a_fatal_break_in_the_headline():
+    report = nstviz.trace_code(CAUGHT, {}, filename="<caught>")
     base = report.runs["baseline"]
     assert base.error is None  # the user's code caught it
     failed = [c for c in base.compiles if c.fail_reason]
     assert [(c.function, c.graph_ids) for c in failed] == [("f", ())]
-    assert [(c.kind, c.tone) for c in report.headline.chips[:2]] == [("note", "neutral"), ("failure", "bad")]
-    assert report.headline.text == (
-        "nothing was marked (baseline only), "
-        "compile failed in f: Dynamo does not know how to trace builtin operator `print` with argument types "
-        "['str'] (has_kwargs…, 0 breaks, 0 graphs, outputs not checked (no second run to compare with)"
-    )
+    # caught or not, the fullgraph failure is the same fatal break (issue 17)
+    assert [(b.gb_id, b.fatal, b.location.line, b.location.function, b.caused) for b in base.breaks] == [
+        ("GB0059", True, 6, "f", 0)
+    ]
+    assert [(c.kind, c.text, c.tone) for c in report.headline.chips] == [
+        ("note", "nothing was marked (baseline only)", "neutral"),
+        ("breaks", "1 break", "neutral"),
+        ("graphs", "fullgraph failed: 0 graphs", "bad"),
+        ("outputs", "outputs not checked (no second run to compare with)", "neutral"),
+    ]
+    uncaught = nstviz.trace_code(CAUGHT.split("try:")[0] + "out = cf(x)\n", {}, filename="<caught>")
+    assert uncaught.runs["baseline"].error is not None
+    assert [dataclasses.replace(b, compile_ids=()) for b in uncaught.runs["baseline"].breaks] == [
+        dataclasses.replace(b, compile_ids=()) for b in base.breaks
+    ]
+    assert uncaught.headline.text == report.headline.text
 
 
 def _breaking_helper(x):
@@ -92,3 +104,45 @@ def test_recompile_limit_reads_as_such_not_as_a_compile_failure():
         "nonstrict recompile limit hit: f runs eagerly, outputs match"
     )
     assert "compile failed" not in report.headline.text
+
+
+REFUSED = '''
+import torch
+
+class Box:
+    def __init__(self, t):
+        self.t = t
+
+def scale(b):
+    torch._dynamo.graph_break()
+    return b.t * 2
+
+@torch.compile(fullgraph=True, backend="aot_eager")
+def f(x):
+    return scale(Box(x)) + 1
+
+x = torch.ones(3)
+try:
+    out = f(x)
+except Exception:
+    out = None
+'''
+
+
+def test_caught_nonstrict_failure_is_red_and_compares_nothing():
+    # torch refuses the unregistered class: the nonstrict compile fails too, and the code catches it
+    report = nstviz.trace_code(REFUSED, {}, nonstrict=["scale"], filename="<refused>")
+    base, nst = report.runs["baseline"], report.runs["nonstrict"]
+    assert (base.error, nst.error) == (None, None)
+    assert [(b.gb_id, b.fatal, b.location.line) for b in base.breaks] == [("GB0025", True, 9)]
+    assert [(b.gb_id, b.fatal, b.location.line, b.reason) for b in nst.breaks] == [
+        ("GB0236", True, 14, "Invalid input type for nonstrict_trace-ed function")
+    ]
+    why = "the baseline compile failed and the nonstrict compile failed, so their outputs cannot be compared"
+    assert (report.outputs.match, report.outputs.comparisons, report.outputs.skipped_reason) == (None, (), why)
+    assert [(c.kind, c.text, c.tone) for c in report.headline.chips] == [
+        ("breaks", "1 break → 1", "neutral"),
+        ("graphs", "0 graphs → 0", "neutral"),
+        ("failure", "nonstrict fullgraph failed: Invalid input type for nonstrict_trace-ed function", "bad"),
+        ("outputs", f"outputs not checked ({why})", "neutral"),
+    ]
