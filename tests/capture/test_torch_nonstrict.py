@@ -16,9 +16,8 @@ Expectations, from torch's own assertions:
   ``torch.utils._pytree`` makes it compile (an unregistered class as input or output), the
   advisor (``auto=True``) finds that remedy, verified, and its code pastes.
 
-The caught form of the cases whose compile fails is ``xfail(strict=True)`` until a
-``fullgraph`` failure caught by the user's code is a Break (issue 17 item 1): remove the
-marker once it is.
+Both forms have the same expectations: a ``fullgraph`` failure the user's code catches is the
+same fatal Break as an uncaught one.
 """
 
 from __future__ import annotations
@@ -39,20 +38,13 @@ from tests.capture.cases.torch_nonstrict import CASES, Case
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-CAUGHT_XFAIL = pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason="issue 17 item 1: fullgraph failure caught by user code is not a Break yet",
-)
-
-
 def _params(outcome: str, *, remedy: bool = False) -> list[Any]:
     out = []
     for case in CASES:
         if case.outcome != outcome or (remedy and case.remedy is None):
             continue
         for form in ("uncaught", "caught"):
-            marks = [CAUGHT_XFAIL] if form == "caught" and outcome != "breaks" else []
-            out.append(pytest.param(case, form, id=f"{case.name.removeprefix('test_')}-{form}", marks=marks))
+            out.append(pytest.param(case, form, id=f"{case.name.removeprefix('test_')}-{form}"))
     return out
 
 
