@@ -93,11 +93,12 @@ class StateSnapshot:
         if changed:
             _torch_compat.load_dynamo_config(changed)
         logger = _torch_compat.trace_logger()
-        for h in list(logger.handlers):
-            if h not in self.trace_handlers:
+        if list(logger.handlers) != list(self.trace_handlers):
+            # put back the same handlers in the same order: torch's LazyTraceHandler removes itself at
+            # its first record, and appending it again would move it behind the others (torch 2.14)
+            for h in list(logger.handlers):
                 logger.removeHandler(h)
-        for h in self.trace_handlers:
-            if h not in logger.handlers:
+            for h in self.trace_handlers:
                 logger.addHandler(h)
         logger.setLevel(self.trace_level)
         logger.propagate = self.trace_propagate

@@ -56,9 +56,20 @@ def _loggers() -> dict[str, tuple[Any, ...]]:
     for name, logger in items:
         if not isinstance(logger, logging.Logger):
             continue  # a PlaceHolder
-        handlers = tuple(h for h in logger.handlers if not _inert_lazy_trace_handler(h))
+        handlers = tuple(h for h in logger.handlers if not _inert_lazy_trace_handler(h) and not _pytest_handler(h))
         out[name] = (handlers, logger.level, logger.propagate, logger.disabled)
     return out
+
+
+def _pytest_handler(handler: logging.Handler) -> bool:
+    """pytest's own capture handlers (``_pytest.logging``), not nstviz's.
+
+    pytest 9 attaches them, for each test phase, to every logger that does not propagate at the
+    phase's start; torch's artifact loggers stop propagating when torch first sets up its logs
+    (torch 2.14 does that during the warm-up capture), so they get pytest's handlers from the
+    next phase on, and a before/after pair straddling that moment differs by them.
+    """
+    return type(handler).__module__ == "_pytest.logging"
 
 
 def _inert_lazy_trace_handler(handler: logging.Handler) -> bool:
