@@ -104,5 +104,5 @@ def test_premise_a_plain_compile_in_ipython_prints_a_keyerror_at_exit_where_torc
     assert proc.stdout.rstrip().endswith("DONE"), proc.stdout[-2000:]
     if raises:
         assert "Exception ignored in" in proc.stderr and "KeyError: '__builtins_dict___" in proc.stderr, proc.stderr
-    else:
-        assert proc.stderr == "", proc.stderr
+    else:  # (torch may warn of other things here, e.g. the CUDA build on a machine without CUDA)
+        assert "Exception ignored" not in proc.stderr and "KeyError" not in proc.stderr, proc.stderr
