@@ -299,6 +299,11 @@ class MarkedFunction:
     """False when the function was marked but no call went through the non-strict path."""
     reads: tuple[NonInputRead, ...] = ()
     warning: str | None = None
+    decorator: Literal["nonstrict_trace", "leaf_function"] = "nonstrict_trace"
+    """How the function is made opaque: ``nonstrict_trace`` (every mark nstviz makes, and
+    ``@torch.compiler.nonstrict_trace`` / ``@torch._dynamo.nonstrict_trace`` in the code), or
+    ``leaf_function`` (``@torch._dynamo.decorators.leaf_function`` in the code: its body runs
+    eagerly at run time, after a ``register_fake`` shape function at compile time)."""
 
 
 @dataclass(**_FRZ)

@@ -16,7 +16,7 @@ class FakeElement extends FakeNode {
 globalThis.Node = FakeNode;
 globalThis.document = { createElement: (t) => new FakeElement(t), createTextNode: (t) => new FakeText(t) };
 
-const { renderHeadline } = await import("../src/ui/summary.js");
+const { markLines, renderHeadline } = await import("../src/ui/summary.js");
 
 test("the headline is the Report's chips, drawn as they are (text, tone, kind)", () => {
   const chips = [
@@ -39,4 +39,15 @@ test("a red chip stays red, a headline with no chips draws nothing", () => {
   const el = renderHeadline({ headline: { chips: [{ kind: "failure", text: "nonstrict raised ValueError", tone: "bad" }] } });
   assert.deepEqual(el.children.map((c) => c.className), ["nsv-hl nsv-hl-bad"]);
   assert.equal(renderHeadline({ headline: { chips: [] } }).children.length, 0);
+});
+
+test("marks are listed per decorator: nonstrict_trace marks, then leaf_function ones (a Report without the field is nonstrict_trace)", () => {
+  const run = { marked: [
+    { qualname: "Block.stats" },
+    { qualname: "log_stats", decorator: "leaf_function", origin: "in_source" },
+    { qualname: "helper", decorator: "nonstrict_trace", applied: false },
+  ] };
+  assert.deepEqual(markLines(run), ["non-strict: Block.stats, helper (never applied)", "leaf_function: log_stats"]);
+  assert.deepEqual(markLines({ marked: [{ qualname: "f", decorator: "leaf_function" }] }), ["leaf_function: f"]);
+  assert.deepEqual(markLines({}), []);
 });

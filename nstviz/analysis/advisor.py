@@ -18,8 +18,9 @@ Steps:
    code (an ``nn.Module.forward`` is tried with a no-op forward pre-hook on its instances, which
    makes the mark take effect for ``module(...)`` calls, see :mod:`nstviz.capture.forward_hooks`;
    run-time wrappers, closures made by decorators that pass ``*args, **kwargs`` on, are passed
-   over); its call sites on the stacks pass no explicit ``None``, lambda or generator
-   (GB0236 on 2.13); annotations name no non-pytree type. Failures are ``rejected`` with
+   over); its call sites on the stacks pass no explicit ``None`` (unless the user's torch takes
+   ``None`` leaves: ``none_inputs_ok``), lambda or generator (GB0236 on 2.13 and 2.14.1);
+   it is no ``leaf_function`` of the code; annotations name no non-pytree type. Failures are ``rejected`` with
    the reasons.
 3. **Try.** Candidates are tried one at a time *on top of the ones already kept*
    (``try_marks`` runs the code again as run ``attempt-N``), so each attempt also checks the
@@ -445,8 +446,14 @@ def _precheck(
     resolve: Callable[[str], Callable | None],
     compiled_region: set[str],
     already_marked: Collection[str] = (),
+    *,
+    none_inputs_ok: bool = False,
+    leaf_functions: Collection[str] = (),
 ) -> None:
     if p.problems:
+        return
+    if p.name in leaf_functions:
+        p.problems.append("it is a leaf_function in the code (it runs eagerly); the break happens inside it")
         return
     if p.name in already_marked:
         p.problems.append(
@@ -492,7 +499,7 @@ def _precheck(
     p.obj = obj
     p.problems.extend(_object_problems(obj, p.frame))
     if not p.problems:
-        p.problems.extend(_call_site_problems(p))
+        p.problems.extend(_call_site_problems(p, none_inputs_ok=none_inputs_ok))
         # an explicit None at the call site is all that stands in the way: an adapter can take it
         p.none_args = bool(p.problems) and all("an explicit None" in x for x in p.problems)
     if not p.problems:
@@ -593,8 +600,12 @@ def _object_problems(obj: Any, frame: Location) -> list[str]:
     return problems
 
 
-def _call_site_problems(p: _Proposal) -> list[str]:
-    """Arguments visibly not accepted at the call sites the break stacks show (GB0236 on 2.13)."""
+def _call_site_problems(p: _Proposal, *, none_inputs_ok: bool = False) -> list[str]:
+    """Arguments visibly not accepted at the call sites the break stacks show (GB0236).
+
+    An explicit ``None`` is one of them unless ``none_inputs_ok`` (a torch whose nonstrict_trace
+    takes ``None`` leaves, :func:`nstviz.capture._torch_compat.nonstrict_accepts_none`).
+    """
     name = _plain_function_name(p.frame.function)
     problems: list[str] = []
     for caller in p.callers:
@@ -616,10 +627,12 @@ def _call_site_problems(p: _Proposal) -> list[str]:
             args += [(f"argument `{k.arg}`", k.value) for k in node.keywords if k.arg]
             for label, value in args:
                 kind = _bad_argument(value)
+                if kind == "an explicit None" and none_inputs_ok:
+                    continue
                 if kind:
                     problems.append(
                         f"it is called with {kind} as its {label} at {os.path.basename(caller.file)}:{caller.line}: "
-                        "nonstrict_trace refuses None, lambdas and generators as inputs (GB0236 on torch 2.13); "
+                        "nonstrict_trace refuses None, lambdas and generators as inputs on this torch (GB0236); "
                         "leave such parameters at their default or pass tensors, numbers or containers of them"
                     )
     return list(dict.fromkeys(problems))
@@ -838,6 +851,8 @@ def run_advisor(
     try_config: TryConfig | None = None,
     adapt: Callable[[str, Callable, Sequence[str]], Any] | None = None,
     register: Callable[[str, Callable], Any] | None = None,
+    decorator: str = "torch._dynamo.nonstrict_trace",
+    none_inputs_ok: bool = False,
 ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
     """Propose, pre-check and try functions to trace non-strictly; recommend a set.
 
@@ -864,6 +879,11 @@ def run_advisor(
         register: ``register(class_name, function)`` gives the user class named in a failed
             attempt's "Invalid input type ... (it got X)" as an object for ``try_marks``
             (registered with pytree for the attempt), or None when X is not a user class.
+        decorator: how the pasted code spells nonstrict_trace (``torch.compiler.nonstrict_trace``
+            where the user's torch has the public name, see
+            :func:`nstviz.capture._torch_compat.nonstrict_trace_spelling`).
+        none_inputs_ok: the user's torch takes ``None`` leaves as nonstrict_trace inputs, so an
+            explicit ``None`` at a call site is no reason to refuse a candidate or to adapt it.
 
     Returns:
         ``(candidates, recommendation)``: every candidate with its status (tried ones in the
@@ -874,6 +894,11 @@ def run_advisor(
     compiled_region = {_plain_function_name(c.function) for c in baseline.compiles if c.function}
     compiled_region |= {_plain_function_name(g.function) for g in baseline.graphs if g.function}
     already_marked = {m.qualname for m in baseline.marked}
+    leaf_functions = {m.qualname for m in baseline.marked if m.decorator == "leaf_function"}
+    checks = {"none_inputs_ok": none_inputs_ok, "leaf_functions": leaf_functions}
+
+    def apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None = None) -> str:
+        return _apply_code(kept, config, decorator=decorator)
 
     plan = plan_candidates(baseline)
     results: dict[str, Candidate] = {}
@@ -918,7 +943,7 @@ def run_advisor(
         deferred.append(q)
 
     for p in plan:
-        _precheck(p, resolve, compiled_region, already_marked)
+        _precheck(p, resolve, compiled_region, already_marked, **checks)
         key = p.name
         if key in results:
             continue
@@ -1040,7 +1065,7 @@ def run_advisor(
             for q in plan_candidates(run, revealed):
                 if q.name in results:
                     continue
-                _precheck(q, resolve, compiled_region, already_marked)
+                _precheck(q, resolve, compiled_region, already_marked, **checks)
                 order.append(q.name)
                 if q.problems:
                     results[q.name] = _candidate(q, "rejected")
@@ -1202,8 +1227,14 @@ def _def_line(p: _Proposal) -> int | None:
     return code.co_firstlineno if code is not None else None
 
 
-def apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None = None) -> str:
+def apply_code(
+    kept: Sequence[_Proposal], config: dict[str, Any] | None = None, *, decorator: str = "torch._dynamo.nonstrict_trace"
+) -> str:
     """Paste-ready code that applies the marks, adapters and pytree registrations (see :mod:`nstviz.analysis.recommend`)."""
+    return _apply_code(kept, config, decorator=decorator)
+
+
+def _apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None, *, decorator: str) -> str:
     from nstviz.analysis.recommend import Mark, recommendation_code
 
     marks, adapters, classes = [], [], []
@@ -1219,4 +1250,4 @@ def apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None = None) 
             continue
         if not any(m.obj is p.obj for m in marks):
             marks.append(mark)
-    return recommendation_code(marks, config, adapters=adapters, pytree=classes)
+    return recommendation_code(marks, config, adapters=adapters, pytree=classes, decorator=decorator)

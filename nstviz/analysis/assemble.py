@@ -102,7 +102,8 @@ class CapturedRuns:
 
 def finish_run(captured: CapturedRun, stacks: Sequence[Sequence[Location]]) -> Run:
     """Passes 1 and 2 for one run: its non-strict regions, then its marks."""
-    run = build_regions(captured.run, [c.site for c in captured.calls], stacks)
+    # a leaf_function call is opaque down to the ATen graph: it is a mark, not an inlined region
+    run = build_regions(captured.run, [c.site for c in captured.calls if c.decorator == "nonstrict_trace"], stacks)
     return apply_marks(run, captured.marks, captured.calls)
 
 

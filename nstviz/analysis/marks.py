@@ -4,13 +4,16 @@ A function marked non-strict *applied* when at least one call went through the n
 path (an opaque ``flat_apply_capture`` node names it). When none did, the warning says why:
 the break Dynamo reported for it (GB0236/GB0251, with the root cause), or that it was never
 called inside compiled code (or is an ``nn.Module.forward`` called as ``module(...)``).
-Functions marked in the code itself (``@nonstrict_trace``) are listed as ``in_source``.
+Functions marked in the code itself (``@nonstrict_trace``, public or private name) are listed as
+``in_source``; so are functions the code decorated with ``torch._dynamo.decorators.leaf_function``
+(their :attr:`MarkedFunction.decorator` says so).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Literal
 
 from nstviz._gb_ids import NONSTRICT_REJECTED
 from nstviz.analysis.provenance import CallSite
@@ -38,6 +41,9 @@ class CapturedCall:
     site: CallSite
     key: str | None = None
     """Code identity of the function (None when it could not be told)."""
+    decorator: Literal["nonstrict_trace", "leaf_function"] = "nonstrict_trace"
+    """What made the call opaque: ``nonstrict_trace`` (a ``flat_apply`` node) or ``leaf_function``
+    (an ``invoke_leaf_function`` node, written in the code)."""
 
 
 def failed_nonstrict(run: Run, name: str | None) -> Break | None:
@@ -55,7 +61,7 @@ def failed_nonstrict(run: Run, name: str | None) -> Break | None:
 
 def apply_marks(run: Run, marks: Sequence[CapturedMark], calls: Sequence[CapturedCall]) -> Run:
     """The run with :attr:`Run.marked` filled in: the marks asked for, then those in the code."""
-    applied_keys = {c.key for c in calls if c.key is not None}
+    applied_keys = {c.key for c in calls if c.key is not None and c.decorator == "nonstrict_trace"}
     marked: list[MarkedFunction] = []
     seen: set[str] = set()
     for mark in marks:
@@ -90,6 +96,7 @@ def apply_marks(run: Run, marks: Sequence[CapturedMark], calls: Sequence[Capture
                 line_end=site.line_end,
                 origin="in_source",
                 reads=site.reads,
+                decorator=call.decorator,
             )
         )
     return dataclasses.replace(run, marked=tuple(marked))

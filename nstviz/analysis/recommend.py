@@ -92,6 +92,7 @@ def recommendation_code(
     *,
     adapters: Sequence[Mark] = (),
     pytree: Sequence[Any] = (),
+    decorator: str = "torch._dynamo.nonstrict_trace",
 ) -> str:
     """Paste-ready code: imports, one rebinding per place a function is looked up, hooks, config.
 
@@ -103,13 +104,15 @@ def recommendation_code(
             looked up.
         pytree: user classes to register with ``torch.utils._pytree``
             (:class:`nstviz.capture.adapters.PytreeType`), registered before the marks.
+        decorator: the spelling of nonstrict_trace in the code: ``torch.compiler.nonstrict_trace``
+            on a torch that has the public name (2.14), ``torch._dynamo.nonstrict_trace`` (2.13).
     """
     imports: dict[str, None] = {"import torch": None}
     body: list[str] = []
     decorator_notes: list[str] = []
     need_hook = False
     pytree_lines = [line for t in pytree for line in _pytree_lines(t, imports)]
-    adapter_lines = [line for m in adapters for line in _adapter_lines(m, imports)]
+    adapter_lines = [line for m in adapters for line in _adapter_lines(m, imports, decorator)]
     for m in marks:
         module = _module_of(m.obj)
         owners, attr = _owner_path(m.qualname)
@@ -133,11 +136,11 @@ def recommendation_code(
             code = getattr(_raw(m.obj), "__code__", None)
             if code is not None and installed_package(code.co_filename) is None:
                 decorator_notes.append(
-                    f"# or: put @torch._dynamo.nonstrict_trace on the line above `def {attr}` ({m.where})"
+                    f"# or: put @{decorator} on the line above `def {attr}` ({m.where})"
                 )
         for prefix in dict.fromkeys(prefixes):
             target = f"{prefix}{m.qualname}"
-            body.append(_rebind(target, owners, attr, m.obj, prefix) + comment)
+            body.append(_rebind(target, owners, attr, m.obj, prefix, decorator) + comment)
         need_hook |= m.forward
     lines = [*sorted(imports, key=lambda line: line != "import functools"), ""]
     if pytree_lines:
@@ -155,7 +158,7 @@ def recommendation_code(
     return "\n".join(lines) + "\n"
 
 
-def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str) -> str:
+def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str, decorator: str) -> str:
     kind = None
     if owners:
         owner_name = prefix + ".".join(owners)
@@ -168,10 +171,10 @@ def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str) ->
                 kind = "classmethod"
         del owner_name
     if kind == "staticmethod":
-        return f"{target} = staticmethod(torch._dynamo.nonstrict_trace({target}))"
+        return f"{target} = staticmethod({decorator}({target}))"
     if kind == "classmethod":
-        return f"{target} = classmethod(torch._dynamo.nonstrict_trace({target}.__func__))"
-    return f"{target} = torch._dynamo.nonstrict_trace({target})"
+        return f"{target} = classmethod({decorator}({target}.__func__))"
+    return f"{target} = {decorator}({target})"
 
 
 def _owner_object(obj: Any, owners: Iterable[str]) -> Any:
@@ -206,7 +209,7 @@ def _where(obj: Any, qualname: str, caller_files: Sequence[str], imports: dict[s
     return targets[0], list(dict.fromkeys(targets))
 
 
-def _adapter_lines(m: Mark, imports: dict[str, None]) -> list[str]:
+def _adapter_lines(m: Mark, imports: dict[str, None], decorator: str) -> list[str]:
     """An adapter for a function called with None arguments, bound where it is looked up."""
     from nstviz.capture.adapters import adapter_source, prefix_for
 
@@ -226,7 +229,7 @@ def _adapter_lines(m: Mark, imports: dict[str, None]) -> list[str]:
         f"{prefix} = {expr}{comment}",
         "",
         "",
-        *adapter_source(prefix).rstrip("\n").splitlines(),
+        *adapter_source(prefix, decorator).rstrip("\n").splitlines(),
         "",
         "",
         *(f"{t} = {adapter}" for t in targets),

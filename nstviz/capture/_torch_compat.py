@@ -930,3 +930,72 @@ def pytree_registered(
             table.clear()
             table.update(names_before)
             table.update(added)
+
+
+# -- torch 2.14 additions (each feature-detected, none compared by version string) -------------
+
+LEAF_FUNCTION_NAME = "invoke_leaf_function"
+"""Target name of the HOP node that stands for a call of a ``leaf_function`` (Dynamo and AOT graphs)."""
+
+
+def nonstrict_trace_spelling() -> str:
+    """How pasted code spells the decorator on this torch.
+
+    ``torch.compiler.nonstrict_trace`` where this torch has the public name (2.14), else
+    ``torch._dynamo.nonstrict_trace`` (2.13 has only the private one).
+    """
+    compiler = getattr(torch, "compiler", None)
+    if callable(getattr(compiler, "nonstrict_trace", None)):
+        return "torch.compiler.nonstrict_trace"
+    return "torch._dynamo.nonstrict_trace"
+
+
+@functools.cache
+def nonstrict_accepts_none() -> bool:
+    """Whether ``nonstrict_trace`` takes ``None`` leaves as inputs (pytorch PR #185742).
+
+    Dynamo refuses an input leaf whose type ``flat_apply.is_graphable_type`` rejects (GB0236);
+    the PR makes that check accept ``NoneType``. False on 2.13.0 and 2.14.1 (measured: an explicit
+    ``None`` argument still fails with GB0236), and whenever the check cannot be found.
+    """
+    try:
+        from torch._higher_order_ops.flat_apply import is_graphable_type
+    except ImportError:
+        return False
+    try:
+        return bool(is_graphable_type(type(None)))
+    except Exception:
+        return False
+
+
+def leaf_function_decorator() -> Callable[..., Any] | None:
+    """``torch._dynamo.decorators.leaf_function``, or None when this torch lacks it."""
+    try:
+        from torch._dynamo import decorators
+    except ImportError:  # pragma: no cover
+        return None
+    fn = getattr(decorators, "leaf_function", None)
+    return fn if callable(fn) else None
+
+
+def leaf_user_function(obj: Any) -> Callable[..., Any] | None:
+    """The user function behind the ``real_fn`` attribute of an ``invoke_leaf_function`` node.
+
+    Dynamo wraps it twice (``make_leaf_function_wrappers``' ``wrapper`` closing over ``fn``);
+    the chain of ``fn`` closure cells is followed down to the function the user decorated.
+    """
+    fn = getattr(obj, "_fn", None)
+    for _ in range(8):
+        code = getattr(fn, "__code__", None)
+        closure = getattr(fn, "__closure__", None) or ()
+        if code is None or "fn" not in code.co_freevars:
+            break
+        try:
+            inner = closure[code.co_freevars.index("fn")].cell_contents
+        except (ValueError, IndexError):
+            break
+        if inner is fn:
+            break
+        fn = inner
+    real = getattr(fn, "_torchdynamo_leaf_real_fn", None)  # the decorated wrapper, if that is what is held
+    return real if callable(real) else fn

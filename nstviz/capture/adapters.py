@@ -1,7 +1,9 @@
 """Adapters that let a function called with ``None`` arguments be traced non-strictly.
 
-torch 2.13 refuses ``None`` as an input of a ``nonstrict_trace``-ed function (GB0236,
-"Invalid input type ... (it got NoneType)"). An adapter is a function made outside the
+torch 2.13 and 2.14.1 refuse ``None`` as an input of a ``nonstrict_trace``-ed function (GB0236,
+"Invalid input type ... (it got NoneType)"); a torch with pytorch PR #185742 takes ``None``
+leaves, and there no adapter is offered (:func:`nstviz.capture._torch_compat.nonstrict_accepts_none`
+is False on 2.13.0 and 2.14.1: measured). An adapter is a function made outside the
 compiled region that takes the call's arguments, drops the ``None`` ones, and calls a
 non-strict inner function with the rest, plus where the ``None`` s were as dict keys (an
 empty-valued dict has no pytree leaves: the positions live in the tree structure). The inner
@@ -9,7 +11,8 @@ function puts the ``None`` s back and calls the original.
 
 The attempt and the recommended code run the same source (:func:`adapter_source`): the attempt
 executes it with an identity decorator and marks the inner function by id (undone after the
-run, like every mark); the recommendation pastes it with ``torch._dynamo.nonstrict_trace``.
+run, like every mark); the recommendation pastes it with nonstrict_trace as the user's torch
+spells it (``torch.compiler.nonstrict_trace`` on 2.14, ``torch._dynamo.nonstrict_trace`` on 2.13).
 :func:`installed` rebinds the function where it is looked up (class attribute, module
 globals) and always restores exactly what was there.
 """

@@ -60,6 +60,8 @@ class Recorder:
         self.stacks = stacks
         self.graphs: list[Graph] = []
         self.nonstrict_calls: list[NonstrictCall] = []
+        self.leaf_calls: list[NonstrictCall] = []
+        """Calls of ``leaf_function``-decorated functions (an ``invoke_leaf_function`` node each)."""
         self.errors: list[str] = []
         self._ids: set[str] = set()
         self._max_nodes = max_nodes
@@ -86,6 +88,7 @@ class Recorder:
         """
         self.graphs = []
         self.nonstrict_calls = []
+        self.leaf_calls = []
         self.errors = []
         self._ids = set()
         self.stacks = StackTable()
@@ -223,7 +226,11 @@ class Recorder:
         for node in gm.graph.nodes:
             if node.op != "call_function":
                 continue
-            if _torch_compat.FLAT_APPLY_NAME not in getattr(node.target, "__name__", ""):
+            target_name = getattr(node.target, "__name__", "")
+            if target_name == _torch_compat.LEAF_FUNCTION_NAME:
+                self._collect_leaf_call(gm, node, graph_id)
+                continue
+            if _torch_compat.FLAT_APPLY_NAME not in target_name:
                 continue
             fn = None
             name = node.name
@@ -235,6 +242,16 @@ class Recorder:
             if fn is not None:
                 name = getattr(fn, "__qualname__", name)
             self.nonstrict_calls.append(NonstrictCall(graph_id=graph_id, node=node.name, function=fn, name=name))
+
+    def _collect_leaf_call(self, gm: torch.fx.GraphModule, node: torch.fx.Node, graph_id: str) -> None:
+        """A call of a ``torch._dynamo.decorators.leaf_function`` (its first argument holds the real function)."""
+        fn = None
+        real = node.args[0] if node.args else None
+        if isinstance(real, torch.fx.Node) and real.op == "get_attr":
+            with contextlib.suppress(AttributeError):
+                fn = _torch_compat.leaf_user_function(getattr(gm, str(real.target)))
+        name = getattr(fn, "__qualname__", None) or node.name
+        self.leaf_calls.append(NonstrictCall(graph_id=graph_id, node=node.name, function=fn, name=name))
 
 
 @functools.cache

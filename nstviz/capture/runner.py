@@ -94,6 +94,8 @@ class RunResult:
     value: Any = None
     exception: BaseException | None = None
     nonstrict_calls: list[NonstrictCall] = field(default_factory=list)
+    leaf_calls: list[NonstrictCall] = field(default_factory=list)
+    """Calls of functions the code decorated with ``leaf_function`` (shown like its own marks)."""
     notes: list[str] = field(default_factory=list)
     marked_ids: frozenset[int] = frozenset()
 
@@ -205,6 +207,7 @@ def execute(
         value=value,
         exception=error,
         nonstrict_calls=list(recorder.nonstrict_calls),
+        leaf_calls=list(recorder.leaf_calls),
         notes=notes,
         marked_ids=frozenset(marked_ids),
     )

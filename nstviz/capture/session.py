@@ -365,6 +365,8 @@ class Session:
             max_attempts=self.plan.advisor_attempts,
             progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
             try_config=try_config,
+            decorator=_torch_compat.nonstrict_trace_spelling(),
+            none_inputs_ok=_torch_compat.nonstrict_accepts_none(),
         )
 
     def _kept_remedies(self, recommendation: Recommendation) -> tuple[Any, ...]:
@@ -390,6 +392,22 @@ class Session:
                 reads=self._reads(fn),
             )
             calls.append(CapturedCall(site=site, key=str(code_key(fn)) if fn is not None else None))
+        for call in result.leaf_calls:  # leaf_function: its body runs eagerly, so no reads are baked in
+            fn = unwrap(call.function) if call.function is not None else None
+            file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
+            site = CallSite(
+                graph_id=call.graph_id,
+                node=call.node,
+                qualname=qualified_name(fn) if fn is not None else call.name,
+                file=file,
+                line_start=start,
+                line_end=end,
+            )
+            calls.append(
+                CapturedCall(
+                    site=site, key=str(code_key(fn)) if fn is not None else None, decorator="leaf_function"
+                )
+            )
         marks = []
         for target in self.targets.get(name, ()):
             key = code_key(target.function)

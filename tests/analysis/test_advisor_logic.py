@@ -280,6 +280,41 @@ def test_explicit_none_arguments_are_rejected_and_module_forwards_are_not():
     assert got["Block.stats"].status == "no_change"
 
 
+def test_explicit_none_is_no_reason_to_refuse_where_torch_takes_none_leaves():
+    b_none = brk([loc(compiled_entry), loc(calls_with_none), loc(takes_optional)])
+    table = Table({frozenset({"takes_optional"}): ((), MATCH)}, ((b_none,), MATCH))
+    adapted: list[str] = []
+
+    def adapt(name, fn, files):
+        adapted.append(name)
+        return None
+
+    cands, rec = run_advisor(
+        run("baseline", b_none), resolve, table, budget_s=10, max_attempts=10, adapt=adapt, none_inputs_ok=True,
+        decorator="torch.compiler.nonstrict_trace",
+    )
+    got = by_fn(cands)
+    assert got["takes_optional"].status == "improved" and got["takes_optional"].precheck == ()
+    assert adapted == [] and "adapter: takes_optional" not in got
+    assert rec is not None and rec.adapters == () and rec.functions == ("takes_optional",)
+    mod = takes_optional.__module__
+    assert f"{mod}.takes_optional = torch.compiler.nonstrict_trace({mod}.takes_optional)" in rec.code
+    assert "torch._dynamo.nonstrict_trace" not in rec.code
+    # the same break where torch refuses None: refused, and the adapter is asked for
+    cands, _ = run_advisor(run("baseline", b_none), resolve, table, budget_s=10, max_attempts=10, adapt=adapt)
+    assert by_fn(cands)["takes_optional"].status == "rejected" and adapted == ["takes_optional"]
+
+
+def test_a_leaf_function_of_the_code_is_not_proposed():
+    b = brk([loc(compiled_entry), loc(leaf)])
+    mark = MarkedFunction(spec="<source>", qualname="leaf", origin="in_source", decorator="leaf_function")
+    table = Table({}, ((b,), MATCH))
+    cands, rec = run_advisor(dataclasses.replace(run("baseline", b), marked=(mark,)), resolve, table, budget_s=10, max_attempts=3)
+    got = by_fn(cands)
+    assert got["leaf"].status == "rejected" and "leaf_function" in got["leaf"].precheck[0]
+    assert table.calls == [] and rec is None
+
+
 def test_reads_are_noted_in_why_and_named_as_the_likely_cause_of_different_outputs():
     b = brk([loc(compiled_entry), loc(reads_global)])
     cands, _ = run_advisor(run("baseline", b), resolve, Table({}, ((), DIFFER)), budget_s=10, max_attempts=3)

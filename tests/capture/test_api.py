@@ -7,9 +7,11 @@ import itertools
 import torch
 
 import nstviz
-from nstviz.capture import convert
+from nstviz.capture import _torch_compat, convert
 from tests.capture.cases import corpus as c
 from tests.capture.cases import seed
+
+NST = _torch_compat.nonstrict_trace_spelling()
 
 
 def test_auto_finds_the_function_and_reports_attempts():
@@ -23,7 +25,7 @@ def test_auto_finds_the_function_and_reports_attempts():
     assert report.recommendation.functions == ("opaque_scale",)
     # rebound where loop_fn looks it up: its module's globals, with the import
     assert "from tests.capture.cases import corpus\n" in report.recommendation.code
-    assert "corpus.opaque_scale = torch._dynamo.nonstrict_trace(corpus.opaque_scale)" in report.recommendation.code
+    assert f"corpus.opaque_scale = {NST}(corpus.opaque_scale)" in report.recommendation.code
     (mark,) = report.runs["nonstrict"].marked
     assert (mark.qualname, mark.origin, mark.applied) == ("opaque_scale", "advisor", True)
     assert any(n.startswith("opaque_scale produced no ATen nodes") for n in report.notes)

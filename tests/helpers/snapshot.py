@@ -62,10 +62,14 @@ def _loggers() -> dict[str, tuple[Any, ...]]:
 
 
 def _pytest_handler(handler: logging.Handler) -> bool:
-    """pytest's own capture handlers: pytest 9 attaches them, per test phase, to every logger that
-    does not propagate at that moment (so a logger torch made non-propagating during the setup
-    phase gets them in the call phase); they are pytest's, not nstviz's."""
-    return type(handler).__module__.startswith("_pytest.")
+    """pytest's own capture handlers (``_pytest.logging``), not nstviz's.
+
+    pytest 9 attaches them, for each test phase, to every logger that does not propagate at the
+    phase's start; torch's artifact loggers stop propagating when torch first sets up its logs
+    (torch 2.14 does that during the warm-up capture), so they get pytest's handlers from the
+    next phase on, and a before/after pair straddling that moment differs by them.
+    """
+    return type(handler).__module__ == "_pytest.logging"
 
 
 def _inert_lazy_trace_handler(handler: logging.Handler) -> bool:

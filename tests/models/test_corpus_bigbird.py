@@ -9,8 +9,11 @@ import pytest
 
 transformers = pytest.importorskip("transformers")
 
+from nstviz.capture._torch_compat import nonstrict_trace_spelling  # noqa: E402
 from tests.helpers import digest  # noqa: E402
 from tests.models.corpus_checks import BB, TENSOR_ITER_GB, auto, check_paste, statuses  # noqa: E402
+
+NST = nonstrict_trace_spelling()  # torch.compiler.nonstrict_trace on 2.14, torch._dynamo.nonstrict_trace on 2.13
 
 
 def test_bigbird_eval_sparse_attention_forward_takes_it_to_one_graph():
@@ -46,7 +49,7 @@ def test_bigbird_eval_sparse_attention_forward_takes_it_to_one_graph():
         "from transformers.models.big_bird import modeling_big_bird\n\n"
         "# Trace these functions non-strictly; run this before the model is built and compiled\n"
         "# (or call torch._dynamo.reset() afterwards).\n"
-        "modeling_big_bird.BigBirdBlockSparseAttention.forward = torch._dynamo.nonstrict_trace("
+        f"modeling_big_bird.BigBirdBlockSparseAttention.forward = {NST}("
         "modeling_big_bird.BigBirdBlockSparseAttention.forward)  # def at modeling_big_bird.py:234\n"
         "# torch 2.13 honours a nonstrict mark on `forward` only for modules with a forward pre-hook:\n"
         "torch.nn.modules.module.register_module_forward_pre_hook(lambda module, args: None)\n"

@@ -9,8 +9,11 @@ import pytest
 
 transformers = pytest.importorskip("transformers")
 
+from nstviz.capture._torch_compat import nonstrict_trace_spelling  # noqa: E402
 from tests.helpers import digest  # noqa: E402
 from tests.models.corpus_checks import HUB, W2V, auto, check_paste, statuses  # noqa: E402
+
+NST = nonstrict_trace_spelling()  # torch.compiler.nonstrict_trace on 2.14, torch._dynamo.nonstrict_trace on 2.13
 
 
 @pytest.mark.slow
@@ -112,7 +115,7 @@ def test_vits_fused_helper_is_rebound_where_the_model_looks_it_up():
         "# VitsEncoder.forward is called with None arguments, which nonstrict_trace refuses (GB0236): an adapter\n"
         "# traces it non-strictly with the other arguments and puts the Nones back inside.\n"
         "_VitsEncoder_forward = modeling_vits.VitsEncoder.forward  # def at modeling_vits.py:1086\n\n\n"
-        "@torch._dynamo.nonstrict_trace\n"
+        f"@{NST}\n"
         "def _VitsEncoder_forward_nonstrict(args, kwargs, none_args, none_kwargs):\n"
         "    args = list(args)\n"
         "    for i in none_args:  # positions of the None arguments, in ascending order\n"
@@ -131,7 +134,7 @@ def test_vits_fused_helper_is_rebound_where_the_model_looks_it_up():
         "modeling_vits.VitsEncoder.forward = _VitsEncoder_forward_adapter\n"
         "# Trace these functions non-strictly; run this before the model is built and compiled\n"
         "# (or call torch._dynamo.reset() afterwards).\n"
-        "modeling_vits.fused_add_tanh_sigmoid_multiply = torch._dynamo.nonstrict_trace("
+        f"modeling_vits.fused_add_tanh_sigmoid_multiply = {NST}("
         "modeling_vits.fused_add_tanh_sigmoid_multiply)  # def at modeling_vits.py:84\n"
         "torch._dynamo.config.capture_scalar_outputs = True\n"
     )

@@ -28,6 +28,19 @@ function outputsChip(report) {
   return ((report.headline && report.headline.chips) || []).find((c) => c.kind === "outputs") || null;
 }
 
+/** A run's marks, one line per decorator: "non-strict: a, b" (nonstrict_trace) and "leaf_function: c". */
+export function markLines(run) {
+  const marks = run.marked || [];
+  const names = (kind) => marks.filter((m) => (m.decorator || "nonstrict_trace") === kind)
+    .map((m) => m.qualname + (m.applied === false ? " (never applied)" : ""));
+  const lines = [];
+  const nst = names("nonstrict_trace");
+  const leaf = names("leaf_function");
+  if (nst.length) lines.push("non-strict: " + nst.join(", "));
+  if (leaf.length) lines.push("leaf_function: " + leaf.join(", "));
+  return lines;
+}
+
 export function renderSummary(report, index) {
   const cards = [];
   for (const name of index.runNames) {
@@ -43,7 +56,7 @@ export function renderSummary(report, index) {
       h("div", { class: "nsv-card-title" }, name),
       h("dl", { class: "nsv-kv" }, rows.filter((r) => r[1] != null).map(([k, v]) => [h("dt", null, k), h("dd", null, String(v))])),
       run.error ? h("div", { class: "nsv-error-line" }, `raised ${errorHead(run)}`) : null,
-      (run.marked || []).length ? h("div", { class: "nsv-muted nsv-small" }, "non-strict: " + run.marked.map((m) => m.qualname + (m.applied === false ? " (never applied)" : "")).join(", ")) : null,
+      ...markLines(run).map((line) => h("div", { class: "nsv-muted nsv-small" }, line)),
     ));
   }
   const o = report.outputs || {};
