@@ -60,7 +60,8 @@ HEADLINES = {
             "bad",
         ),
         ("breaks", "0 breaks → 0", "neutral"),
-        ("graphs", "compile failed → 1 graph", "good"),
+        # not green while the outputs are not verified (an improvement needs them verified)
+        ("graphs", "compile failed → 1 graph", "neutral"),
         ("outputs", "outputs DIFFER: out: missing in baseline (present in nonstrict)", "bad"),
     ],
     "advisor": [
