@@ -5,7 +5,9 @@ where eager Python runs between compiled code), else, with as many graphs, when 
 run eagerly** (a compile that failed, or a frame that hit ``recompile_limit``, runs as plain
 Python), else when it is a **failed compile that now compiles** (an error, or a
 ``fullgraph=True`` failure, gone); and in every case only with the **outputs verified**
-(the output check says they match). The advisor keeps an attempt on this, the recommendation
+(the output check says they match). The one exception: a failed compile that now compiles
+when there is nothing to compare with (the failed run left no outputs and no eager run was
+made, e.g. ``trace_code``); it is said so ("outputs not verified: no reference run"). The advisor keeps an attempt on this, the recommendation
 needs it, and the headline turns green on it (:mod:`nstviz.analysis.advisor`,
 :mod:`nstviz.analysis.headline`).
 
@@ -177,6 +179,9 @@ def judge_change(
     else:
         return Change(False, "same", f"same {gb} graphs" + (f" ({counters})" if counters else ""))
     why = _unverified(check)
+    if why is not None and better.kind == "compiles_now" and check is not None and check.match is None and not check.comparisons:
+        # the failed run left no outputs and no eager run was made: nothing to verify against
+        return Change(True, "compiles_now", f"{better.text}; outputs not verified: no reference run")
     if why is not None:
         return Change(False, "not_verified", f"{better.text}, but {why}")
     return better

@@ -73,6 +73,10 @@ def test_a_failed_compile_that_now_compiles_is_an_improvement():
     change = judge_change(failed, run("b", 3, site(2)), MATCH)
     assert (change.improved, change.kind, change.text) == (True, "compiles_now", "the compile works now (3 graphs)")
     assert judge_change(run("a", 1), failed, MATCH).kind == "fails_now"
+    # an eager reference that differs: not verified; no reference at all (trace_code): said so
+    assert judge_change(failed, run("b", 3), DIFFER).kind == "outputs_differ"
+    unchecked = judge_change(failed, run("b", 3), OutputCheck(match=None, skipped_reason="the baseline run raised"))
+    assert (unchecked.improved, unchecked.text) == (True, "the compile works now (3 graphs); outputs not verified: no reference run")
 
 
 def test_a_fatal_break_that_moved_on_is_not_an_improvement():
