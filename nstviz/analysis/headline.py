@@ -299,7 +299,12 @@ def build_headline(
         chips.append(Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone=graphs_tone))
     else:
         chips.append(Chip(kind="graphs", text=f"{plural(b.graphs, 'graph')} → {n.graphs}", tone=graphs_tone))
-    if change.kind in ("moved", "same") and not failure and (n.breaks != b.breaks or change.kind == "moved"):
+    if (
+        change.kind in ("moved", "same")
+        and not failure
+        and b.graphs > 0
+        and (n.breaks < b.breaks or (change.kind == "moved" and n.breaks == b.breaks))
+    ):
         # fewer (or other) break sites, as many graphs: not an improvement, said as what it is
         chips.append(Chip(kind="note", text=_short(change.text)))
     if raised:

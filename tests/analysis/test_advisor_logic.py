@@ -117,7 +117,7 @@ def brk(stack, gb="GB0059", reason="Failed to trace builtin operator", count=1, 
 B_LEAF = brk([loc(compiled_entry), loc(middle), loc(leaf)])
 B_OTHER = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0026", reason="Attempted to call function marked as skipped")
 B_STATS = brk([loc(compiled_entry), loc(Block.stats)], count=12)
-COMPILES = (Compile(frame_id=0, compile_id=0, function="compiled_entry", location=loc(compiled_entry, 0)),)
+COMPILES = (Compile(frame_id=0, compile_id=0, function="compiled_entry", location=loc(compiled_entry, 0), graph_ids=("0/0:dynamo",)),)
 
 
 def run(name, *breaks, compiles=COMPILES, error=None, graphs=None):
@@ -234,8 +234,8 @@ def test_a_frame_compiled_later_is_a_candidate_even_when_the_stack_lacks_its_cal
 def test_same_named_frames_are_told_apart_by_their_def_line():
     # frame 0 is Block.forward (the entry); Encoder.forward, same name and file, was compiled later
     compiles = (
-        Compile(frame_id=0, compile_id=0, function="forward", location=loc(Block.forward, 0)),
-        Compile(frame_id=1, compile_id=0, function="forward", location=loc(Encoder.forward, 0)),
+        Compile(frame_id=0, compile_id=0, function="forward", location=loc(Block.forward, 0), graph_ids=("0/0:dynamo",)),
+        Compile(frame_id=1, compile_id=0, function="forward", location=loc(Encoder.forward, 0), graph_ids=("1/0:dynamo",)),
     )
     b = brk([Location(file="<cell>", line=1, function="<module>"), loc(Encoder.forward)], compile_ids=("0/0", "1/0"))
     cands, _ = run_advisor(run("baseline", b, compiles=compiles), resolve, Table({}, ((b,), MATCH)), budget_s=10, max_attempts=3)
