@@ -103,6 +103,10 @@ def gave_up_frames(run: Run) -> int:
     return len(failed | {c.frame_id for c in recompile_limit_hits(run)})
 
 
+def _graphs(n: int) -> str:
+    return f"{n} graph{'' if n == 1 else 's'}"
+
+
 def _site(b: Break) -> str:
     loc = b.location
     if loc is None:
@@ -188,11 +192,11 @@ def judge_change(
     elif ga > gb:
         return Change(False, "more_graphs", f"{gb} -> {ga} graphs" + (f" ({counters})" if counters else ""))
     elif ea < eb:
-        better = Change(True, "fewer_eager_frames", f"{eb - ea} fewer frame(s) run eagerly (same {gb} graphs)")
+        better = Change(True, "fewer_eager_frames", f"{eb - ea} fewer frame(s) run eagerly (same {_graphs(gb)})")
     elif moved:
-        return Change(False, "moved", f"the break moved: {moved} (same {gb} graphs)" + (f"; {counters}" if counters else ""))
+        return Change(False, "moved", f"the break moved: {moved} (same {_graphs(gb)})" + (f"; {counters}" if counters else ""))
     else:
-        return Change(False, "same", f"same {gb} graphs" + (f" ({counters})" if counters else ""))
+        return Change(False, "same", f"same {_graphs(gb)}" + (f" ({counters})" if counters else ""))
     why = _unverified(check)
     if why is not None and better.kind == "compiles_now" and check is not None and check.match is None and not check.comparisons:
         # the failed run left no outputs and no eager run was made: nothing to verify against

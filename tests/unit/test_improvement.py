@@ -190,3 +190,18 @@ def test_a_moved_fatal_break_is_kept_on_trial_and_confirmed_when_the_code_compil
     got = {c.function: (c.status, c.error) for c in cands}
     assert got["leaf"][0] == "no_change" and got["leaf"][1].endswith("; not kept: no later attempt made it compile")
     assert rec is None
+
+
+def test_frames_of_which_nothing_was_compiled_run_eagerly():
+    # loop_fn (tests/capture/cases/corpus.py) as recorded: the entry and the helper break before any
+    # op, the resume in the entry is skipped; one graph, the helper's resume. Marked: one graph of all.
+    base = run("a", 1, compiles=(
+        Compile(frame_id=0, compile_id=0, function="loop_fn"),
+        Compile(frame_id=1, compile_id=0, function="loop_helper"),
+        Compile(frame_id=2, compile_id=0, function="torch_dynamo_resume_in_loop_helper_at_128", graph_ids=("2/0:dynamo",)),
+        Compile(frame_id=3, compile_id=0, function="torch_dynamo_resume_in_loop_fn_at_133", fail_reason="skipped"),
+    ))
+    marked = run("b", 1, compiles=(Compile(frame_id=0, compile_id=0, function="loop_fn", graph_ids=("0/0:dynamo",)),))
+    assert (eager_frames(base), eager_frames(marked)) == (3, 0)
+    change = judge_change(base, marked, MATCH)
+    assert (change.improved, change.kind, change.text) == (True, "fewer_eager_frames", "3 fewer frame(s) run eagerly (same 1 graph)")
