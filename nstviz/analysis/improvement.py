@@ -1,10 +1,10 @@
 """What counts as an improvement between two runs of the same code: the one predicate.
 
 A run is better than another when Dynamo compiled it into **fewer graphs** (fewer places
-where eager Python runs between compiled code; not when a frame Dynamo gave up on, a failed
-compile or ``recompile_limit``, is what took graphs away), else, with as many graphs, when
-**fewer frames run eagerly** (frames of which no graph was compiled run as plain Python),
-else when it is a **failed compile that now compiles** (an error, or a
+where eager Python runs between compiled code; not when more frames run eagerly, which is
+what takes graphs away), else, with as many graphs, when **fewer frames run eagerly** (frames
+Dynamo gave up on: a compile that failed or was skipped and gave no graph, or a frame that hit
+``recompile_limit``, run as plain Python), else when it is a **failed compile that now compiles** (an error, or a
 ``fullgraph=True`` failure, gone); and in every case only with the **outputs verified**
 (the output check says they match). The one exception: a failed compile that now compiles
 when there is nothing to compare with (the failed run left no outputs and no eager run was
@@ -29,7 +29,7 @@ from typing import Literal
 
 from nstviz.report import Break, OutputCheck, Run
 
-__all__ = ["Change", "compile_failed", "eager_frames", "gave_up_frames", "improves", "judge_change"]
+__all__ = ["Change", "compile_failed", "eager_frames", "improves", "judge_change"]
 
 ChangeKind = Literal[
     "fewer_graphs",
@@ -78,23 +78,12 @@ def compile_failed(run: Run) -> bool:
 
 
 def eager_frames(run: Run) -> int:
-    """Frames that run as plain Python: Dynamo compiled no graph of them, or they hit ``recompile_limit``.
+    """Frames Dynamo gave up on, so they run as plain Python.
 
-    A frame whose compiles all failed, were skipped, or broke before any op gives no graph
-    (what follows a break is compiled as a resume function, a frame of its own).
-    """
-    from nstviz.analysis.headline import recompile_limit_hits
-
-    with_graph = {c.frame_id for c in run.compiles if c.graph_ids}
-    graphless = {c.frame_id for c in run.compiles} - with_graph
-    return len(graphless | {c.frame_id for c in recompile_limit_hits(run)})
-
-
-def gave_up_frames(run: Run) -> int:
-    """Frames Dynamo gave up on: fewer graphs because of such a frame is no improvement.
-
-    A compile failed (a ``fail_reason``) and no graph came of the frame, or the frame hit
-    ``recompile_limit``.
+    A compile of the frame failed or was skipped (a ``fail_reason``) and no graph came of the
+    frame, or the frame hit ``recompile_limit`` (eager from then on). A frame that breaks
+    before its first op also gives no graph, but runs nothing eagerly before the break (what
+    follows is compiled as a resume function): it is not counted.
     """
     from nstviz.analysis.headline import recompile_limit_hits
 
@@ -171,7 +160,6 @@ def judge_change(
     fb, fa = compile_failed(before), compile_failed(after)
     gb, ga = graphs if graphs is not None else (dynamo_graphs(before), dynamo_graphs(after))
     eb, ea = eager_frames(before), eager_frames(after)
-    ub, ua = gave_up_frames(before), gave_up_frames(after)
     counters = _counters(before, after)
     moved = _moved(before, after)
     if check is not None and check.match is False:
@@ -184,8 +172,8 @@ def judge_change(
         return Change(False, "same", "the compile still fails")
     if fb:
         better = Change(True, "compiles_now", f"the compile works now ({ga} graph{'' if ga == 1 else 's'})")
-    elif ua > ub:
-        text = f"{ua - ub} more frame(s) run eagerly ({gb} -> {ga} graphs)"
+    elif ea > eb:
+        text = f"{ea - eb} more frame(s) run eagerly ({gb} -> {ga} graphs)"
         return Change(False, "more_eager_frames", text + (f"; {counters}" if counters else ""))
     elif ga < gb:
         better = Change(True, "fewer_graphs", f"{gb} -> {ga} graphs")
