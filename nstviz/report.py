@@ -61,9 +61,9 @@ NodeOp = Literal["placeholder", "get_attr", "call_function", "call_method", "cal
 Level = Literal["dynamo", "aten_forward", "aten_backward", "aten_inference", "inductor_post_grad"]
 BreakStatus = Literal["resolved", "remaining", "introduced"]
 CandidateStatus = Literal[
-    "improved",  # fewer breaks, outputs match: recommended
-    "no_change",  # ran, breaks did not go down
-    "worse",  # more breaks, or outputs differ
+    "improved",  # fewer graphs (or frames run eagerly, or it compiles now), outputs verified: kept
+    "no_change",  # ran, no improvement (the break moved; same graphs)
+    "worse",  # more breaks or graphs, or outputs differ
     "failed",  # the nonstrict run raised (e.g. GB0236 non-pytree input, GB0251)
     "rejected",  # a pre-check failed, not run
     "skipped",  # budget (time / attempts) exhausted before trying it
