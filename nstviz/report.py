@@ -510,6 +510,11 @@ class Recommendation:
     graphs_before: int | None = None
     """Dynamo graphs of the baseline, and of the verified attempt (``graphs_after``)."""
     graphs_after: int | None = None
+    eager_frames_before: int | None = None
+    """Frames Dynamo gave up on (they run as Python) in the baseline, and in the verified attempt
+    (``eager_frames_after``): with as many graphs, fewer of them is the improvement
+    (:mod:`nstviz.analysis.improvement`), which ``torch._dynamo.explain`` does not count."""
+    eager_frames_after: int | None = None
 
 
 @dataclass(**_FRZ)

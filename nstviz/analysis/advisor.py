@@ -83,7 +83,7 @@ from nstviz._where import original_function
 from nstviz.analysis.break_counts import rank_breaks, short_counts
 from nstviz.analysis.candidates import is_runtime_wrapper
 from nstviz.analysis.causes import explain_error, explain_failure
-from nstviz.analysis.improvement import judge_change
+from nstviz.analysis.improvement import eager_frames, judge_change
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 
 __all__ = ["TryMarks", "apply_code", "plan_candidates", "qualname_at", "run_advisor"]
@@ -1145,6 +1145,8 @@ def run_advisor(
         graph_breaks_after=current.dynamo_graph_breaks,
         graphs_before=_dynamo_graphs(baseline),
         graphs_after=_dynamo_graphs(current),
+        eager_frames_before=eager_frames(baseline),
+        eager_frames_after=eager_frames(current),
     )
     del last_run_name
     return candidates, recommendation

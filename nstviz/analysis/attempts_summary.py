@@ -23,6 +23,8 @@ def recommendation_effect(rec: Recommendation) -> str:
     parts = []
     if rec.graphs_before is not None and rec.graphs_after is not None:
         parts.append(f"graphs {rec.graphs_before} -> {rec.graphs_after}")
+    if rec.eager_frames_before is not None and rec.eager_frames_before != rec.eager_frames_after:
+        parts.append(f"frames run eagerly {rec.eager_frames_before} -> {rec.eager_frames_after}")
     parts.append(f"breaks {rec.breaks_before} -> {rec.breaks_after}")
     if rec.graph_breaks_before is not None and rec.graph_breaks_after is not None:
         parts.append(f"graph breaks {rec.graph_breaks_before} -> {rec.graph_breaks_after}")

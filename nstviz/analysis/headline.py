@@ -16,7 +16,8 @@ The chips, in order:
   nonstrict run raised or the outputs are not verified); more graphs alone is not red.
 - ``note`` ``"same 20 graphs (breaks 5 -> 4, Dynamo counted 14 -> 0 graph breaks)"`` or
   ``"the break moved: a.py:3 -> b.py:9 (same 4 graphs)"``, when the break sites changed but
-  the graphs did not (not an improvement). Fewer graphs that come from a frame Dynamo gave up
+  the graphs did not (not an improvement); ``"1 fewer frame(s) run eagerly (same 17 graphs)"``
+  (green) when that is the improvement (``torch._dynamo.explain`` counts as many graphs). Fewer graphs that come from a frame Dynamo gave up
   on (a failed compile, ``recompile_limit``) are not green either; the ``failure``/``note``
   chips below say which frame.
 - ``failure``: ``"compile failed: <real cause>"`` (red, first), when a compile of the
@@ -307,6 +308,8 @@ def build_headline(
     ):
         # fewer (or other) break sites, as many graphs: not an improvement, said as what it is
         chips.append(Chip(kind="note", text=_short(change.text)))
+    elif change.improved and change.kind == "fewer_eager_frames":
+        chips.append(Chip(kind="note", text=_short(change.text), tone="good"))  # what explain cannot see
     if raised:
         chips.append(Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad"))
     else:

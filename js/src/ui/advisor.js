@@ -33,6 +33,7 @@ export function recommendedParts(rec) {
 export function recommendationEffect(rec) {
   const parts = [];
   if (rec.graphs_before != null && rec.graphs_after != null) parts.push(`graphs ${rec.graphs_before} → ${rec.graphs_after}`);
+  if (rec.eager_frames_before != null && rec.eager_frames_before !== rec.eager_frames_after) parts.push(`frames run eagerly ${rec.eager_frames_before} → ${rec.eager_frames_after}`);
   parts.push(`breaks ${rec.breaks_before} → ${rec.breaks_after}`);
   if (rec.graph_breaks_before != null && rec.graph_breaks_after != null) parts.push(`graph breaks ${rec.graph_breaks_before} → ${rec.graph_breaks_after}`);
   return parts.join(", ");
