@@ -61,9 +61,9 @@ NodeOp = Literal["placeholder", "get_attr", "call_function", "call_method", "cal
 Level = Literal["dynamo", "aten_forward", "aten_backward", "aten_inference", "inductor_post_grad"]
 BreakStatus = Literal["resolved", "remaining", "introduced"]
 CandidateStatus = Literal[
-    "improved",  # fewer breaks, outputs match: recommended
-    "no_change",  # ran, breaks did not go down
-    "worse",  # more breaks, or outputs differ
+    "improved",  # fewer graphs (or frames run eagerly, or it compiles now), outputs verified: kept
+    "no_change",  # ran, no improvement (the break moved; same graphs)
+    "worse",  # more breaks or graphs, or outputs differ
     "failed",  # the nonstrict run raised (e.g. GB0236 non-pytree input, GB0251)
     "rejected",  # a pre-check failed, not run
     "skipped",  # budget (time / attempts) exhausted before trying it
@@ -515,6 +515,11 @@ class Recommendation:
     graphs_before: int | None = None
     """Dynamo graphs of the baseline, and of the verified attempt (``graphs_after``)."""
     graphs_after: int | None = None
+    eager_frames_before: int | None = None
+    """Frames Dynamo gave up on (they run as Python) in the baseline, and in the verified attempt
+    (``eager_frames_after``): with as many graphs, fewer of them is the improvement
+    (:mod:`nstviz.analysis.improvement`), which ``torch._dynamo.explain`` does not count."""
+    eager_frames_after: int | None = None
 
 
 @dataclass(**_FRZ)

@@ -86,5 +86,5 @@ test("a recommendation says Dynamo's graph breaks and graphs beside the distinct
   };
   const el = renderAdvisor({ runs: { baseline: {}, nonstrict: {} }, candidates: [], recommendation: rec });
   assert.equal(find(el, "nsv-rec-effect")[0].textContent,
-    "set capture_scalar_outputs=True: breaks 1 → 2, graph breaks 2 → 0, graphs 4 → 3, outputs match");
+    "set capture_scalar_outputs=True: graphs 4 → 3, breaks 1 → 2, graph breaks 2 → 0, outputs match");
 });

@@ -10,6 +10,9 @@
 - :mod:`~nstviz.analysis.notes`: warnings for the user.
 - :mod:`~nstviz.analysis.headline`: the headline chips (the one definition).
 
+:mod:`~nstviz.analysis.improvement` is the one predicate of an improvement (fewer graphs, ...)
+that the headline and the advisor share.
+
 Also :mod:`~nstviz.analysis.upgrade` (reading schema version 1), ``free_reads`` (non-input
 reads of a function) and ``advisor`` (proposes, tries and judges candidates).
 """

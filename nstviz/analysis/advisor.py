@@ -25,8 +25,14 @@ Steps:
 3. **Try.** Candidates are tried one at a time *on top of the ones already kept*
    (``try_marks`` runs the code again as run ``attempt-N``), so each attempt also checks the
    combination; ``breaks_before`` of a candidate is the count with the marks kept so far. A
-   candidate is kept when the distinct breaks go down (or, after a ``fullgraph=True`` failure,
-   the fatal break moves on to a later one) and the outputs still match the baseline. A
+   candidate is kept only when its attempt improves on the marks kept so far
+   (:func:`nstviz.analysis.improvement.judge_change`: fewer Dynamo graphs, else fewer frames
+   run eagerly, else a failed compile that now compiles; with the outputs verified). Fewer
+   distinct break sites, or a lower ``counters["graph_break"]``, with as many graphs is
+   ``no_change`` and said as such ("the break moved: ...", "same 20 graphs (...)"). After a
+   ``fullgraph=True`` failure whose fatal break moves on to a later one, the attempt is kept
+   *on trial* (``no_change``) so that the break behind it can be tried on top; it turns
+   ``improved`` when a later attempt makes the code compile, and is dropped otherwise. A
    failure says why: GB0236 (inputs), GB0251 with its root cause, and for data-dependent
    operations that nonstrict_trace cannot trace them either. Once a break is gone, its
    remaining (outer) candidates are ``skipped`` as not needed. Breaks revealed by an attempt
@@ -46,7 +52,8 @@ Steps:
    exactly that set), with paste-ready code (:mod:`nstviz.analysis.recommend`).
 
 Verdicts: a hard compile error that an attempt removes is an improvement (outputs checked
-against eager); fewer Dynamo graphs with the same breaks is progress; failures carry the real
+against eager); so are fewer Dynamo graphs, whatever the distinct breaks do; the recommendation
+is made only when the kept set as a whole improves on the baseline; failures carry the real
 cause (:mod:`nstviz.analysis.causes`).
 
 The work is bounded by ``max_attempts`` and ``budget_s`` (an attempt is not started when the
@@ -77,6 +84,7 @@ from nstviz._where import original_function
 from nstviz.analysis.break_counts import rank_breaks, short_counts
 from nstviz.analysis.candidates import is_runtime_wrapper
 from nstviz.analysis.causes import explain_error, explain_failure
+from nstviz.analysis.improvement import eager_frames, judge_change
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 from nstviz.tracing.stacks import is_torch_file
 
@@ -717,6 +725,9 @@ class _Outcome:
     improved: bool
     error: str | None = None
     gb_id: str | None = None
+    on_trial: bool = False
+    """Not an improvement, but kept on trial: a ``fullgraph=True`` failure's fatal break moved on
+    to a later one, which can only be tried on top of it. Confirmed when a later attempt compiles."""
 
 
 def _fatal(run: Run) -> Break | None:
@@ -749,7 +760,8 @@ def _judge(
         (b for b in introduced if b.gb_id in _NONSTRICT_FAILURE_GB or "nonstrict_trace" in (b.reason or "")),
         None,
     )
-    if before.error and not after.error and check.match is not False:
+    change = judge_change(before, after, check)
+    if change.improved and change.kind == "compiles_now":
         # a hard compile error is gone: the code compiles now (outputs checked against eager)
         note = f"the compile works now ({len(after.breaks)} break(s) remain)"
         if failure is not None:
@@ -763,51 +775,21 @@ def _judge(
         text = explain_error(after.error, fatal)
         return _Outcome("failed", False, text + also, (fatal.gb_id if fatal else None) or (m.group(0) if m else None))
     n_before, n_after = len(before.breaks), len(after.breaks)
-    progress = n_after < n_before
-    g_before, g_after = _dynamo_graphs(before), _dynamo_graphs(after)
-    fewer_graphs = 0 < g_after < g_before and not after.error
-    cb, ca = before.dynamo_graph_breaks, after.dynamo_graph_breaks
-    counted_fewer = cb is not None and ca is not None and ca < cb and not after.error
-    if counted_fewer and g_after < g_before:
-        # Dynamo's own counter is the figure users check: the listed breaks can include events
-        # that split no graph (e.g. a data-dependent guard Dynamo recovers from). A lower count
-        # with as many graphs as before is no progress (a break changed its kind, not its place).
-        progress = True
-    if fewer_graphs and n_after == n_before:
-        progress = True  # same breaks listed, fewer graphs: fewer splits
-    fb, fa = _fatal(before), _fatal(after)
-    if before.error and not after.error:
-        progress = True  # a hard compile error is gone
-    if (
-        not progress
-        and fb is not None
-        and (fa is None or fa.id != fb.id)
-        and n_after <= n_before
-    ):
-        progress = True  # fullgraph: the fatal break moved on to a later one
-    if not progress and n_after == n_before and n_before:
-        hits_before = sum(b.count for b in before.breaks)
-        hits_after = sum(b.count for b in after.breaks)
-        progress = hits_after < hits_before and {b.id for b in after.breaks} <= before_keys
     if check.match is False:
         return _Outcome("worse", False, _mismatch_text(check))
-    if progress:
-        note = f"{g_before} -> {g_after} graphs" if fewer_graphs and n_after == n_before else None
-        if counted_fewer and n_after >= n_before:
-            note = f"Dynamo counted {cb} -> {ca} graph breaks ({n_before} -> {n_after} distinct sites listed)"
-        return _Outcome("improved", True, note)
-    if n_after > n_before:
+    if change.improved:
+        return _Outcome("improved", True, change.text)
+    if change.kind == "moved" and _fatal(before) is not None and n_after <= n_before:
+        # fullgraph=True: the fatal break moved on to a later one. Not an improvement (the
+        # compile still fails), but the break behind it can only be tried on top of it.
+        return _Outcome("no_change", False, change.text + " (kept on trial, to try the break behind it)", on_trial=True)
+    if n_after > n_before and change.kind != "more_eager_frames":
         new = "; ".join(_short_break(b) for b in introduced[:3]) or "?"
-        if fewer_graphs:
-            # the list can grow with events that split no graph (e.g. a data-dependent guard
-            # Dynamo recovers from): not a verdict to trust either way
-            return _Outcome(
-                "no_change", False,
-                f"mixed: the breaks listed went up from {n_before} to {n_after} (new: {new}), but Dynamo "
-                f"compiled fewer graphs ({g_before} -> {g_after}); check by hand",
-            )
-        return _Outcome("worse", False, f"breaks went up from {n_before} to {n_after}: new break at {new}")
-    return _Outcome("no_change", False)
+        return _Outcome("worse", False, f"breaks went up from {n_before} to {n_after}: new break at {new} ({change.text})")
+    if change.kind in ("more_graphs", "more_eager_frames"):
+        return _Outcome("worse", False, change.text)
+    same = change.kind == "same" and n_after == n_before  # _stayed_text names the sites
+    return _Outcome("no_change", False, None if same else change.text)
 
 
 def _stayed_text(before: Run, after: Run) -> str | None:
@@ -964,6 +946,10 @@ def run_advisor(
     last_check: OutputCheck | None = None
     last_run_name: str | None = None
     seen_objs: set[int] = set()
+    trial: list[str] = []
+    """Keys of the kept attempts on trial (see ``_Outcome.on_trial``), not yet confirmed."""
+    confirmed: tuple[list[_Proposal], Run, OutputCheck | None] = ([], baseline, None)
+    """The kept marks, run and check as of the last improvement."""
 
     while queue or deferred:
         if not queue:
@@ -1050,12 +1036,23 @@ def run_advisor(
                 p, f"the mark of {p.name} falls back to eager on None inputs (GB0236): tried through an "
                 "adapter instead", replaces=p,
             )
-        if outcome.improved:
+        if outcome.improved and trial:
+            for k in trial:  # together with this attempt, the marks on trial improve
+                results[k] = replace(
+                    results[k], status="improved",
+                    error=f"{results[k].error}; improved together with {key}: {outcome.error}",
+                )
+            trial.clear()
+        if outcome.on_trial:
+            trial.append(key)
+        if outcome.improved or outcome.on_trial:
             if p.replaces is not None and p.replaces in kept:
                 kept.remove(p.replaces)
                 old = results[p.replaces.name]
                 results[p.replaces.name] = replace(old, error=f"{old.error}; replaced by {key}, which did better")
             kept.append(p)
+            if outcome.improved:
+                confirmed = (list(kept), run, check)
             after_keys = {b.id for b in run.breaks}
             resolved |= {b.id for b in current.breaks if b.id not in after_keys}
             revealed = [b for b in run.breaks if b.id not in {x.id for x in current.breaks}]
@@ -1075,6 +1072,10 @@ def run_advisor(
                     results[q.name] = _candidate(q, "skipped")
                     queue.append(q)
 
+    if trial:  # never confirmed: back to the last improvement
+        for k in trial:
+            results[k] = replace(results[k], error=f"{results[k].error}; not kept: no later attempt made it compile")
+        kept, current, last_check = list(confirmed[0]), confirmed[1], confirmed[2]
     config_kept: list[str] = []
     if try_config is not None and (current.breaks or current.error):
         from nstviz.analysis.remedies import config_code, config_plans
@@ -1136,6 +1137,8 @@ def run_advisor(
     candidates = tuple(results[k] for k in order)
     if not kept and not config_kept:
         return candidates, None
+    if not judge_change(baseline, current, last_check).improved:
+        return candidates, None  # each kept step improved; the set as a whole must too
     functions = tuple(k.name for k in kept if k.kind != "adapter" and not k.via_adapter)
     recommendation = Recommendation(
         functions=functions,
@@ -1150,6 +1153,8 @@ def run_advisor(
         graph_breaks_after=current.dynamo_graph_breaks,
         graphs_before=_dynamo_graphs(baseline),
         graphs_after=_dynamo_graphs(current),
+        eager_frames_before=eager_frames(baseline),
+        eager_frames_after=eager_frames(current),
     )
     del last_run_name
     return candidates, recommendation

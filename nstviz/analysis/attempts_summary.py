@@ -13,17 +13,21 @@ __all__ = ["attempt_lines", "recommendation_effect"]
 
 
 def recommendation_effect(rec: Recommendation) -> str:
-    """``"breaks 1 -> 2, graph breaks 2 -> 0, graphs 8 -> 6"``: what the verified attempt changed.
+    """``"graphs 8 -> 6, breaks 1 -> 2, graph breaks 2 -> 0"``: what the verified attempt changed.
 
-    Distinct breaks alone can mislead (a config flag that removes every graph break Dynamo
-    counts may leave more sites listed that split nothing); Dynamo's own graph-break count and
-    the graphs are said beside them, when known.
+    The graphs come first: they are what the improvement is judged on
+    (:mod:`nstviz.analysis.improvement`). Distinct breaks and Dynamo's own graph-break count
+    follow; either alone can mislead (a config flag that removes every graph break Dynamo
+    counts may leave as many graphs, or more sites listed that split nothing).
     """
-    parts = [f"breaks {rec.breaks_before} -> {rec.breaks_after}"]
-    if rec.graph_breaks_before is not None and rec.graph_breaks_after is not None:
-        parts.append(f"graph breaks {rec.graph_breaks_before} -> {rec.graph_breaks_after}")
+    parts = []
     if rec.graphs_before is not None and rec.graphs_after is not None:
         parts.append(f"graphs {rec.graphs_before} -> {rec.graphs_after}")
+    if rec.eager_frames_before is not None and rec.eager_frames_before != rec.eager_frames_after:
+        parts.append(f"frames run eagerly {rec.eager_frames_before} -> {rec.eager_frames_after}")
+    parts.append(f"breaks {rec.breaks_before} -> {rec.breaks_after}")
+    if rec.graph_breaks_before is not None and rec.graph_breaks_after is not None:
+        parts.append(f"graph breaks {rec.graph_breaks_before} -> {rec.graph_breaks_after}")
     return ", ".join(parts)
 
 _LIMIT = 160

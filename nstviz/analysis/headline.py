@@ -6,12 +6,20 @@ No renderer derives a headline of its own.
 
 The chips, in order:
 
-- ``breaks``: distinct breaks, ``"3 breaks → 0"`` (baseline → nonstrict); green when fewer,
-  red when more.
+- ``breaks``: distinct breaks, ``"3 breaks → 0"`` (baseline → nonstrict); green when fewer
+  and the nonstrict run is an improvement (:mod:`nstviz.analysis.improvement`: fewer graphs,
+  fewer frames run eagerly, or a failed compile that now compiles, with the outputs
+  verified), red when more.
 - ``graphs``: Dynamo graphs, ``"4 graphs → 1"``; when the baseline compiled nothing because
   it failed (``fullgraph=True`` stopped at a break, or it raised) and the nonstrict run
-  compiled, ``"fullgraph failed → 1 graph"`` (green). More graphs alone is not red; fewer
-  graphs is not green when the nonstrict run raised.
+  compiled, ``"fullgraph failed → 1 graph"``. Green only for an improvement (so not when the
+  nonstrict run raised or the outputs are not verified); more graphs alone is not red.
+- ``note`` ``"same 20 graphs (breaks 5 -> 4, Dynamo counted 14 -> 0 graph breaks)"`` or
+  ``"the break moved: a.py:3 -> b.py:9 (same 4 graphs)"``, when the break sites changed but
+  the graphs did not (not an improvement); ``"1 fewer frame(s) run eagerly (same 17 graphs)"``
+  (green) when that is the improvement (``torch._dynamo.explain`` counts as many graphs). Fewer graphs that come from a frame Dynamo gave up
+  on (a failed compile, ``recompile_limit``) are not green either; the ``failure``/``note``
+  chips below say which frame.
 - ``failure``: ``"compile failed: <real cause>"`` (red, first), when a compile of the
   baseline failed without a fatal graph break: a hard compile error (Dynamo's own
   ``compilation_metrics`` event has a ``fail_reason`` and no graph came of that compile, also
@@ -246,10 +254,6 @@ def eager_chip(outputs: OutputCheck) -> Chip | None:
     )
 
 
-def _trend(before: int, after: int) -> Tone:
-    return "good" if after < before else "bad" if after > before else "neutral"
-
-
 def build_headline(
     runs: Mapping[str, Run],
     counts: Mapping[str, RunCounts],
@@ -294,20 +298,33 @@ def build_headline(
             )
         )
     n = counts["nonstrict"]
+    from nstviz.analysis.improvement import judge_change
+
+    change = judge_change(base, nonstrict, outputs, graphs=(b.graphs, n.graphs))
+    # green only for an improvement (fewer graphs, fewer frames run eagerly, a failed compile
+    # that now compiles; outputs verified); more distinct breaks is red
+    breaks_tone: Tone = "bad" if n.breaks > b.breaks else "good" if change.improved and n.breaks < b.breaks else "neutral"
     chips = [
         *first,
-        Chip(kind="breaks", text=f"{plural(b.breaks, 'break')} → {n.breaks}", tone=_trend(b.breaks, n.breaks)),
+        Chip(kind="breaks", text=f"{plural(b.breaks, 'break')} → {n.breaks}", tone=breaks_tone),
     ]
     failure = baseline_failure(base)
     raised = nonstrict.error is not None or nonstrict.error_type is not None
+    graphs_tone: Tone = "good" if change.improved and change.kind in ("fewer_graphs", "compiles_now") else "neutral"
     if failure and b.graphs == 0 and n.graphs > 0 and not raised:
-        chips.append(Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone="good"))
+        chips.append(Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone=graphs_tone))
     else:
-        # fewer graphs is better, unless the nonstrict run raised before compiling them
-        better = not raised and ((b.graphs == 0 and n.graphs > 0) or n.graphs < b.graphs)
-        chips.append(
-            Chip(kind="graphs", text=f"{plural(b.graphs, 'graph')} → {n.graphs}", tone="good" if better else "neutral")
-        )
+        chips.append(Chip(kind="graphs", text=f"{plural(b.graphs, 'graph')} → {n.graphs}", tone=graphs_tone))
+    if (
+        change.kind in ("moved", "same")
+        and not failure
+        and b.graphs > 0
+        and (n.breaks < b.breaks or (change.kind == "moved" and n.breaks == b.breaks))
+    ):
+        # fewer (or other) break sites, as many graphs: not an improvement, said as what it is
+        chips.append(Chip(kind="note", text=_short(change.text)))
+    elif change.improved and change.kind == "fewer_eager_frames":
+        chips.append(Chip(kind="note", text=_short(change.text), tone="good"))  # what explain cannot see
     if raised:
         chips.append(Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad"))
     else:

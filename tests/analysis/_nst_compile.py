@@ -18,7 +18,7 @@ import torch
 from torch._dynamo import trace_rules
 
 from nstviz.analysis.output_check import build_output_check, compare_outputs, snapshot_outputs
-from nstviz.report import Break, Location, OutputCheck, Run
+from nstviz.report import Break, Graph, Location, OutputCheck, Run
 
 _GB = re.compile(r"gb(\d{4})\.html", re.IGNORECASE)
 
@@ -50,7 +50,7 @@ def seed_all(seed: int) -> None:
 
 
 def record(name: str, fn: Callable, args: tuple, marks: tuple[Callable, ...] = ()) -> tuple[Run, Any]:
-    """Run ``fn(*args)`` compiled with ``marks`` non-strict; return (Run with breaks, output)."""
+    """Run ``fn(*args)`` compiled with ``marks`` non-strict; return (Run with breaks and graphs, output)."""
     with marked(marks):
         try:
             explained = torch._dynamo.explain(fn)(*args)
@@ -75,7 +75,9 @@ def record(name: str, fn: Callable, args: tuple, marks: tuple[Callable, ...] = (
             gb_id=gb, reason=br.reason.strip().splitlines()[0], detail=br.reason, count=1, fatal=False,
             location=stack[-1], stack=stack,
         )
-    return Run(name=name, breaks=tuple(distinct.values())), snapshot_outputs({"return": out})
+    # explain's graph_count: what the advisor's predicate counts (Dynamo graphs)
+    graphs = tuple(Graph(id=f"{i}/0:dynamo", level="dynamo", frame_id=i, compile_id=0) for i in range(explained.graph_count))
+    return Run(name=name, breaks=tuple(distinct.values()), graphs=graphs), snapshot_outputs({"return": out})
 
 
 def make_try_marks(fn: Callable, args: tuple, baseline_out: Mapping[str, Any], log: list | None = None):

@@ -228,7 +228,7 @@ def test_summary_lines_say_what_was_tried_also_without_a_recommendation():
                              config=("capture_scalar_outputs",), graph_breaks_before=2, graph_breaks_after=0,
                              graphs_before=4, graphs_after=3)
     assert attempt_lines(build_report(torch_version="x", runs={}, recommendation=counted)) == [
-        "advisor: apply config capture_scalar_outputs=True (breaks 1 -> 2, graph breaks 2 -> 0, graphs 4 -> 3)"]
+        "advisor: apply config capture_scalar_outputs=True (graphs 4 -> 3, breaks 1 -> 2, graph breaks 2 -> 0)"]
 
 
 def test_c_function_breaks_that_nothing_removed_name_custom_ops_and_polyfills():

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nstviz.analysis.advisor import plan_candidates, qualname_at, run_advisor
-from nstviz.report import Break, Compile, Location, MarkedFunction, OutputCheck, OutputDetail, Run
+from nstviz.report import Break, Compile, Graph, Location, MarkedFunction, OutputCheck, OutputDetail, Run
 
 HERE = os.path.abspath(__file__)
 
@@ -117,11 +117,15 @@ def brk(stack, gb="GB0059", reason="Failed to trace builtin operator", count=1, 
 B_LEAF = brk([loc(compiled_entry), loc(middle), loc(leaf)])
 B_OTHER = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0026", reason="Attempted to call function marked as skipped")
 B_STATS = brk([loc(compiled_entry), loc(Block.stats)], count=12)
-COMPILES = (Compile(frame_id=0, compile_id=0, function="compiled_entry", location=loc(compiled_entry, 0)),)
+COMPILES = (Compile(frame_id=0, compile_id=0, function="compiled_entry", location=loc(compiled_entry, 0), graph_ids=("0/0:dynamo",)),)
 
 
-def run(name, *breaks, compiles=COMPILES, error=None):
-    return Run(name=name, breaks=tuple(breaks), compiles=compiles, error=error, wall_time_s=0.01)
+def run(name, *breaks, compiles=COMPILES, error=None, graphs=None):
+    """A hand-built run; unless given, one Dynamo graph more than its graph breaks (none when it failed)."""
+    if graphs is None:
+        graphs = 0 if error is not None or any(b.fatal for b in breaks) else 1 + len(breaks)
+    made = tuple(Graph(id=f"{i}/0:dynamo", level="dynamo", frame_id=i, compile_id=0) for i in range(graphs))
+    return Run(name=name, breaks=tuple(breaks), compiles=compiles, error=error, graphs=made, wall_time_s=0.01)
 
 
 MATCH = OutputCheck(match=True, max_abs_diff=0.0)
@@ -230,8 +234,8 @@ def test_a_frame_compiled_later_is_a_candidate_even_when_the_stack_lacks_its_cal
 def test_same_named_frames_are_told_apart_by_their_def_line():
     # frame 0 is Block.forward (the entry); Encoder.forward, same name and file, was compiled later
     compiles = (
-        Compile(frame_id=0, compile_id=0, function="forward", location=loc(Block.forward, 0)),
-        Compile(frame_id=1, compile_id=0, function="forward", location=loc(Encoder.forward, 0)),
+        Compile(frame_id=0, compile_id=0, function="forward", location=loc(Block.forward, 0), graph_ids=("0/0:dynamo",)),
+        Compile(frame_id=1, compile_id=0, function="forward", location=loc(Encoder.forward, 0), graph_ids=("1/0:dynamo",)),
     )
     b = brk([Location(file="<cell>", line=1, function="<module>"), loc(Encoder.forward)], compile_ids=("0/0", "1/0"))
     cands, _ = run_advisor(run("baseline", b, compiles=compiles), resolve, Table({}, ((b,), MATCH)), budget_s=10, max_attempts=3)
@@ -443,7 +447,7 @@ def test_no_change_says_when_the_mark_never_applied():
     def try_marks(marks, name):
         warn = "leaf was marked but no call went through nonstrict_trace"
         marked = (MarkedFunction(spec="leaf", qualname="leaf", origin="advisor", applied=False, warning=warn),)
-        return Run(name=name, breaks=(B_LEAF,), compiles=COMPILES, marked=marked), MATCH
+        return dataclasses.replace(run(name, B_LEAF), marked=marked), MATCH
 
     cands, _ = run_advisor(run("baseline", B_LEAF), resolve, try_marks, budget_s=10, max_attempts=1)
     c = by_fn(cands)["leaf"]
@@ -521,7 +525,7 @@ def test_time_budget_marks_the_rest_skipped(monkeypatch):
     skipped = "time budget (1.5 s): 0.5 s left, shorter than one run (~1.0 s)"
     assert [(c.function, c.status, c.run, c.error) for c in cands] == [
         ("Block.stats", "no_change", "attempt-1",
-         "the breaks stayed where they were (0 -> 0 graphs): test_advisor_logic.py:29 (GB0059 Failed to trace builtin "
+         "the breaks stayed where they were (3 -> 3 graphs): test_advisor_logic.py:29 (GB0059 Failed to trace builtin "
          "operator); test_advisor_logic.py:47 (GB0059 Failed to trace builtin operator, caused ~1 graph break, reached 12×)"),
         ("leaf", "skipped", None, skipped),
         ("middle", "skipped", None, skipped),

@@ -93,25 +93,46 @@ def _vits():
     return T.VitsModel(cfg).eval(), {"input_ids": _ids(8, 40)}
 
 
-def _switch():
+def _switch(train: bool = False):
+    def build():
+        import transformers as T
+
+        cfg = T.SwitchTransformersConfig(
+            vocab_size=100, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_decoder_layers=1, num_heads=2,
+            num_experts=4, expert_capacity=4, num_sparse_encoder_layers=1, num_sparse_decoder_layers=1,
+        )
+        model = T.SwitchTransformersModel(cfg)
+        return (model.train() if train else model.eval()), {"input_ids": _ids(8), "decoder_input_ids": _ids(4)}
+
+    return build
+
+
+def _nllb_moe(train: bool = False):
+    def build():
+        import transformers as T
+
+        cfg = T.NllbMoeConfig(
+            vocab_size=100, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+            decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, num_experts=4, expert_capacity=4,
+            encoder_sparse_step=1, decoder_sparse_step=1, max_position_embeddings=64,
+        )
+        model = T.NllbMoeModel(cfg)
+        return (model.train() if train else model.eval()), {"input_ids": _ids(8), "decoder_input_ids": _ids(4)}
+
+    return build
+
+
+def _fastspeech2():
     import transformers as T
 
-    cfg = T.SwitchTransformersConfig(
-        vocab_size=100, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_decoder_layers=1, num_heads=2,
-        num_experts=4, expert_capacity=4, num_sparse_encoder_layers=1, num_sparse_decoder_layers=1,
+    cfg = T.FastSpeech2ConformerConfig(
+        hidden_size=16, vocab_size=40, num_mel_bins=8, encoder_layers=1, decoder_layers=1,
+        encoder_linear_units=32, decoder_linear_units=32, speech_decoder_postnet_layers=1,
+        speech_decoder_postnet_units=16, duration_predictor_layers=1, duration_predictor_channels=16,
+        energy_predictor_layers=1, energy_predictor_channels=16, pitch_predictor_layers=1,
+        pitch_predictor_channels=16, encoder_kernel_size=3, decoder_kernel_size=3,
     )
-    return T.SwitchTransformersModel(cfg).eval(), {"input_ids": _ids(8), "decoder_input_ids": _ids(4)}
-
-
-def _nllb_moe():
-    import transformers as T
-
-    cfg = T.NllbMoeConfig(
-        vocab_size=100, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, num_experts=4, expert_capacity=4,
-        encoder_sparse_step=1, decoder_sparse_step=1, max_position_embeddings=64,
-    )
-    return T.NllbMoeModel(cfg).eval(), {"input_ids": _ids(8), "decoder_input_ids": _ids(4)}
+    return T.FastSpeech2ConformerModel(cfg).eval(), {"input_ids": _ids(8, 40)}
 
 
 def _longformer():
@@ -168,8 +189,11 @@ JOBS: dict[str, Job] = {
         Job("wav2vec2_train", _speech("wav2vec2", True)),
         Job("hubert_train", _speech("hubert", True)),
         Job("vits_eval", _vits),
-        Job("switch_moe_eval", _switch, heavy=True),
-        Job("nllb_moe_eval", _nllb_moe, heavy=True),
+        Job("switch_moe_eval", _switch(False), heavy=True),
+        Job("switch_moe_train", _switch(True), heavy=True),
+        Job("nllb_moe_eval", _nllb_moe(False), heavy=True),
+        Job("nllb_moe_train", _nllb_moe(True), heavy=True),
+        Job("fastspeech2_eval", _fastspeech2),
         Job("longformer_eval", _longformer),
         Job("reformer_eval", _reformer),
         Job("longt5_eval", _longt5),

@@ -9,7 +9,9 @@ by ``tests/models/measure.py`` (marking by hand each function on each break's st
 a no-op pre-hook, and the breaks' config hints) and by reading the advisor's runs; the tests write
 them down as exact values. Every recommendation is then executed in a fresh process BEFORE the
 model is built (:func:`check_paste`), and the plain capture there must give the breaks and graphs
-the advisor measured. Heavy jobs (tens of seconds per compile) are marked ``slow``.
+the advisor measured; and ``torch._dynamo.explain`` in fresh processes, without and with the
+code pasted, must count the graphs the recommendation says, fewer after (:func:`check_explain`,
+``tests/models/explain_check.py``). Heavy jobs (tens of seconds per compile) are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -52,15 +54,48 @@ def statuses(report: Report) -> dict[str, str]:
     return {c.function: c.status for c in report.candidates}
 
 
-def paste(job: str, code: str) -> dict:
-    """Run ``code`` in a fresh process before the model is built, then capture the job there."""
+def _fresh(module: str, job: str, code: str) -> dict:
     env = {**os.environ, "PYTHONPATH": ROOT}
     out = subprocess.run(
-        [sys.executable, "-m", "tests.models.paste_check", job], input=code, capture_output=True,
+        [sys.executable, "-m", module, job], input=code, capture_output=True,
         text=True, cwd=ROOT, env=env, timeout=600,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def paste(job: str, code: str) -> dict:
+    """Run ``code`` in a fresh process before the model is built, then capture the job there."""
+    return _fresh("tests.models.paste_check", job, code)
+
+
+def explain(job: str, code: str = "") -> dict:
+    """``torch._dynamo.explain`` of the job in a fresh process, ``code`` run before the model is built."""
+    return _fresh("tests.models.explain_check", job, code)
+
+
+def check_explain(report: Report, job: str) -> tuple[dict, dict]:
+    """explain, without and with the recommendation pasted, counts the graphs it says: fewer after.
+
+    Or as many, when the improvement is fewer frames run eagerly (which explain does not count);
+    or, when the baseline's compile failed (explain raises), the pasted code compiles.
+    Returns explain's figures (before, after).
+    """
+    rec = report.recommendation
+    assert rec is not None
+    before, after = explain(job), explain(job, rec.code)
+    assert after["error"] is None, after["error"]
+    assert after["graph_count"] == rec.graphs_after
+    if before["error"] is None:
+        assert before["graph_count"] == rec.graphs_before
+        if rec.graphs_after == rec.graphs_before:  # the improvement is a frame no longer run eagerly
+            assert rec.eager_frames_after < rec.eager_frames_before
+            assert after["graph_count"] == before["graph_count"]
+        else:
+            assert after["graph_count"] < before["graph_count"]
+    else:
+        assert report.runs["baseline"].error is not None or any(b.fatal for b in report.runs["baseline"].breaks)
+    return before, after
 
 
 def check_paste(report: Report, job: str) -> None:
@@ -71,3 +106,4 @@ def check_paste(report: Report, job: str) -> None:
     got = paste(job, rec.code)
     assert (got["breaks"], got["graphs"], got["error"]) == (len(nst.breaks), digest.dynamo_graphs(nst), None)
     assert got["breaks"] == rec.breaks_after
+    check_explain(report, job)

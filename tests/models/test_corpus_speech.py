@@ -1,4 +1,4 @@
-"""The advisor on real transformers jobs: speech models: the Wav2Vec2 and Hubert feature encoders (train), VITS (eval).
+"""The advisor on real transformers jobs: speech models: the Wav2Vec2 and Hubert feature encoders (train), VITS (eval), FastSpeech2Conformer (eval).
 
 How the expected values were established, and the paste check: ``tests/models/corpus_checks.py``.
 """
@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 
 from nstviz.capture._torch_compat import nonstrict_trace_spelling  # noqa: E402
 from tests.helpers import digest  # noqa: E402
-from tests.models.corpus_checks import HUB, W2V, auto, check_paste, statuses  # noqa: E402
+from tests.models.corpus_checks import HUB, W2V, auto, check_paste, explain, statuses  # noqa: E402
 
 NST = nonstrict_trace_spelling()  # torch.compiler.nonstrict_trace on 2.14, torch._dynamo.nonstrict_trace on 2.13
 
@@ -139,3 +139,26 @@ def test_vits_fused_helper_is_rebound_where_the_model_looks_it_up():
         "torch._dynamo.config.capture_scalar_outputs = True\n"
     )
     check_paste(report, "vits_eval")
+
+
+@pytest.mark.slow
+def test_fastspeech2_conformer_keeps_only_the_flag_that_removes_a_graph():
+    """Issue 17: both config flags took the listed sites 3 -> 1 but left 4 graphs (explain 4 -> 4)."""
+    report = auto("fastspeech2_eval")
+    assert len(report.runs["baseline"].breaks) == 3
+    assert statuses(report) == {
+        "length_regulator": "failed",  # returns a data-dependent size (GB0251)
+        "config: capture_scalar_outputs=True": "improved",  # 4 -> 3 graphs
+        "config: capture_dynamic_output_shape_ops=True": "worse",  # on top of it: 3 -> 4 graphs again
+    }
+    by = {c.function: c for c in report.candidates}
+    assert by["config: capture_scalar_outputs=True"].error == "4 -> 3 graphs"
+    assert by["config: capture_dynamic_output_shape_ops=True"].error == "3 -> 4 graphs (breaks 2 -> 1)"
+    rec = report.recommendation
+    assert (rec.functions, rec.config, rec.outputs_match) == ((), ("capture_scalar_outputs",), True)
+    assert (rec.graphs_before, rec.graphs_after, rec.breaks_before, rec.breaks_after) == (4, 3, 3, 2)
+    assert report.headline.text == "3 breaks → 2, 4 graphs → 3, outputs match"
+    check_paste(report, "fastspeech2_eval")  # explain in fresh processes: 4 -> 3 graphs
+    # what was recommended before (both flags): explain counts as many graphs as without it
+    both = "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\ntorch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
+    assert explain("fastspeech2_eval", both)["graph_count"] == explain("fastspeech2_eval")["graph_count"] == 4

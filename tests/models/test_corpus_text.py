@@ -5,13 +5,11 @@ How the expected values were established, and the paste check: ``tests/models/co
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 transformers = pytest.importorskip("transformers")
 
-from tests.models.corpus_checks import LT5, auto, check_paste, statuses  # noqa: E402
+from tests.models.corpus_checks import LT5, auto, check_paste, explain, statuses  # noqa: E402
 
 
 @pytest.mark.slow
@@ -42,7 +40,9 @@ def test_longformer_item_break_the_advisor_explains_and_does_not_hide():
     assert [(b.gb_id, b.count) for b in report.runs["baseline"].breaks] == [("GB0124", 2)]
     assert statuses(report) == {
         "LongformerEncoder.forward": "failed",
-        "config: capture_scalar_outputs=True": "improved",
+        # 4 -> 3 graphs only because Dynamo gives up on a whole frame ("graph break in a for/while
+        # loop"): it runs as Python. Dynamo's counter 2 -> 0 and explain's 4 -> 3 graphs do not show it.
+        "config: capture_scalar_outputs=True": "worse",
     }
     by = {c.function: c for c in report.candidates}
     enc = by["LongformerEncoder.forward"]
@@ -50,15 +50,10 @@ def test_longformer_item_break_the_advisor_explains_and_does_not_hide():
     assert "cannot trace data-dependent operations" in enc.error  # the cause is data-dependent
     cfg = by["config: capture_scalar_outputs=True"]
     assert cfg.code == "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n"
-    # Dynamo's counter says 2 -> 0 graph breaks (as measure.py), while the trace lists 1 -> 2 sites
-    assert re.fullmatch(r"Dynamo counted 2 -> 0 graph breaks \(1 -> 2 distinct sites listed\)", cfg.error)
-    rec = report.recommendation
-    assert (rec.functions, rec.config, rec.outputs_match) == ((), ("capture_scalar_outputs",), True)
-    # said beside the distinct breaks: Dynamo's own graph breaks and the graphs both went down
-    assert (rec.breaks_before, rec.breaks_after, rec.graph_breaks_before, rec.graph_breaks_after) == (1, 2, 2, 0)
-    assert rec.graphs_after < rec.graphs_before
-    assert "advisor: apply config capture_scalar_outputs=True (breaks 1 -> 2, graph breaks 2 -> 0, graphs " in report.summary()
-    check_paste(report, "longformer_eval")
+    assert cfg.error == "1 more frame(s) run eagerly (4 -> 3 graphs); breaks 1 -> 2, Dynamo counted 2 -> 0 graph breaks"
+    assert report.recommendation is None
+    flag = "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n"
+    assert (explain("longformer_eval")["graph_count"], explain("longformer_eval", flag)["graph_count"]) == (4, 3)
 
 
 @pytest.mark.slow

@@ -27,12 +27,15 @@ export function recommendedParts(rec) {
   return parts.length ? parts : ["Apply the code below"];
 }
 
-// What the verified attempt changed: distinct breaks, and beside them Dynamo's own graph-break
-// count and the graphs (a flag can remove every counted graph break yet list more sites).
+// What the verified attempt changed: the graphs first (what an improvement is judged on,
+// nstviz/analysis/improvement.py), then distinct breaks and Dynamo's own graph-break count
+// (a flag can remove every counted graph break yet leave as many graphs, or list more sites).
 export function recommendationEffect(rec) {
-  const parts = [`breaks ${rec.breaks_before} → ${rec.breaks_after}`];
-  if (rec.graph_breaks_before != null && rec.graph_breaks_after != null) parts.push(`graph breaks ${rec.graph_breaks_before} → ${rec.graph_breaks_after}`);
+  const parts = [];
   if (rec.graphs_before != null && rec.graphs_after != null) parts.push(`graphs ${rec.graphs_before} → ${rec.graphs_after}`);
+  if (rec.eager_frames_before != null && rec.eager_frames_before !== rec.eager_frames_after) parts.push(`frames run eagerly ${rec.eager_frames_before} → ${rec.eager_frames_after}`);
+  parts.push(`breaks ${rec.breaks_before} → ${rec.breaks_after}`);
+  if (rec.graph_breaks_before != null && rec.graph_breaks_after != null) parts.push(`graph breaks ${rec.graph_breaks_before} → ${rec.graph_breaks_after}`);
   return parts.join(", ");
 }
 
