@@ -99,7 +99,7 @@ def test_vits_fused_helper_is_rebound_where_the_model_looks_it_up():
     adapter = by["adapter: VitsEncoder.forward"]
     assert (adapter.kind, adapter.breaks_before, adapter.breaks_after, adapter.outputs_match) == ("adapter", 2, 1, True)
     cfg = by["config: capture_scalar_outputs=True"]
-    assert (cfg.breaks_before, cfg.breaks_after, cfg.outputs_match, cfg.error) == (1, 0, True, None)
+    assert (cfg.breaks_before, cfg.breaks_after, cfg.outputs_match, cfg.error) == (1, 0, True, "2 -> 1 graphs")
     rec = report.recommendation
     assert (rec.functions, rec.adapters, rec.config, rec.breaks_before, rec.breaks_after, rec.outputs_match) == (
         ("fused_add_tanh_sigmoid_multiply",), ("VitsEncoder.forward",), ("capture_scalar_outputs",), 3, 0, True

@@ -66,8 +66,9 @@ def test_reformer_failures_name_their_real_causes():
         "ReformerEncoder.forward": "failed",
         "ReformerModel.forward": "rejected",
         "adapter: ReformerEncoder.forward": "failed",  # takes the Nones, then gets the model's cache object
-        # the cache class registered with pytree on top of the adapter: the breaks stay
-        "pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache": "no_change",
+        # the cache class registered with pytree on top of the adapter: the breaks stay, and two
+        # frames that compiled a graph before now run eagerly (an improvement is fewer graphs)
+        "pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache": "worse",
     }
     by = {c.function: c for c in report.candidates}
     assert by["ReformerLayer.backward_pass"].error.startswith(
@@ -80,7 +81,7 @@ def test_reformer_failures_name_their_real_causes():
     )
     cache = by["pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache"]
     assert (cache.kind, cache.breaks_before, cache.breaks_after, cache.outputs_match) == ("pytree", 4, 4, True)
-    assert cache.error.startswith("the breaks stayed where they were (5 -> 5 graphs, Dynamo counted 2 -> 2 graph breaks): ")
+    assert cache.error == "2 more frame(s) run eagerly (5 -> 5 graphs)"
     assert cache.why == (
         "ReformerEncoder.forward takes or returns ReformerDynamicCache, which is not a pytree: registered with "
         "torch.utils._pytree (register_pytree_node), ReformerEncoder.forward traced through its adapter; "
