@@ -8,7 +8,9 @@ Dynamo gave up on: a compile that failed or was skipped and gave no graph, or a 
 ``fullgraph=True`` failure, gone); and in every case only with the **outputs verified**
 (the output check says they match). The one exception: a failed compile that now compiles
 when there is nothing to compare with (the failed run left no outputs and no eager run was
-made, e.g. ``trace_code``); it is said so ("outputs not verified: no reference run"). The advisor keeps an attempt on this, the recommendation
+made, e.g. ``trace_code``), or when the code gave no values at all to compare (the seed's
+``try: ... except Exception as e: print(e)``); it is said so ("outputs not verified: no
+reference run" / "...: nothing to compare"). The advisor keeps an attempt on this, the recommendation
 needs it, and the headline turns green on it (:mod:`nstviz.analysis.advisor`,
 :mod:`nstviz.analysis.headline`).
 
@@ -186,9 +188,11 @@ def judge_change(
     else:
         return Change(False, "same", f"same {_graphs(gb)}" + (f" ({counters})" if counters else ""))
     why = _unverified(check)
-    if why is not None and better.kind == "compiles_now" and check is not None and check.match is None and not check.comparisons:
-        # the failed run left no outputs and no eager run was made: nothing to verify against
-        return Change(True, "compiles_now", f"{better.text}; outputs not verified: no reference run")
+    if why is not None and better.kind == "compiles_now" and check is not None and check.match is None:
+        if not check.comparisons:  # the failed run left no outputs and no eager run was made
+            return Change(True, "compiles_now", f"{better.text}; outputs not verified: no reference run")
+        if all(c.match is None for c in check.comparisons):  # e.g. the seed's `print(e)`: no values at all
+            return Change(True, "compiles_now", f"{better.text}; outputs not verified: nothing to compare")
     if why is not None:
         return Change(False, "not_verified", f"{better.text}, but {why}")
     return better
