@@ -19,7 +19,7 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from nstviz._introspect import code_key, qualified_name, unwrap
 from nstviz._user_errors import attach
@@ -378,36 +378,8 @@ class Session:
 
     def _plain_run(self, result: RunResult, name: str) -> CapturedRun:
         """The run, its non-strict calls and its marks, with every function turned into names."""
-        calls = []
-        for call in result.nonstrict_calls:
-            fn = unwrap(call.function) if call.function is not None else None
-            file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
-            site = CallSite(
-                graph_id=call.graph_id,
-                node=call.node,
-                qualname=qualified_name(fn) if fn is not None else call.name,
-                file=file,
-                line_start=start,
-                line_end=end,
-                reads=self._reads(fn),
-            )
-            calls.append(CapturedCall(site=site, key=str(code_key(fn)) if fn is not None else None))
-        for call in result.leaf_calls:  # leaf_function: its body runs eagerly, so no reads are baked in
-            fn = unwrap(call.function) if call.function is not None else None
-            file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
-            site = CallSite(
-                graph_id=call.graph_id,
-                node=call.node,
-                qualname=qualified_name(fn) if fn is not None else call.name,
-                file=file,
-                line_start=start,
-                line_end=end,
-            )
-            calls.append(
-                CapturedCall(
-                    site=site, key=str(code_key(fn)) if fn is not None else None, decorator="leaf_function"
-                )
-            )
+        calls = [self._plain_call(call, "nonstrict_trace") for call in result.nonstrict_calls]
+        calls += [self._plain_call(call, "leaf_function") for call in result.leaf_calls]
         marks = []
         for target in self.targets.get(name, ()):
             key = code_key(target.function)
@@ -421,6 +393,21 @@ class Session:
                 )
             )
         return CapturedRun(run=result.run, calls=tuple(calls), marks=tuple(marks))
+
+    def _plain_call(self, call: Any, decorator: Literal["nonstrict_trace", "leaf_function"]) -> CapturedCall:
+        """One traced call as names; a leaf_function's body runs eagerly, so it bakes in no reads."""
+        fn = unwrap(call.function) if call.function is not None else None
+        file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
+        site = CallSite(
+            graph_id=call.graph_id,
+            node=call.node,
+            qualname=qualified_name(fn) if fn is not None else call.name,
+            file=file,
+            line_start=start,
+            line_end=end,
+            reads=self._reads(fn) if decorator == "nonstrict_trace" else (),
+        )
+        return CapturedCall(site=site, key=str(code_key(fn)) if fn is not None else None, decorator=decorator)
 
     def _reads(self, fn: Any) -> tuple[NonInputRead, ...]:
         if fn is None:
