@@ -1,4 +1,4 @@
-"""Cost of the advisor (nstviz.analysis.advisor).
+"""Cost of the advisor (nstviz.advisor.search).
 
 Run: python benchmarks/bench_advisor.py
 1. Pure planning: proposals and pre-checks for a synthetic baseline with many distinct breaks
@@ -18,7 +18,7 @@ import time
 
 import torch  # noqa: F401  (imported before timing: the advisor itself never pays for it)
 
-from nstviz.analysis.advisor import run_advisor
+from nstviz.advisor.search import run_advisor
 from nstviz.report import Break, Compile, Location, OutputCheck, Run
 
 

@@ -1,7 +1,7 @@
 """Standalone HTML report: size per node, render time, and time to first paint in Chromium.
 
 Builds synthetic Reports (``make_synthetic_report.py``: a GPT-like nonstrict ATen graph of
-N nodes plus the baseline graphs), writes each with :func:`nstviz.html.save_html`, opens the
+N nodes plus the baseline graphs), writes each with :func:`nstviz.render.html.save_html`, opens the
 file from ``file://`` in headless Debian Chromium (a fresh browser context per load) and
 waits for the viewer's ``data-nstviz-ready="1"`` (first paint of the selected graph). The
 time is the page's own ``performance.now()`` when the attribute appears, i.e. measured from
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests" / "html"))
 from make_synthetic_report import make_report  # noqa: E402
 from page_probe import probe  # noqa: E402
 
-from nstviz.html import render_html, save_html  # noqa: E402
+from nstviz.render.html import render_html, save_html  # noqa: E402
 
 TARGET_MS = 2000
 

@@ -34,7 +34,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE.parent / "tests" / "fixtures" / "tracelogs" / "before"
 IMPORTS = (
-    "import sys, time; t = time.perf_counter(); import nstviz.cli, nstviz.offline.ingest, nstviz.offline.diff; "
+    "import sys, time; t = time.perf_counter(); import nstviz.cli.main, nstviz.offline.ingest, nstviz.offline.diff; "
     "print(time.perf_counter() - t, 'torch' in sys.modules)"
 )
 DEFAULT_LOG = Path(tempfile.gettempdir()) / "nstviz-bench-ingest" / "dedicated_log_torch_trace_rank_0.log"
@@ -135,7 +135,7 @@ def cold(args: argparse.Namespace) -> None:
             out = subprocess.run([sys.executable, "-c", IMPORTS], capture_output=True, text=True, env=env, check=True)
             seconds, torch_loaded = out.stdout.split()
             imports.append(float(seconds))
-        print(f"import nstviz.cli + nstviz.offline (what `nstviz ingest` loads): {min(imports):.3f} s; torch imported: {torch_loaded}")
+        print(f"import nstviz.cli.main + nstviz.offline (what `nstviz ingest` loads): {min(imports):.3f} s; torch imported: {torch_loaded}")
         tl = str(args.tlparse) if args.tlparse else shutil.which("tlparse")
         print(f"\n{'log':<44}{'MB':>6}{'nstviz ingest s':>17}{'tlparse s':>11}")
         for name, folder in (("largest fixture (before/, 2 ranks)", plain), ("~3 MB, 2 ranks (before/ repeated)", big)):

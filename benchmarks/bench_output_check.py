@@ -1,4 +1,4 @@
-"""Speed of the output check on big tensors (nstviz.analysis.output_check).
+"""Speed of the output check on big tensors (nstviz.capture.outputs).
 
 Run: python benchmarks/bench_output_check.py [--n 50000000]
 Prints seconds per comparison for equal, slightly different, and NaN-holding float32
@@ -12,7 +12,7 @@ import time
 
 import torch
 
-from nstviz.analysis.output_check import compare_outputs, snapshot_outputs
+from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 
 
 def timed(label: str, fn, repeat: int = 3) -> None:

@@ -1,7 +1,7 @@
 """Viewer speed in headless Chromium: first paint, expand, search, long tasks, frame times.
 
 Reproducible: synthetic GPT-like Reports from ``make_synthetic_report.py`` are written as real
-standalone pages (``nstviz.html.render_html``) and opened from ``file://`` in Debian's
+standalone pages (``nstviz.render.html.render_html``) and opened from ``file://`` in Debian's
 Chromium through ``tests/viewer/driver.py``. Timings come from the page: the Performance API
 (``performance.now()`` at ``data-nstviz-ready``), the viewer's own step timings
 (``el.__nstviz.timings()``), a ``longtask`` PerformanceObserver installed before the page's
@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 from driver import run  # noqa: E402
 from make_synthetic_report import make_report  # noqa: E402
 
-from nstviz.html import render_html  # noqa: E402
+from nstviz.render.html import render_html  # noqa: E402
 
 HOOK = "document.querySelector('#nstviz-root').__nstviz"
 # resolves once a sliced layout is done (the busy badge hidden again), with the wall time

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nstviz.analysis.assemble import build_report
+from nstviz.passes.assemble import build_report
 from nstviz.report import (
     Break,
     BreakDiff,

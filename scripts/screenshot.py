@@ -39,7 +39,7 @@ def shoot_standalone(out: Path, report_json: str | None) -> None:
     """Screenshot the standalone HTML report of the built-in example (or of ``report_json``)."""
     from playwright.sync_api import sync_playwright
 
-    from nstviz.html import save_html
+    from nstviz.render.html import save_html
     from nstviz.report import Report
 
     with tempfile.TemporaryDirectory() as tmp:

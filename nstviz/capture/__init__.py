@@ -3,7 +3,7 @@
 - :mod:`~nstviz.capture.subject`: what is run (a callable, or code in a namespace).
 - :mod:`~nstviz.capture.plan`: which runs are made (and the progress totals).
 - :mod:`~nstviz.capture.session`: runs a subject by a plan, hands plain values to
-  :func:`nstviz.analysis.assemble.assemble`.
+  :func:`nstviz.passes.assemble.assemble`.
 
 - :mod:`~nstviz.capture._torch_compat`: the only module touching torch's private API.
 - :mod:`~nstviz.capture.trace_log`: collects the structured trace (``torch.__trace``) per run.

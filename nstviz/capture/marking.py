@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nstviz._introspect import qualified_name
 from nstviz.capture import _torch_compat
+from nstviz.capture._introspect import qualified_name
 from nstviz.errors import NameResolutionError, NotMarkableError
 from nstviz.report import MarkedFunction
 

@@ -5,7 +5,7 @@ A :class:`Session` runs a :class:`~nstviz.capture.subject.Subject` by a
 restore, one capture at a time), the namespace checkpoint, the eager reference runs, the
 compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts, output
 snapshots and their comparison, and the turning of live functions into plain values (names,
-source lines, reads). It then calls :func:`nstviz.analysis.assemble.assemble`, which builds
+source lines, reads). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
 the Report from plain values only. The live exception of the last run is kept beside the
 Report (:mod:`nstviz._user_errors`).
 """
@@ -21,12 +21,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from nstviz._introspect import code_key, qualified_name, unwrap
 from nstviz._user_errors import attach
-from nstviz.analysis.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
-from nstviz.analysis.marks import CapturedCall, CapturedMark
-from nstviz.analysis.provenance import CallSite
 from nstviz.capture import _torch_compat, adapters, marking, state
+from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.convert import StackTable, read_sources
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunPlan
@@ -34,6 +31,9 @@ from nstviz.capture.recorder import Backend
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
 from nstviz.errors import NothingCompiledError, UsageError
+from nstviz.passes.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
+from nstviz.passes.marks import CapturedCall, CapturedMark
+from nstviz.passes.provenance import CallSite
 from nstviz.report import (
     Candidate,
     NonInputRead,
@@ -298,7 +298,7 @@ class Session:
         outputs: dict[str, Mapping[str, Any]],
         rng: dict[str, Any],
     ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
-        from nstviz.analysis.advisor import run_advisor
+        from nstviz.advisor.search import run_advisor
 
         baseline_run = finish_run(self._plain_run(base, "baseline"), self.stacks.stacks)
 
@@ -313,7 +313,7 @@ class Session:
             self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
             if _failed(base) and not _failed(result) and outputs.get("eager"):
                 # the baseline failed to compile: the attempt's outputs are checked against eager
-                from nstviz.analysis.output_check import build_output_check
+                from nstviz.capture.outputs import build_output_check
 
                 pair = {"eager": outputs["eager"], run_name: _snapshot(subject.outputs_of(result))}
                 comparisons, nondeterministic = _compare(pair, run_name)
@@ -323,7 +323,7 @@ class Session:
                 words = _failure_words(self.results[failed], failed)
                 check = OutputCheck(match=None, skipped_reason=f"the {words}, so outputs cannot be compared")
             else:
-                from nstviz.analysis.output_check import build_output_check
+                from nstviz.capture.outputs import build_output_check
 
                 pair = {"baseline": outputs.get("baseline", {}), run_name: _snapshot(subject.outputs_of(result))}
                 comparisons, nondeterministic = _compare(pair, run_name)
@@ -414,7 +414,7 @@ class Session:
             return ()
         key = id(fn)
         if key not in self._reads_cache:
-            from nstviz.analysis.free_reads import find_non_input_reads
+            from nstviz.capture.reads import find_non_input_reads
 
             try:
                 reads = tuple(find_non_input_reads(fn))
@@ -576,7 +576,7 @@ def _nothing_compiled(subject: Subject, base: RunResult) -> None:
 
 def _failed(result: RunResult) -> bool:
     """Whether the run raised or a compile of it failed (also when the code caught the exception)."""
-    from nstviz.analysis.headline import compile_failed
+    from nstviz.passes.headline import compile_failed
 
     return result.exception is not None or compile_failed(result.run)
 
@@ -597,7 +597,7 @@ def _names(items: Iterable[Any]) -> str:
 
 
 def _snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
-    from nstviz.analysis.output_check import snapshot_outputs
+    from nstviz.capture.outputs import snapshot_outputs
 
     try:
         return snapshot_outputs(dict(values))
@@ -607,7 +607,7 @@ def _snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple[OutputComparison, ...], bool]:
     """Every pair of runs compared (baseline vs ``other``, eager vs both), and whether eager disagreed with itself."""
-    from nstviz.analysis.output_check import compare_outputs
+    from nstviz.capture.outputs import compare_outputs
 
     comparisons = []
     for left, right in (("baseline", other), ("eager", "baseline"), ("eager", other)):

@@ -17,8 +17,8 @@ import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from nstviz._introspect import code_key, entry_function, qualified_name
 from nstviz.capture import _torch_compat, marking, toplevel_await
+from nstviz.capture._introspect import code_key, entry_function, qualified_name
 from nstviz.capture.runner import Body, RunResult
 from nstviz.errors import NameResolutionError, UsageError
 

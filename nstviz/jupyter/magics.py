@@ -220,7 +220,7 @@ def _event_dict(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, A
 
 def _show_printed_output(report: Any) -> None:
     """Show what the runs printed under the view, while the viewer bundle does not show it."""
-    from nstviz.jupyter import _summary
+    from nstviz.jupyter import static_summary as _summary
     from nstviz.jupyter.widget import viewer_shows_printed_output
 
     block = _summary.printed_output_html(report)
@@ -451,7 +451,7 @@ class NstraceMagics(Magics):
         if args.json:
             report.save_json(pathlib.Path(args.json).expanduser())
         if args.html:
-            from nstviz.html import save_html
+            from nstviz.render.html import save_html
 
             save_html(report, pathlib.Path(args.html).expanduser())
 

@@ -27,7 +27,7 @@ import anywidget
 import traitlets
 
 from nstviz.errors import UsageError
-from nstviz.jupyter import _summary
+from nstviz.jupyter import static_summary as _summary
 from nstviz.report import Report
 
 _STATIC = pathlib.Path(__file__).resolve().parent.parent / "static"
@@ -284,7 +284,7 @@ class Viewer(anywidget.AnyWidget):
         report = self.report
         if report is None:
             raise UsageError("nothing to export yet: the report is not ready")
-        from nstviz.html import save_html  # the HTML helper's module; imported late
+        from nstviz.render.html import save_html  # the HTML helper's module; imported late
 
         target = pathlib.Path(path) if path is not None else self.default_html_path()
         written = save_html(report, target)

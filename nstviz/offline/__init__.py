@@ -11,7 +11,7 @@ Modules, one job each:
 - :mod:`~nstviz.offline.diff`: two sides, per rank -> a full Report with cross-rank findings
   (``nstviz diff``, ``nstviz check BEFORE AFTER``).
 
-The CLI (:mod:`nstviz.cli`) only parses options and calls these.
+The CLI (:mod:`nstviz.cli.main`) only parses options and calls these.
 """
 
 from __future__ import annotations

@@ -19,10 +19,10 @@ import platform
 from collections.abc import Sequence
 from pathlib import Path
 
-from nstviz.analysis.assemble import build_report, summarize_runs
-from nstviz.analysis.break_diff import diff_breaks
 from nstviz.errors import ReportFormatError, UsageError
 from nstviz.offline.ingest import find_logs, ingest_log
+from nstviz.passes.assemble import build_report, summarize_runs
+from nstviz.passes.break_diff import diff_breaks
 from nstviz.report import (
     Break,
     BreakDiff,

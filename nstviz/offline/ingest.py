@@ -38,11 +38,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from nstviz.analysis.assemble import build_report
 from nstviz.errors import UsageError
 from nstviz.offline._sources import sources_of
 from nstviz.offline.graph_text import parse_graph_text
 from nstviz.offline.tracelog import LogStats, TraceLogReader
+from nstviz.passes.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
 from nstviz.tracing import stacks as path_rules
 from nstviz.tracing.breaks import (

@@ -22,15 +22,15 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nstviz._introspect import qualified_name, unwrap
-from nstviz.analysis.assemble import build_report
-from nstviz.analysis.provenance import CallSite, build_regions
 from nstviz.capture import _torch_compat, marking, state
+from nstviz.capture._introspect import qualified_name, unwrap
 from nstviz.capture.convert import StackTable
 from nstviz.capture.runner import RunResult, execute
 from nstviz.errors import NameResolutionError, NotMarkableError, UsageError
 from nstviz.offline._sources import sources_of
 from nstviz.offline.ingest import rank_file_name
+from nstviz.passes.assemble import build_report
+from nstviz.passes.provenance import CallSite, build_regions
 from nstviz.report import MarkedFunction, Report, Run
 
 
@@ -171,7 +171,7 @@ def record_script(
     Raises:
         UsageError: the script is missing or does not parse, or a bad rank environment.
     """
-    from nstviz._cli_script import as_main
+    from nstviz.cli.script import as_main
 
     path = Path(script)
     if not path.is_file():

@@ -223,7 +223,7 @@ def _root_cause_from_text(internal: str) -> str | None:
     text = f"{first['type'].rsplit('.', 1)[-1]}: {first['msg'].strip()}"
     if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
         text += f" ({found[1]['msg'].strip()})"
-    from nstviz.analysis.causes import unwrap_fake_tensor_error  # issue 11: the error inside
+    from nstviz.passes.causes import unwrap_fake_tensor_error  # issue 11: the error inside
 
     return unwrap_fake_tensor_error(text, internal)[:500]
 

@@ -67,7 +67,8 @@ _TORCH_COMMON = frozenset(
 )  # fmt: skip
 _NSTVIZ_PARTS = frozenset(
     {
-        "capture", "offline", "analysis", "jupyter", "tracing", "schema", "api.py", "cli.py", "report.py",
+        "capture", "offline", "analysis", "jupyter", "tracing", "schema", "passes", "advisor", "render", "cli", "report",
+        "_gb_ids.py", "api.py", "cli.py", "report.py",
         "html.py", "__main__.py", "_cli_script.py", "_cli_terminal.py", "_where.py", "_introspect.py",
         "_summary.py", "_options.py", "_user_errors.py", "graph_export.py", "errors.py",
     }

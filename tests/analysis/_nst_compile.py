@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch._dynamo import trace_rules
 
-from nstviz.analysis.output_check import build_output_check, compare_outputs, snapshot_outputs
+from nstviz.capture.outputs import build_output_check, compare_outputs, snapshot_outputs
 from nstviz.report import Break, Graph, Location, OutputCheck, Run
 
 _GB = re.compile(r"gb(\d{4})\.html", re.IGNORECASE)

@@ -5,7 +5,7 @@ import torch
 from _nst_compile import make_try_marks as make_try
 from _nst_compile import marked, record, resolver, seed_all
 
-from nstviz.analysis.advisor import run_advisor
+from nstviz.advisor.search import run_advisor
 
 
 def noisy(x):

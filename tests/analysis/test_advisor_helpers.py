@@ -7,10 +7,13 @@ import types
 
 import torch
 
-from nstviz.analysis.advisor import _annotation_refuses
-from nstviz.analysis.assemble import build_report
-from nstviz.analysis.attempts_summary import attempt_lines
-from nstviz.analysis.break_counts import (
+from nstviz.advisor.code import Mark, recommendation_code
+from nstviz.advisor.remedies import config_code, config_plans, flags_hinted
+from nstviz.advisor.search import _annotation_refuses
+from nstviz.capture.forward_hooks import effective_forwards
+from nstviz.passes.assemble import build_report
+from nstviz.passes.attempts_summary import attempt_lines
+from nstviz.passes.break_counts import (
     BreakCount,
     count_of,
     counts_text,
@@ -18,11 +21,8 @@ from nstviz.analysis.break_counts import (
     short_counts,
     splits_text,
 )
-from nstviz.analysis.candidates import is_runtime_wrapper
-from nstviz.analysis.causes import explain_error, explain_failure, unwrap_fake_tensor_error
-from nstviz.analysis.recommend import Mark, recommendation_code
-from nstviz.analysis.remedies import config_code, config_plans, flags_hinted
-from nstviz.capture.forward_hooks import effective_forwards
+from nstviz.passes.candidates import is_runtime_wrapper
+from nstviz.passes.causes import explain_error, explain_failure, unwrap_fake_tensor_error
 from nstviz.report import Break, BreakSplit, Candidate, Location, Recommendation, Run
 
 SRC = '''import functools

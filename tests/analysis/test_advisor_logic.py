@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nstviz.analysis.advisor import plan_candidates, qualname_at, run_advisor
+from nstviz.advisor.search import plan_candidates, qualname_at, run_advisor
 from nstviz.report import Break, Compile, Graph, Location, MarkedFunction, OutputCheck, OutputDetail, Run
 
 HERE = os.path.abspath(__file__)
@@ -512,7 +512,7 @@ def test_time_budget_marks_the_rest_skipped(monkeypatch):
     with 1.5 s, the first attempt runs and the second is not started (1 s more would exceed it)."""
     import types
 
-    from nstviz.analysis import advisor
+    from nstviz.advisor import search as advisor
 
     clock = [100.0]
     monkeypatch.setattr(advisor, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))

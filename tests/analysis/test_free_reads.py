@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from nstviz.analysis.free_reads import find_non_input_reads
+from nstviz.capture.reads import find_non_input_reads
 
 SCALE = torch.tensor(2.0)
 CFG = {"k": 3.0}

@@ -8,8 +8,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nstviz.analysis.assemble import build_report
-from nstviz.analysis.output_check import build_output_check, compare_outputs, snapshot_outputs
+from nstviz.capture.outputs import build_output_check, compare_outputs, snapshot_outputs
+from nstviz.passes.assemble import build_report
 from nstviz.report import OutputCheck, OutputComparison, Report
 
 
@@ -292,7 +292,7 @@ def test_output_check_type():
 
 
 def test_big_tensors_are_compared_in_chunks_with_the_same_answer(monkeypatch):
-    import nstviz.analysis.output_check as oc
+    import nstviz.capture.outputs as oc
 
     monkeypatch.setattr(oc, "_CHUNK", 7)
     a = torch.arange(50, dtype=torch.float32)

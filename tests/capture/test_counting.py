@@ -14,11 +14,11 @@ import pytest
 import torch
 
 import nstviz
-from nstviz.analysis.break_counts import rank_breaks, splits_text
 from nstviz.capture import _torch_compat
 from nstviz.capture.convert import caused_per_event, counts_as_graph_break
 from nstviz.capture.trace_log import collecting
 from nstviz.offline.ingest import ingest_log
+from nstviz.passes.break_counts import rank_breaks, splits_text
 from nstviz.report import Report
 from tests.capture.cases import counting
 
@@ -38,7 +38,7 @@ def _counts(run) -> list[tuple[str, int, int, int, tuple[str, ...]]]:
 
 
 def test_demo_helper_called_by_3_blocks_causes_4_graph_breaks_in_4_frame_compiles(tmp_path):
-    from nstviz.cli import main
+    from nstviz.cli.main import main
 
     assert main(["demo", "-o", str(tmp_path / "d.html"), "--json", str(tmp_path / "d.json"), "--quiet"]) == 0
     base = Report.load_json(tmp_path / "d.json").runs["baseline"]

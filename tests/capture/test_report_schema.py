@@ -10,8 +10,8 @@ import pytest
 import torch
 
 import nstviz
-from nstviz.analysis.assemble import build_report
 from nstviz.errors import ReportFormatError
+from nstviz.passes.assemble import build_report
 from nstviz.report import Graph, Node, Region, Report, Run
 from nstviz.schema import SCHEMA_PATH, generate_schema, load_schema, schema_text
 from tests.capture.cases import corpus as c
@@ -98,7 +98,7 @@ def test_validate_accepts_real_report(real_report):
 
 def test_headline_keeps_graph_counts_when_other_functions_compiled(tmp_path):
     """The demo: get_magic_num fails fullgraph=True, but the module's frames compiled 6 graphs."""
-    from nstviz.cli import main
+    from nstviz.cli.main import main
 
     assert main(["demo", "-o", str(tmp_path / "demo.html"), "--json", str(tmp_path / "demo.json"), "--quiet"]) == 0
     report = Report.load_json(tmp_path / "demo.json")

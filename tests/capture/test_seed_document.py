@@ -269,7 +269,7 @@ def test_magic_decorator_form(ip):
 
 @pytest.mark.parametrize("source", [CAUGHT_OUT, UNCAUGHT], ids=["caught", "uncaught"])
 def test_cli_run_seed_script(tmp_path: Path, source: str):
-    from nstviz.cli import main
+    from nstviz.cli.main import main
 
     script = tmp_path / "seed.py"
     script.write_text(source, encoding="utf-8")

@@ -10,7 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from nstviz.cli import EXIT_INTERNAL, EXIT_INTERRUPTED
+from nstviz.cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -33,13 +33,13 @@ y = f(torch.ones(3))
 # must say it is nstviz's bug, show the traceback, and exit 5
 FAULTY_NSTVIZ = """
 import sys
-import nstviz.analysis.assemble
+import nstviz.passes.assemble
 
 def broken_diff(*args, **kwargs):
     raise RuntimeError("injected: nstviz's break diff is broken")
 
-nstviz.analysis.assemble.diff_breaks = broken_diff
-from nstviz.cli import main
+nstviz.passes.assemble.diff_breaks = broken_diff
+from nstviz.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from nstviz.analysis.assemble import build_report
-from nstviz.cli import Progress, check_failures, summary_table
+from nstviz.cli.main import Progress, check_failures, summary_table
+from nstviz.passes.assemble import build_report
 from nstviz.report import Break, BreakDiff, Location, MarkedFunction, OutputCheck, OutputDetail, Report, Run
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from nstviz.capture._torch_compat import nonstrict_trace_spelling
-from nstviz.cli import (
+from nstviz.cli.main import (
     EXIT_CHECK_FAILED,
     EXIT_NOTHING_COMPILED,
     EXIT_OK,
@@ -308,7 +308,7 @@ def test_show_output_lets_the_scripts_prints_through(tmp_path, capsys):
 
 def test_run_without_marks_shows_the_breaks_as_written(tmp_path):
     """`nstviz run train.py` as a newcomer types it: no --nonstrict/--auto, a baseline-only report."""
-    from nstviz.html import extract_report_json
+    from nstviz.render.html import extract_report_json
 
     write(tmp_path, HELPER_SCRIPT, "train.py")
     proc = subprocess.run(

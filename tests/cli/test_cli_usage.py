@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from nstviz._cli_script import as_main
-from nstviz.cli import EXIT_OK, EXIT_USAGE, main
+from nstviz.cli.main import EXIT_OK, EXIT_USAGE, main
+from nstviz.cli.script import as_main
 
 
 def run_main(*argv: str) -> tuple[int, str, str]:
@@ -96,7 +96,7 @@ def test_check_needs_something_to_check(tmp_path):
     ],
 )
 def test_a_missing_script_is_said_first_and_torch_is_not_loaded(tmp_path, argv):
-    probe = "import sys\nfrom nstviz.cli import main\ncode = main(sys.argv[1:])\nprint('torch' in sys.modules)\nsys.exit(code)\n"
+    probe = "import sys\nfrom nstviz.cli.main import main\ncode = main(sys.argv[1:])\nprint('torch' in sys.modules)\nsys.exit(code)\n"
     proc = subprocess.run(
         [sys.executable, "-c", probe, *argv], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False
     )
@@ -128,7 +128,7 @@ def test_view_missing_and_corrupt_and_newer_reports(tmp_path):
 def test_view_upgrades_a_version_1_report(tmp_path):
     import pathlib
 
-    from nstviz.html import extract_report_json
+    from nstviz.render.html import extract_report_json
     from nstviz.report import Report
 
     fixture = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "seed.report.json"

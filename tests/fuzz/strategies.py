@@ -18,7 +18,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from hypothesis import strategies as st
 
 from nstviz import report as model
-from nstviz.analysis.counts import run_counts
+from nstviz.passes.counts import run_counts
 from nstviz.report import Graph, Node, Region, Report, Run
 from tests.html.hostile import any_text
 

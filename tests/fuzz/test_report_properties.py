@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nstviz.html import extract_report_json, render_html
+from nstviz.render.html import extract_report_json, render_html
 from nstviz.report import Report
 from tests.fuzz.strategies import reports, reports_with_non_finite, same_floats
 from tests.html.hostile import HOSTILE

@@ -6,7 +6,7 @@ import re
 
 from hypothesis import strategies as st
 
-from nstviz.analysis.assemble import build_report
+from nstviz.passes.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, Report, Run
 
 HOSTILE = [

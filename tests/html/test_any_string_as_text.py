@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from page_probe import assert_inert
 
-from nstviz.analysis.assemble import build_report
-from nstviz.html import save_html
+from nstviz.passes.assemble import build_report
+from nstviz.render.html import save_html
 from nstviz.report import Break, Location, Report, Run
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,7 @@ import pytest
 from hostile import HOSTILE, any_text, report_with
 from hypothesis import given, settings
 
-from nstviz.html import (
+from nstviz.render.html import (
     ViewerAssets,
     embed_json,
     extract_report_json,
@@ -102,7 +102,7 @@ def test_bundle_cannot_close_its_own_element() -> None:
 
 def test_missing_bundle_names_the_fix(tmp_path) -> None:
     from nstviz.errors import NstvizError
-    from nstviz.html import load_viewer_assets
+    from nstviz.render.html import load_viewer_assets
 
     with pytest.raises(NstvizError, match=r"pip install -e \.|node js/build.mjs"):
         load_viewer_assets(tmp_path)
@@ -116,7 +116,7 @@ def test_extract_rejects_pages_without_a_report() -> None:
 
 
 def test_save_html_writes_utf8_bytes(tmp_path, monkeypatch) -> None:
-    import nstviz.html as mod
+    import nstviz.render.html as mod
 
     monkeypatch.setattr(mod, "load_viewer_assets", lambda directory=None: ASSETS)
     report = report_with("é \ud800 \u2028\r\n")

@@ -13,8 +13,8 @@ import json
 import pytest
 from page_probe import assert_inert
 
-from nstviz.cli import EXIT_SCRIPT_RAISED, main
-from nstviz.html import extract_report_json
+from nstviz.cli.main import EXIT_SCRIPT_RAISED, main
+from nstviz.render.html import extract_report_json
 
 MSG = "</script><img src=x onerror=window.__nstviz_pwned=1> <a href='javascript:window.__nstviz_pwned=2'>link</a>"
 FOLDER = "<img src=x onerror=window.__nstviz_pwned=4>"

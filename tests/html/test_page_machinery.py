@@ -13,7 +13,7 @@ import pytest
 from hostile import HOSTILE, report_with
 from page_probe import assert_inert
 
-from nstviz.html import ViewerAssets, extract_report_json, render_html
+from nstviz.render.html import ViewerAssets, extract_report_json, render_html
 
 pytestmark = pytest.mark.browser
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from nstviz.analysis.assemble import build_report
+from nstviz.passes.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, OutputCheck, Region, Report, Run
 
 

@@ -7,8 +7,8 @@ import io
 import pytest
 from IPython.utils.capture import capture_output
 
-from nstviz.cli import main
-from nstviz.jupyter._summary import html_summary
+from nstviz.cli.main import main
+from nstviz.jupyter.static_summary import html_summary
 from nstviz.report import Report
 
 DEFS = """\

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from nstviz.cli import main
+from nstviz.cli.main import main
 from nstviz.report import Report
 
 REPO = Path(__file__).resolve().parents[2]

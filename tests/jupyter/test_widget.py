@@ -107,7 +107,7 @@ def test_export_message_answers_export_failed_when_nothing_to_export() -> None:
 
 
 def test_export_button_message_writes_the_standalone_page(report: Report, tmp_path) -> None:
-    from nstviz.html import extract_report_json
+    from nstviz.render.html import extract_report_json
 
     w = Viewer(report, html_path=tmp_path / "out.html")
     sent = []

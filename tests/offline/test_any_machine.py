@@ -128,7 +128,7 @@ def test_the_recorded_fixture_reads_the_breaks_in_user_code() -> None:
 
 _NO_TORCH = r"""
 import sys
-from nstviz.cli import main
+from nstviz.cli.main import main
 
 out = sys.argv[1]
 codes = [

@@ -8,7 +8,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from nstviz.cli import main
+from nstviz.cli.main import main
 from nstviz.report import Report
 from tests.offline.conftest import log_of
 

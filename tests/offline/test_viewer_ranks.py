@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nstviz.html import save_html
 from nstviz.offline.diff import diff_paths
+from nstviz.render.html import save_html
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ import pytest
 import torch
 from IPython.utils.capture import capture_output
 
-import nstviz.analysis.assemble
 import nstviz.api
+import nstviz.passes.assemble
 from nstviz.report import Report
 from tests.helpers.snapshot import ProcessState, assert_restored
 from tests.reliability import programs
@@ -56,9 +56,9 @@ def _run(ip: Any, cell: str) -> Any:
 
 def _fault(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(*_a: Any, **_k: Any) -> Any:
-        raise RuntimeError("injected fault in nstviz.analysis.assemble.diff_breaks")
+        raise RuntimeError("injected fault in nstviz.passes.assemble.diff_breaks")
 
-    monkeypatch.setattr(nstviz.analysis.assemble, "diff_breaks", boom)
+    monkeypatch.setattr(nstviz.passes.assemble, "diff_breaks", boom)
 
 
 CASES = {

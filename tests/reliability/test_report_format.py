@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from nstviz.errors import ReportFormatError
-from nstviz.html import REPORT_ELEMENT_ID
+from nstviz.render.html import REPORT_ELEMENT_ID
 from nstviz.report import SCHEMA_VERSION, Report
 from tests.jupyter.conftest import make_report
 

@@ -105,9 +105,9 @@ FAULTS = [
     ("nstviz.capture.runner", "compiles_from_events", "raises"),  # converting compiles
     ("nstviz.capture.recorder", "convert_graph", "report"),  # converting a graph, inside the compile
     ("nstviz.capture.trace_log.TraceCollector", "_handle", "report"),  # inside a logging handler
-    ("nstviz.analysis.assemble", "diff_breaks", "raises"),  # an analysis pass while assembling
-    ("nstviz.analysis.assemble", "assign_baseline_graphs", "raises"),
-    ("nstviz.analysis.assemble", "build_regions", "raises"),
+    ("nstviz.passes.assemble", "diff_breaks", "raises"),  # an analysis pass while assembling
+    ("nstviz.passes.assemble", "assign_baseline_graphs", "raises"),
+    ("nstviz.passes.assemble", "build_regions", "raises"),
     ("nstviz.capture.namespace.NamespaceCheckpoint", "restore", "raises"),  # rolling back between runs
     ("nstviz.capture.marking", "marked", "raises"),  # marking the functions
     ("nstviz.capture.runner", "collecting", "raises"),  # installing the trace handler
@@ -266,7 +266,7 @@ INTERRUPT_POINTS = {
     "graph-conversion": ("nstviz.capture.recorder", "convert_graph", 5),
     "nonstrict-run": ("nstviz.capture.recorder", "convert_graph", 20),
     "namespace-rollback": ("nstviz.capture.namespace.NamespaceCheckpoint", "restore", 1),
-    "report-assembly": ("nstviz.analysis.assemble", "diff_breaks", 1),
+    "report-assembly": ("nstviz.passes.assemble", "diff_breaks", 1),
 }
 
 

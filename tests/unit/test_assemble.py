@@ -12,10 +12,10 @@ import pathlib
 
 import pytest
 
-from nstviz.analysis.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble
-from nstviz.analysis.marks import CapturedCall, CapturedMark
-from nstviz.analysis.provenance import CallSite
 from nstviz.capture.plan import RunPlan
+from nstviz.passes.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble
+from nstviz.passes.marks import CapturedCall, CapturedMark
+from nstviz.passes.provenance import CallSite
 from nstviz.report import Report, Run
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"

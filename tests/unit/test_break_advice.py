@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nstviz.analysis.break_advice import advice_for, is_c_function_break, with_advice
+from nstviz.passes.break_advice import advice_for, is_c_function_break, with_advice
 from nstviz.report import Break, Location, Run
 
 CRC = Break(
@@ -35,8 +35,8 @@ def test_advice_only_on_breaks_that_remain():
 
 
 def test_cli_table_says_it_under_the_remaining_break_only():
-    from nstviz._cli_terminal import summary_table
-    from nstviz.analysis.assemble import build_report
+    from nstviz.cli.terminal import summary_table
+    from nstviz.passes.assemble import build_report
 
     report = build_report(torch_version="x", runs={
         "baseline": Run(name="baseline", breaks=(CRC, PLAIN)), "nonstrict": Run(name="nonstrict", breaks=(CRC,))})

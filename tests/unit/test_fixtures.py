@@ -13,13 +13,13 @@ import pathlib
 
 import pytest
 
-from nstviz._cli_terminal import summary_table
-from nstviz.analysis.assemble import output_verdict, summarize_runs
-from nstviz.analysis.break_diff import diff_breaks
-from nstviz.analysis.counts import run_counts
-from nstviz.analysis.marks import failed_nonstrict
-from nstviz.analysis.notes import run_notes
-from nstviz.jupyter._summary import html_summary, text_summary
+from nstviz.cli.terminal import summary_table
+from nstviz.jupyter.static_summary import html_summary, text_summary
+from nstviz.passes.assemble import output_verdict, summarize_runs
+from nstviz.passes.break_diff import diff_breaks
+from nstviz.passes.counts import run_counts
+from nstviz.passes.marks import failed_nonstrict
+from nstviz.passes.notes import run_notes
 from nstviz.report import Report, RunCounts
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"

@@ -11,7 +11,7 @@ import pytest
 
 import nstviz
 from nstviz.errors import UsageError
-from nstviz.graph_export import find_graph, save_graph, to_dot, to_svg
+from nstviz.render.graph_export import find_graph, save_graph, to_dot, to_svg
 
 
 @pytest.fixture(scope="module")

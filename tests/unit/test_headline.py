@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from nstviz.analysis.headline import build_headline, format_number
+from nstviz.passes.headline import build_headline, format_number
 from nstviz.report import (
     Break,
     Chip,

@@ -1,13 +1,13 @@
-"""The one predicate of an improvement (nstviz.analysis.improvement) on hand-built runs, and its uses.
+"""The one predicate of an improvement (nstviz.passes.improvement) on hand-built runs, and its uses.
 
 An improvement is fewer Dynamo graphs, else as many graphs and fewer frames run eagerly, else a
 failed compile that now compiles, and only with the outputs verified. Fewer distinct break sites
 or a lower counters["graph_break"] alone is said as what it is.
 """
 
-from nstviz.analysis.advisor import run_advisor
-from nstviz.analysis.headline import build_headline
-from nstviz.analysis.improvement import eager_frames, improves, judge_change
+from nstviz.advisor.search import run_advisor
+from nstviz.passes.headline import build_headline
+from nstviz.passes.improvement import eager_frames, improves, judge_change
 from nstviz.report import Break, Compile, Graph, Location, OutputCheck, OutputComparison, Run, RunCounts
 
 MATCH = OutputCheck(match=True, comparisons=(OutputComparison(left="baseline", right="nonstrict", match=True),))
@@ -97,7 +97,7 @@ def test_fewer_graphs_because_a_frame_gave_up_is_not_an_improvement():
 
 
 def counts(run_: Run) -> RunCounts:
-    from nstviz.analysis.counts import run_counts
+    from nstviz.passes.counts import run_counts
 
     return run_counts(run_)
 

@@ -7,7 +7,7 @@ import functools
 
 import torch
 
-from nstviz._introspect import (
+from nstviz.capture._introspect import (
     code_key,
     entry_function,
     is_module_method,

@@ -43,7 +43,7 @@ def test_all_is_sorted_complete_and_resolves():
     assert nstviz.__all__ == sorted(nstviz.__all__, key=_isort_key)
     for name in nstviz.__all__:
         assert getattr(nstviz, name) is not None, name
-    public_modules = {"api", "errors", "report", "schema", "html", "cli", "graph_export", "jupyter", "analysis", "capture", "examples", "offline", "tracing"}
+    public_modules = {"api", "errors", "report", "schema", "html", "cli", "graph_export", "jupyter", "analysis", "capture", "examples", "offline", "tracing", "passes", "advisor", "render"}
     for name in dir(nstviz):
         if name.startswith("_") or name in public_modules:
             continue

@@ -9,8 +9,8 @@ import math
 import pytest
 
 from nstviz._user_errors import attach
-from nstviz.analysis.assemble import build_report
 from nstviz.errors import ReportFormatError
+from nstviz.passes.assemble import build_report
 from nstviz.report import (
     SCHEMA_VERSION,
     Break,

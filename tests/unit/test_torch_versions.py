@@ -19,7 +19,7 @@ from packaging.requirements import Requirement
 from torch.torch_version import TorchVersion
 
 from nstviz.capture import _torch_compat
-from nstviz.cli import main
+from nstviz.cli.main import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -1,6 +1,6 @@
 """Fixtures for the viewer's browser tests: Report pages and a Chromium driver process.
 
-Pages are written by the real ``nstviz.html.render_html`` (the standalone file users get).
+Pages are written by the real ``nstviz.render.html.render_html`` (the standalone file users get).
 Chromium is driven by ``driver.py`` in a subprocess, so its Playwright instance never meets
 another test module's. Screenshots go to ``test-artifacts/viewer/`` for reviewers.
 """
@@ -67,7 +67,7 @@ def drive(tmp_path: Path, chromium: str):
 def write_page(tmp_path: Path):
     """Write a Report (or raw JSON text) as a standalone page; return its path."""
     _need_bundle()
-    from nstviz.html import render_html
+    from nstviz.render.html import render_html
 
     def write(report, name: str = "report.html", json_text: str | None = None) -> Path:
         page = render_html(report)

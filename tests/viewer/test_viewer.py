@@ -7,7 +7,7 @@ import json
 import pytest
 import torch
 
-from nstviz.analysis.assemble import build_report
+from nstviz.passes.assemble import build_report
 from nstviz.report import Report
 
 pytestmark = pytest.mark.browser

@@ -2,8 +2,8 @@
 
 Version 1 had no :attr:`Break.id` (it is computed by :func:`nstviz.report.break_id`, as at
 capture), no :attr:`Report.headline` and an optional ``counts``: the missing counts and the
-headline are computed by the same passes a capture runs (:mod:`nstviz.analysis.counts`,
-:mod:`nstviz.analysis.headline`).
+headline are computed by the same passes a capture runs (:mod:`nstviz.passes.counts`,
+:mod:`nstviz.passes.headline`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ def upgrade_v1(data: dict[str, Any]) -> Report:
     Raises:
         ReportFormatError: the data is not a valid version 1 Report.
     """
-    from nstviz.analysis.counts import run_counts
-    from nstviz.analysis.headline import build_headline
+    from nstviz.passes.counts import run_counts
+    from nstviz.passes.headline import build_headline
 
     fields = {**data, "schema_version": 2, "headline": {}}
     fields["counts"] = data.get("counts") if isinstance(data.get("counts"), dict) else {}

@@ -30,10 +30,10 @@ Glossary (the closed vocabularies are documented here once):
   trying it did.
 - **counts** (:class:`RunCounts`): the headline numbers of a run. ``graphs`` and ``ops`` count
   the **Dynamo** graphs only (one per compiled region of user code), ``aten_ops`` the forward
-  and inference ATen graphs. Computed once, by :mod:`nstviz.analysis.counts`.
+  and inference ATen graphs. Computed once, by :mod:`nstviz.passes.counts`.
 - **headline** (:class:`Headline`): the chips every renderer shows first (breaks before ->
   after, graphs before -> after, failures, the output verdict), each with its text and
-  **tone** ``"good"|"bad"|"neutral"``. Computed once, by :mod:`nstviz.analysis.headline`;
+  **tone** ``"good"|"bad"|"neutral"``. Computed once, by :mod:`nstviz.passes.headline`;
   the viewer, the widget's static summary, :meth:`Report.summary` and the CLI show it as is.
 
 Schema history: version 2 added :attr:`Break.id`, :attr:`Report.headline`, made
@@ -228,7 +228,7 @@ class Break:
     """The frame compiles whose graph it split, one entry per compile (sum of counts = ``caused``)."""
     advice: str | None = None
     """What else can remove it when nonstrict_trace did not (a call into C/builtin code: a custom
-    op or a Python polyfill), set on breaks that remain (:mod:`nstviz.analysis.break_advice`)."""
+    op or a Python polyfill), set on breaks that remain (:mod:`nstviz.passes.break_advice`)."""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -380,7 +380,7 @@ class Chip:
 
 @dataclass(**_FRZ)
 class Headline:
-    """What the Report says first, computed once (:mod:`nstviz.analysis.headline`).
+    """What the Report says first, computed once (:mod:`nstviz.passes.headline`).
 
     ``chips`` in display order; ``text`` is the chips' texts joined by ``", "``, the one-line
     form used by :meth:`Report.summary`, the CLI and the widget's plain-text summary.
@@ -518,7 +518,7 @@ class Recommendation:
     eager_frames_before: int | None = None
     """Frames Dynamo gave up on (they run as Python) in the baseline, and in the verified attempt
     (``eager_frames_after``): with as many graphs, fewer of them is the improvement
-    (:mod:`nstviz.analysis.improvement`), which ``torch._dynamo.explain`` does not count."""
+    (:mod:`nstviz.passes.improvement`), which ``torch._dynamo.explain`` does not count."""
     eager_frames_after: int | None = None
 
 
@@ -604,7 +604,7 @@ class Report:
         The headline (``"3 breaks → 0, 4 graphs → 1, outputs match"``), then per run its
         graphs, breaks, ops, regions, and the output check.
         """
-        from nstviz._summary import summary
+        from nstviz.render.summary import summary
 
         return summary(self)
 
@@ -617,7 +617,7 @@ class Report:
         Raises:
             ReportFormatError: listing every problem found.
         """
-        from nstviz._summary import validate
+        from nstviz.render.summary import validate
 
         problems = validate(self)
         if problems:
@@ -660,7 +660,7 @@ class Report:
         if version < 1:
             raise ReportFormatError(f"unknown Report schema_version {version}")
         if version == 1:
-            from nstviz.analysis.upgrade import upgrade_v1
+            from nstviz.passes.upgrade import upgrade_v1
 
             return upgrade_v1(data)
         report = _decode(cls, data, "$")
@@ -698,8 +698,8 @@ class Report:
         return cls.from_json(pathlib.Path(path).read_bytes())
 
     def save_html(self, path: str | Any, *, title: str | None = None) -> str:
-        """Write a self-contained HTML page with the viewer (see :mod:`nstviz.html`); return its path."""
-        from nstviz.html import save_html
+        """Write a self-contained HTML page with the viewer (see :mod:`nstviz.render.html`); return its path."""
+        from nstviz.render.html import save_html
 
         return str(save_html(self, path, title=title))
 

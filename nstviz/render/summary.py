@@ -1,7 +1,7 @@
 """Plain-text summary and consistency checks of a Report (``Report.summary``/``validate``).
 
 The summary reads :attr:`Report.headline` and :attr:`Report.counts` as they are: it derives
-no numbers of its own. Breaks are listed in :func:`~nstviz.analysis.break_counts.rank_breaks`
+no numbers of its own. Breaks are listed in :func:`~nstviz.passes.break_counts.rank_breaks`
 order, each with the graph breaks it caused (Dynamo's ``counters["graph_break"]``) and the
 times Dynamo's tracing reached it (tlparse's graph-break entries).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nstviz._where import where
-from nstviz.analysis.break_counts import counts_text, rank_breaks
+from nstviz.passes.break_counts import counts_text, rank_breaks
 
 if TYPE_CHECKING:
     from nstviz.report import Report
@@ -84,7 +84,7 @@ def summary(report: Report) -> str:
             "outputs: the code gave different results in two eager runs (non-deterministic); "
             "differences may not come from compiling or from nonstrict_trace"
         )
-    from nstviz.analysis.attempts_summary import attempt_lines  # issue 11: every attempt and why
+    from nstviz.passes.attempts_summary import attempt_lines  # issue 11: every attempt and why
 
     lines.extend(attempt_lines(report))
     for note in report.notes:

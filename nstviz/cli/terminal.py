@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from nstviz._cli_script import EXIT_OK, EXIT_SCRIPT_RAISED
 from nstviz._where import where as format_where
-from nstviz.analysis.attempts_summary import recommendation_effect
-from nstviz.analysis.break_counts import rank_breaks, short_counts
+from nstviz.cli.script import EXIT_OK, EXIT_SCRIPT_RAISED
+from nstviz.passes.attempts_summary import recommendation_effect
+from nstviz.passes.break_counts import rank_breaks, short_counts
 
 if TYPE_CHECKING:
     from nstviz.report import Report, Run
@@ -249,6 +249,7 @@ def _short_path(path: str) -> str:
 
 
 def file_url(path: Path) -> str:
+    """A ``file://`` URL for ``path``, for terminals that make links of them."""
     return path.resolve().as_uri()
 
 
@@ -279,6 +280,7 @@ def status_code(report: Report) -> int:
 
 
 def script_error_lines(report: Report) -> list[str]:
+    """The lines that tell what the user's script raised, if it raised."""
     lines = []
     for name, run in report.runs.items():
         if _raised(run):
@@ -320,6 +322,7 @@ class SafeText:
         self._stream = stream
 
     def write(self, text: str) -> int:
+        """Write ``text``, replacing what the stream's encoding cannot hold."""
         text = _LONE_SURROGATE.sub("\ufffd", text)
         try:
             return self._stream.write(text)
@@ -328,9 +331,11 @@ class SafeText:
             return self._stream.write(text.encode(encoding, "backslashreplace").decode(encoding))
 
     def flush(self) -> None:
+        """Flush the wrapped stream."""
         self._stream.flush()
 
     def isatty(self) -> bool:
+        """Whether the wrapped stream is a terminal."""
         return bool(getattr(self._stream, "isatty", lambda: False)())
 
 

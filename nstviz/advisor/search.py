@@ -10,7 +10,7 @@ Steps:
    itself, comprehensions and module-level code are passed over. Frames are matched to
    compiles by file, name and ``def`` line. Each candidate says why it was proposed
    (``contains the break at model.py:42 (GB0026 ...)``) and what it reads that nonstrict_trace
-   would bake in (:mod:`nstviz.analysis.free_reads`).
+   would bake in (:mod:`nstviz.capture.reads`).
 2. **Pre-check** what can be known without running: the name resolves (through the caller's
    ``resolve``, also as ``module.qualname``) to the very function the stack shows (same file
    and line range); it is a plain Python function: not a builtin, class, lambda, generator,
@@ -26,7 +26,7 @@ Steps:
    (``try_marks`` runs the code again as run ``attempt-N``), so each attempt also checks the
    combination; ``breaks_before`` of a candidate is the count with the marks kept so far. A
    candidate is kept only when its attempt improves on the marks kept so far
-   (:func:`nstviz.analysis.improvement.judge_change`: fewer Dynamo graphs, else fewer frames
+   (:func:`nstviz.passes.improvement.judge_change`: fewer Dynamo graphs, else fewer frames
    run eagerly, else a failed compile that now compiles; with the outputs verified). Fewer
    distinct break sites, or a lower ``counters["graph_break"]``, with as many graphs is
    ``no_change`` and said as such ("the break moved: ...", "same 20 graphs (...)"). After a
@@ -46,15 +46,15 @@ Steps:
    registered with pytree (``kind="pytree"``). Both are judged like marks and count against
    ``max_attempts`` and ``budget_s``.
 4. **Config hints.** With ``try_config``, the ``torch._dynamo.config`` flags the remaining
-   breaks hint at (:mod:`nstviz.analysis.remedies`) are tried on top of the kept marks, as
+   breaks hint at (:mod:`nstviz.advisor.remedies`) are tried on top of the kept marks, as
    candidates of ``kind="config"`` judged the same way.
 5. **Recommend** the kept set (and flags), verified by the last improving attempt (which ran
-   exactly that set), with paste-ready code (:mod:`nstviz.analysis.recommend`).
+   exactly that set), with paste-ready code (:mod:`nstviz.advisor.code`).
 
 Verdicts: a hard compile error that an attempt removes is an improvement (outputs checked
 against eager); so are fewer Dynamo graphs, whatever the distinct breaks do; the recommendation
 is made only when the kept set as a whole improves on the baseline; failures carry the real
-cause (:mod:`nstviz.analysis.causes`).
+cause (:mod:`nstviz.passes.causes`).
 
 The work is bounded by ``max_attempts`` and ``budget_s`` (an attempt is not started when the
 time left is shorter than the longest run so far, or than the baseline before any attempt):
@@ -79,12 +79,12 @@ from typing import Any
 from nstviz._gb_ids import (
     NONSTRICT_REJECTED,
 )
-from nstviz._introspect import is_module_method, unwrap
 from nstviz._where import original_function
-from nstviz.analysis.break_counts import rank_breaks, short_counts
-from nstviz.analysis.candidates import is_runtime_wrapper
-from nstviz.analysis.causes import explain_error, explain_failure
-from nstviz.analysis.improvement import eager_frames, judge_change
+from nstviz.capture._introspect import is_module_method, unwrap
+from nstviz.passes.break_counts import rank_breaks, short_counts
+from nstviz.passes.candidates import is_runtime_wrapper
+from nstviz.passes.causes import explain_error, explain_failure
+from nstviz.passes.improvement import eager_frames, judge_change
 from nstviz.report import Break, Candidate, Compile, Location, OutputCheck, Recommendation, Run
 from nstviz.tracing.stacks import is_torch_file
 
@@ -342,7 +342,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     """Candidates for the breaks of ``run`` (all of them unless ``breaks`` is given), in try order.
 
     For each break (ranked: most graph breaks caused, then most reached, see
-    :func:`~nstviz.analysis.break_counts.rank_breaks`), the functions on its stack inside the compiled
+    :func:`~nstviz.passes.break_counts.rank_breaks`), the functions on its stack inside the compiled
     region, innermost first. A function on the stack of several breaks is one candidate with
     all the reasons. A break in the compiled function itself gives a rejected candidate that
     says what to do instead.
@@ -658,7 +658,7 @@ def _bad_argument(node: ast.AST) -> str | None:
 
 def _read_notes(obj: Any) -> list[str]:
     try:
-        from nstviz.analysis.free_reads import find_non_input_reads
+        from nstviz.capture.reads import find_non_input_reads
 
         reads = find_non_input_reads(obj)
     except Exception:
@@ -1078,7 +1078,7 @@ def run_advisor(
         kept, current, last_check = list(confirmed[0]), confirmed[1], confirmed[2]
     config_kept: list[str] = []
     if try_config is not None and (current.breaks or current.error):
-        from nstviz.analysis.remedies import config_code, config_plans
+        from nstviz.advisor.remedies import config_code, config_plans
 
         marks = _marks(kept)
         plans = config_plans(current.breaks)
@@ -1195,7 +1195,7 @@ def _pytree_how(remedy: Any) -> str:
 
 
 def _flags_of(b: Break) -> tuple[str, ...]:
-    from nstviz.analysis.remedies import flags_hinted
+    from nstviz.advisor.remedies import flags_hinted
 
     return flags_hinted(b)
 
@@ -1235,12 +1235,12 @@ def _def_line(p: _Proposal) -> int | None:
 def apply_code(
     kept: Sequence[_Proposal], config: dict[str, Any] | None = None, *, decorator: str = "torch._dynamo.nonstrict_trace"
 ) -> str:
-    """Paste-ready code that applies the marks, adapters and pytree registrations (see :mod:`nstviz.analysis.recommend`)."""
+    """Paste-ready code that applies the marks, adapters and pytree registrations (see :mod:`nstviz.advisor.code`)."""
     return _apply_code(kept, config, decorator=decorator)
 
 
 def _apply_code(kept: Sequence[_Proposal], config: dict[str, Any] | None, *, decorator: str) -> str:
-    from nstviz.analysis.recommend import Mark, recommendation_code
+    from nstviz.advisor.code import Mark, recommendation_code
 
     marks, adapters, classes = [], [], []
     for p in kept:

@@ -6,15 +6,15 @@ mark already resolved to names, source lines and reads, the outputs already comp
 :func:`assemble` then applies, in this order:
 
 1. **provenance**: non-strict regions and the ATen nodes inlined from them, and each
-   nonstrict ATen node's baseline graph (:mod:`nstviz.analysis.provenance`);
-2. **marks**: which marked functions took effect, and why not (:mod:`nstviz.analysis.marks`);
-   then the advice on breaks that remain at C/builtin calls (:mod:`nstviz.analysis.break_advice`);
-3. **break diff**: resolved / remaining / introduced (:mod:`nstviz.analysis.break_diff`);
-4. **counts**: the numbers per run (:mod:`nstviz.analysis.counts`);
+   nonstrict ATen node's baseline graph (:mod:`nstviz.passes.provenance`);
+2. **marks**: which marked functions took effect, and why not (:mod:`nstviz.passes.marks`);
+   then the advice on breaks that remain at C/builtin calls (:mod:`nstviz.passes.break_advice`);
+3. **break diff**: resolved / remaining / introduced (:mod:`nstviz.passes.break_diff`);
+4. **counts**: the numbers per run (:mod:`nstviz.passes.counts`);
 5. **output verdict**: the output check from the comparisons, minus runs that raised
-   (:mod:`nstviz.analysis.output_check`);
-6. **notes**: warnings for the user (:mod:`nstviz.analysis.notes`);
-7. **headline**: the chips every renderer shows (:mod:`nstviz.analysis.headline`).
+   (:mod:`nstviz.capture.outputs`);
+6. **notes**: warnings for the user (:mod:`nstviz.passes.notes`);
+7. **headline**: the chips every renderer shows (:mod:`nstviz.passes.headline`).
 
 Every pass returns new values and mutates nothing, so each is testable on a Report read from
 JSON (``tests/fixtures/*.report.json``). :func:`build_report` runs passes 3, 4 and 7 on runs
@@ -27,13 +27,13 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from nstviz.analysis.break_advice import with_advice
-from nstviz.analysis.break_diff import diff_breaks
-from nstviz.analysis.counts import run_counts
-from nstviz.analysis.headline import build_headline
-from nstviz.analysis.marks import CapturedCall, CapturedMark, apply_marks
-from nstviz.analysis.notes import run_notes
-from nstviz.analysis.provenance import assign_baseline_graphs, build_regions
+from nstviz.passes.break_advice import with_advice
+from nstviz.passes.break_diff import diff_breaks
+from nstviz.passes.counts import run_counts
+from nstviz.passes.headline import build_headline
+from nstviz.passes.marks import CapturedCall, CapturedMark, apply_marks
+from nstviz.passes.notes import run_notes
+from nstviz.passes.provenance import assign_baseline_graphs, build_regions
 from nstviz.report import (
     BreakDiff,
     Candidate,
@@ -115,11 +115,11 @@ def output_verdict(
     nothing_marked: bool = False,
 ) -> OutputCheck:
     """Pass 5: the output check (baseline vs nonstrict first), and why it is missing when it is."""
-    from nstviz.analysis.output_check import build_output_check
+    from nstviz.capture.outputs import build_output_check
 
     if comparisons is None:
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
-    from nstviz.analysis.headline import compile_failed
+    from nstviz.passes.headline import compile_failed
 
     check = build_output_check(comparisons, nondeterministic=nondeterministic)
     raised = [n for n in RUN_ORDER if n in runs and runs[n].error is not None]

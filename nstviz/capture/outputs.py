@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from nstviz._dtypes import short_dtype
+from nstviz.capture._dtypes import short_dtype
 from nstviz.report import OutputCheck, OutputComparison, OutputDetail
 
 __all__ = ["MAX_DETAILS", "build_output_check", "compare_outputs", "snapshot_outputs"]

@@ -7,7 +7,7 @@ No renderer derives a headline of its own.
 The chips, in order:
 
 - ``breaks``: distinct breaks, ``"3 breaks → 0"`` (baseline → nonstrict); green when fewer
-  and the nonstrict run is an improvement (:mod:`nstviz.analysis.improvement`: fewer graphs,
+  and the nonstrict run is an improvement (:mod:`nstviz.passes.improvement`: fewer graphs,
   fewer frames run eagerly, or a failed compile that now compiles, with the outputs
   verified), red when more.
 - ``graphs``: Dynamo graphs, ``"4 graphs → 1"``; when the baseline compiled nothing because
@@ -146,7 +146,7 @@ def compile_failure_text(run: Run) -> str | None:
     """``"compile failed: <real cause>"`` when a compile of ``run`` failed without a fatal break, else None."""
     if any(b.fatal for b in run.breaks):
         return None
-    from nstviz.analysis.causes import explain_error
+    from nstviz.passes.causes import explain_error
 
     failed = compile_failures(run)
     if not failed:
@@ -298,7 +298,7 @@ def build_headline(
             )
         )
     n = counts["nonstrict"]
-    from nstviz.analysis.improvement import judge_change
+    from nstviz.passes.improvement import judge_change
 
     change = judge_change(base, nonstrict, outputs, graphs=(b.graphs, n.graphs))
     # green only for an improvement (fewer graphs, fewer frames run eagerly, a failed compile

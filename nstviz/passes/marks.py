@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from nstviz._gb_ids import NONSTRICT_REJECTED
-from nstviz.analysis.provenance import CallSite
+from nstviz.passes.provenance import CallSite
 from nstviz.report import Break, MarkedFunction, Run
 
 
@@ -25,7 +25,7 @@ class CapturedMark:
     """A function the run was asked to mark, as plain values.
 
     ``record`` has everything but ``applied`` and the final ``warning``; ``key`` is the
-    function's code identity (:func:`nstviz._introspect.code_key`, as text), ``name`` its
+    function's code identity (:func:`nstviz.capture._introspect.code_key`, as text), ``name`` its
     ``__name__``.
     """
 

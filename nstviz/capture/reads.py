@@ -35,7 +35,7 @@ from typing import Any
 
 import torch
 
-from nstviz._introspect import unwrap_bound
+from nstviz.capture._introspect import unwrap_bound
 from nstviz.report import NonInputRead, ReadKind
 
 __all__ = ["find_non_input_reads"]

@@ -16,7 +16,7 @@ def recommendation_effect(rec: Recommendation) -> str:
     """``"graphs 8 -> 6, breaks 1 -> 2, graph breaks 2 -> 0"``: what the verified attempt changed.
 
     The graphs come first: they are what the improvement is judged on
-    (:mod:`nstviz.analysis.improvement`). Distinct breaks and Dynamo's own graph-break count
+    (:mod:`nstviz.passes.improvement`). Distinct breaks and Dynamo's own graph-break count
     follow; either alone can mislead (a config flag that removes every graph break Dynamo
     counts may leave as many graphs, or more sites listed that split nothing).
     """

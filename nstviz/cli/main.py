@@ -1,6 +1,6 @@
 """The ``nstviz`` command: ``demo``, ``run``, ``view``, ``check``, ``record``, ``ingest``, ``diff``.
 
-A thin layer over :func:`nstviz.api.trace_code` and :mod:`nstviz.html`: it parses options,
+A thin layer over :func:`nstviz.api.trace_code` and :mod:`nstviz.render.html`: it parses options,
 runs a script as ``__main__`` under capture, prints a summary table and writes the files.
 
 Exit codes (also in ``nstviz --help`` and the user guide):
@@ -28,7 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from nstviz._cli_script import (
+from nstviz._options import check_capture_options
+from nstviz.cli.script import (
     EXIT_CHECK_FAILED,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -43,7 +44,7 @@ from nstviz._cli_script import (
     split_names,
     user_traceback,
 )
-from nstviz._cli_terminal import (
+from nstviz.cli.terminal import (
     Progress,
     SafeText,
     check_failures,
@@ -53,7 +54,6 @@ from nstviz._cli_terminal import (
     status_code,
     summary_table,
 )
-from nstviz._options import check_capture_options
 from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, TraceLogError, UsageError
 
 if TYPE_CHECKING:
@@ -104,7 +104,7 @@ def _write_outputs(report: Report, html_path: str | None, json_path: str | None,
         written.append(target)
         out.write(f"wrote {target} (Report JSON)\n")
     if html_path:
-        from nstviz.html import save_html
+        from nstviz.render.html import save_html
 
         target = Path(html_path)
         _ensure_parent(target)
@@ -156,7 +156,7 @@ def _with_next_step(report: Report, script: str) -> Report:
 
     The note is in the Report, so the HTML and JSON say it too, and the summary table prints it.
     """
-    from nstviz.analysis.break_counts import rank_breaks
+    from nstviz.passes.break_counts import rank_breaks
 
     baseline = report.runs.get("baseline")
     if "nonstrict" in report.runs or baseline is None or not baseline.breaks:
@@ -248,7 +248,7 @@ def _cmd_view(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     try:
         if source.suffix.lower() in (".html", ".htm"):
-            from nstviz.html import extract_report_json
+            from nstviz.render.html import extract_report_json
 
             report = Report.from_json(extract_report_json(source.read_text(encoding="utf-8")))
         else:

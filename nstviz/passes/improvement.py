@@ -11,8 +11,8 @@ when there is nothing to compare with (the failed run left no outputs and no eag
 made, e.g. ``trace_code``), or when the code gave no values at all to compare (the seed's
 ``try: ... except Exception as e: print(e)``); it is said so ("outputs not verified: no
 reference run" / "...: nothing to compare"). The advisor keeps an attempt on this, the recommendation
-needs it, and the headline turns green on it (:mod:`nstviz.analysis.advisor`,
-:mod:`nstviz.analysis.headline`).
+needs it, and the headline turns green on it (:mod:`nstviz.advisor.search`,
+:mod:`nstviz.passes.headline`).
 
 Fewer *distinct break sites*, or a lower ``counters["graph_break"]``, with as many graphs is
 not an improvement: the same graphs run with eager Python between them. It is said as what it
@@ -72,7 +72,7 @@ def compile_failed(run: Run) -> bool:
     user's code caught it) and no Dynamo graph came of the run. A frame that failed while
     others compiled runs eagerly (:func:`eager_frames`).
     """
-    from nstviz.analysis.headline import compile_failures
+    from nstviz.passes.headline import compile_failures
 
     if run.error is not None or run.error_type is not None or any(b.fatal for b in run.breaks):
         return True
@@ -87,7 +87,7 @@ def eager_frames(run: Run) -> int:
     before its first op also gives no graph, but runs nothing eagerly before the break (what
     follows is compiled as a resume function): it is not counted.
     """
-    from nstviz.analysis.headline import recompile_limit_hits
+    from nstviz.passes.headline import recompile_limit_hits
 
     with_graph = {c.frame_id for c in run.compiles if c.graph_ids}
     failed = {c.frame_id for c in run.compiles if c.fail_reason} - with_graph

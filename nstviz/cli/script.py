@@ -80,6 +80,7 @@ def check_script(script: str | Path) -> Path:
 
 
 def split_names(values: Sequence[str] | None) -> tuple[str, ...]:
+    """Names given as repeated or comma-separated options, in order, without repeats."""
     names: list[str] = []
     for value in values or ():
         names.extend(part.strip() for part in value.split(",") if part.strip())

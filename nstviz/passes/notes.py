@@ -1,6 +1,6 @@
 """The notes pass: warnings for the user, from the finished nonstrict run.
 
-- a mark that never applied (its warning, from :mod:`nstviz.analysis.marks`);
+- a mark that never applied (its warning, from :mod:`nstviz.passes.marks`);
 - a non-strict function that reads values which are not its inputs (baked in as constants);
 - a non-strict function that produced no ATen node (its result was baked into the graph).
 """

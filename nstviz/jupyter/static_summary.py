@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nstviz._where import where
-from nstviz.analysis.break_counts import rank_breaks, short_counts
+from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.report import Break, Report
 
 _RUN_LABELS = {"baseline": "baseline (as written)", "nonstrict": "nonstrict"}

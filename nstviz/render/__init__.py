@@ -1,0 +1,1 @@
+"""Renderers: read a Report and write it as text, HTML or graph files; they derive no facts."""
