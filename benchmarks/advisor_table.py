@@ -1,4 +1,4 @@
-"""The issue-11 table, measured on the real-model corpus: what the advisor fixes, and how honestly.
+"""The advisor table, measured on the real-model corpus: what the advisor fixes, and how honestly.
 
 Run: ``PYTHONPATH=$PWD python benchmarks/advisor_table.py [job ...] [--json out.json]``
 

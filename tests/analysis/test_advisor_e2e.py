@@ -194,7 +194,7 @@ def test_a_none_argument_seen_only_at_run_time_fails_with_gb0236():
     assert "Invalid input type for nonstrict_trace-ed function" in c.error
     assert "leave a None parameter at its default" in c.error
     assert "model_with_none_mask" not in got  # the compiled entry point is never a candidate
-    # then through an adapter that drops the None (issue 11): the print's break is gone
+    # then through an adapter that drops the None: the print's break is gone
     adapter = got["adapter: masked"]
     assert (adapter.kind, adapter.status, adapter.breaks_before, adapter.breaks_after, adapter.outputs_match) == (
         "adapter", "improved", 1, 0, True

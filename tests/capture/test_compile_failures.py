@@ -1,4 +1,4 @@
-"""The headline never hides a problem (issue 11, item 7): compile failures from Dynamo's own events, also when
+"""The headline never hides a problem: compile failures from Dynamo's own events, also when
 the user's code catches them; compiled code that differs from eager."""
 
 from __future__ import annotations
