@@ -11,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from nstviz.passes.counts import run_counts
-from nstviz.passes.headline import build_headline
 from nstviz.report import Location, Report, _decode, break_id
 
 
@@ -22,6 +20,9 @@ def upgrade_v1(data: dict[str, Any]) -> Report:
     Raises:
         ReportFormatError: the data is not a valid version 1 Report.
     """
+    from nstviz.passes.counts import run_counts
+    from nstviz.passes.headline import build_headline
+
     fields = {**data, "schema_version": 2, "headline": {}}
     fields["counts"] = data.get("counts") if isinstance(data.get("counts"), dict) else {}
     runs = data.get("runs")
