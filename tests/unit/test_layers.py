@@ -32,6 +32,7 @@ LEAVES = (
     "nstviz._user_errors",
     "nstviz._version",
     "nstviz._options",
+    "nstviz._progress",  # the progress event read by every front end (torch-free, imports nothing)
 )
 BELOW_CAPTURE = ("passes", "tracing", "report", "leaves")
 
