@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from nstviz._where import where as format_where
 from nstviz.cli.script import EXIT_OK, EXIT_SCRIPT_RAISED
-from nstviz.passes.attempts_summary import recommendation_effect
 from nstviz.passes.break_counts import rank_breaks, short_counts
+from nstviz.render.attempts import recommendation_effect
 
 if TYPE_CHECKING:
     from nstviz.report import Report, Run

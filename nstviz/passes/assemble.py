@@ -30,7 +30,7 @@ from typing import Any, Literal
 from nstviz.passes.break_advice import with_advice
 from nstviz.passes.break_diff import diff_breaks
 from nstviz.passes.counts import run_counts
-from nstviz.passes.headline import build_headline
+from nstviz.passes.headline import build_headline, compile_failed
 from nstviz.passes.marks import CapturedCall, CapturedMark, apply_marks
 from nstviz.passes.notes import run_notes
 from nstviz.passes.provenance import assign_baseline_graphs, build_regions
@@ -119,8 +119,6 @@ def output_verdict(
 
     if comparisons is None:
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
-    from nstviz.passes.headline import compile_failed
-
     check = build_output_check(comparisons, nondeterministic=nondeterministic)
     raised = [n for n in RUN_ORDER if n in runs and runs[n].error is not None]
     failed = [n for n in RUN_ORDER if n in runs and n not in raised and compile_failed(runs[n])]

@@ -15,8 +15,16 @@ from collections.abc import Iterable
 
 from nstviz._gb_ids import DATA_DEPENDENT, NONSTRICT_INPUT_REJECTED, NONSTRICT_OUTPUT_REJECTED
 from nstviz.report import Break
+from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
-__all__ = ["DATA_DEPENDENT_HINT", "explain_error", "explain_failure", "is_data_dependent", "unwrap_message"]
+__all__ = [
+    "DATA_DEPENDENT_HINT",
+    "explain_error",
+    "explain_failure",
+    "is_data_dependent",
+    "unwrap_fake_tensor_error",  # read from traceback text, so it lives in tracing/
+    "unwrap_message",
+]
 
 _WRAPPERS = (
     "RuntimeError when making fake tensor call",
@@ -95,22 +103,3 @@ def explain_error(error: str, fatal: Break | None) -> str:
     if is_data_dependent(cause):
         text += f"; {DATA_DEPENDENT_HINT}"
     return text
-
-
-_GOT_RE = re.compile(r"got (\w+(?:Error|Exception))\((?P<q>['\"])(?P<msg>.*?)(?P=q)\)", re.S)
-
-
-def unwrap_fake_tensor_error(text: str, internal: str) -> str:
-    """``TorchRuntimeError: RuntimeError when making fake tensor call`` -> the error inside it.
-
-    Args:
-        text: the cause found so far (``Type: message``).
-        internal: the traceback text it came from, which holds ``... got XError('...')``.
-    """
-    if "when making fake tensor call" not in text and "failed to run FX node" not in text:
-        return text
-    m = _GOT_RE.search(internal)
-    if m is None:
-        return text
-    msg = m.group("msg").replace("\\n", " ").strip()
-    return f"{m.group(1)}: {msg}"[:500]

@@ -46,13 +46,14 @@ chip ``"nothing was marked (baseline only)"`` comes first.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
 from nstviz._where import original_function
+from nstviz.passes.causes import explain_error
+from nstviz.passes.failures import compile_failures, recompile_limit_hits
+from nstviz.passes.improvement import judge_change
 from nstviz.report import (
     Chip,
-    Compile,
     Headline,
     OutputCheck,
     OutputComparison,
@@ -61,7 +62,6 @@ from nstviz.report import (
     RunCounts,
     Tone,
 )
-from nstviz.tracing.breaks import RECOMPILE_LIMIT_RE
 
 _MAX_WHAT = 80
 _COMPILE_ERRORS = frozenset(
@@ -91,15 +91,6 @@ def format_number(x: float | None) -> str:
 
 
 
-def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
-    """The compiles of ``run`` refused because a frame hit ``recompile_limit``.
-
-    Not a failure of the compile as a whole: Dynamo runs that frame eagerly from then on
-    (a performance problem, said as such in the headline).
-    """
-    return tuple(c for c in run.compiles if c.fail_reason and RECOMPILE_LIMIT_RE.search(c.fail_reason))
-
-
 def _frame_function(run: Run, frame_id: int | None) -> str:
     """The function of a frame (resume functions named by the function they resume)."""
     name = next((c.function for c in run.compiles if c.frame_id == frame_id and c.function), "")
@@ -117,37 +108,10 @@ def recompile_limit_text(run: Run) -> str | None:
     return _short(f"recompile limit hit: {names[0]}{more} {verb} eagerly")
 
 
-def compile_failures(run: Run) -> tuple[Compile, ...]:
-    """The compiles of ``run`` that failed: a ``fail_reason`` and no graph from that compile.
-
-    A frame refused for hitting ``recompile_limit`` is not a failure (it runs eagerly; see
-    :func:`recompile_limit_hits`).
-
-    These come from Dynamo's own ``compilation_metrics`` events, so they are seen also when
-    the user's code caught the exception (``try: f(x) except Exception: ...``). A frame Dynamo
-    chose to skip has no ``fail_reason``; a graph break still gives a graph, or (a break at the
-    very start of a frame) is logged as a break of that compile, which is not a failure.
-    """
-    explained = {(c.frame_id, c.compile_id) for c in run.compiles if c.graph_ids}
-    for brk in run.breaks:  # a graph break logged for this compile: the frame ran on, not a failure
-        for cid in brk.compile_ids:
-            m = re.match(r"^\[?(\d+)/(\d+)", cid)
-            if m:
-                explained.add((int(m[1]), int(m[2])))
-    limited = set(recompile_limit_hits(run))
-    return tuple(
-        c
-        for c in run.compiles
-        if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in explained and c not in limited
-    )
-
-
 def compile_failure_text(run: Run) -> str | None:
     """``"compile failed: <real cause>"`` when a compile of ``run`` failed without a fatal break, else None."""
     if any(b.fatal for b in run.breaks):
         return None
-    from nstviz.passes.causes import explain_error
-
     failed = compile_failures(run)
     if not failed:
         if run.error and run.error_type in _COMPILE_ERRORS:
@@ -298,8 +262,6 @@ def build_headline(
             )
         )
     n = counts["nonstrict"]
-    from nstviz.passes.improvement import judge_change
-
     change = judge_change(base, nonstrict, outputs, graphs=(b.graphs, n.graphs))
     # green only for an improvement (fewer graphs, fewer frames run eagerly, a failed compile
     # that now compiles; outputs verified); more distinct breaks is red
@@ -351,12 +313,10 @@ __all__ = [
     "build_headline",
     "compile_failed",
     "compile_failure_text",
-    "compile_failures",
     "eager_chip",
     "format_number",
     "outputs_chip",
     "plural",
-    "recompile_limit_hits",
     "recompile_limit_text",
     "what_differs",
 ]

@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from nstviz.passes.failures import compile_failures, recompile_limit_hits
 from nstviz.report import Break, OutputCheck, Run
 
 __all__ = ["Change", "compile_failed", "eager_frames", "improves", "judge_change"]
@@ -72,8 +73,6 @@ def compile_failed(run: Run) -> bool:
     user's code caught it) and no Dynamo graph came of the run. A frame that failed while
     others compiled runs eagerly (:func:`eager_frames`).
     """
-    from nstviz.passes.headline import compile_failures
-
     if run.error is not None or run.error_type is not None or any(b.fatal for b in run.breaks):
         return True
     return bool(compile_failures(run)) and dynamo_graphs(run) == 0
@@ -87,8 +86,6 @@ def eager_frames(run: Run) -> int:
     before its first op also gives no graph, but runs nothing eagerly before the break (what
     follows is compiled as a resume function): it is not counted.
     """
-    from nstviz.passes.headline import recompile_limit_hits
-
     with_graph = {c.frame_id for c in run.compiles if c.graph_ids}
     failed = {c.frame_id for c in run.compiles if c.fail_reason} - with_graph
     return len(failed | {c.frame_id for c in recompile_limit_hits(run)})

@@ -84,7 +84,7 @@ def summary(report: Report) -> str:
             "outputs: the code gave different results in two eager runs (non-deterministic); "
             "differences may not come from compiling or from nonstrict_trace"
         )
-    from nstviz.passes.attempts_summary import attempt_lines  # issue 11: every attempt and why
+    from nstviz.render.attempts import attempt_lines  # every attempt and why
 
     lines.extend(attempt_lines(report))
     for note in report.notes:

@@ -23,6 +23,7 @@ from nstviz.report import Break, BreakSplit, Compile, Graph, Location
 from nstviz.tracing import MAX_GUARDS
 from nstviz.tracing.events import TraceEvent
 from nstviz.tracing.stacks import parse_frames, with_code
+from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
 _GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 _AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
@@ -223,8 +224,6 @@ def _root_cause_from_text(internal: str) -> str | None:
     text = f"{first['type'].rsplit('.', 1)[-1]}: {first['msg'].strip()}"
     if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
         text += f" ({found[1]['msg'].strip()})"
-    from nstviz.passes.causes import unwrap_fake_tensor_error  # issue 11: the error inside
-
     return unwrap_fake_tensor_error(text, internal)[:500]
 
 

@@ -12,7 +12,6 @@ from nstviz.advisor.remedies import config_code, config_plans, flags_hinted
 from nstviz.advisor.search import _annotation_refuses
 from nstviz.capture.forward_hooks import effective_forwards
 from nstviz.passes.assemble import build_report
-from nstviz.passes.attempts_summary import attempt_lines
 from nstviz.passes.break_counts import (
     BreakCount,
     count_of,
@@ -23,6 +22,7 @@ from nstviz.passes.break_counts import (
 )
 from nstviz.passes.candidates import is_runtime_wrapper
 from nstviz.passes.causes import explain_error, explain_failure, unwrap_fake_tensor_error
+from nstviz.render.attempts import attempt_lines
 from nstviz.report import Break, BreakSplit, Candidate, Location, Recommendation, Run
 
 SRC = '''import functools

@@ -226,7 +226,7 @@ def test_adapter_puts_nones_back_in_place():
 
 def test_summary_names_adapters_and_pytree_registrations():
     from nstviz.passes.assemble import build_report
-    from nstviz.passes.attempts_summary import attempt_lines
+    from nstviz.render.attempts import attempt_lines
     from nstviz.report import Candidate, Recommendation
 
     rec = Recommendation(functions=("use_box",), code="", breaks_before=3, breaks_after=0, outputs_match=True,
