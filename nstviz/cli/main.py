@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from nstviz._options import check_capture_options
+from nstviz._version import __version__
 from nstviz.cli.script import (
     EXIT_CHECK_FAILED,
     EXIT_INTERNAL,
@@ -581,8 +582,6 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespa
 
 
 def _versions() -> str:
-    from nstviz import __version__
-
     try:
         from nstviz.capture import _torch_compat
     except ImportError:  # pragma: no cover - torch not installed

@@ -19,6 +19,7 @@ import platform
 from collections.abc import Sequence
 from pathlib import Path
 
+from nstviz._version import __version__
 from nstviz.errors import ReportFormatError, UsageError
 from nstviz.offline.ingest import find_logs, ingest_log
 from nstviz.passes.assemble import build_report, summarize_runs
@@ -254,7 +255,7 @@ def diff_sides(before: dict[int, Report], after: dict[int, Report], *, title: st
         torch_version=ref_after.torch_version,
         runs=runs,
         outputs=not_compared,
-        nstviz_version=_nstviz_version(),
+        nstviz_version=__version__,
         python_version=platform.python_version(),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         title=title,
@@ -333,12 +334,6 @@ def findings_text(report: Report) -> str:
         lines.append(f"finding: {f.message}")
         lines.extend(f"  - {d}" for d in f.details)
     return "\n".join(lines)
-
-
-def _nstviz_version() -> str:
-    from nstviz import __version__
-
-    return str(__version__)
 
 
 __all__ = [
