@@ -17,7 +17,7 @@ import time
 import traceback
 import types
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError as IPythonUsageError
@@ -25,6 +25,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
 from nstviz._options import DEFAULT_MAX_ATTEMPTS, check_capture_options
+from nstviz._progress import progress_event
 from nstviz.capture.plan import RunPlan
 from nstviz.errors import NstvizError, UsageError
 
@@ -189,7 +190,7 @@ class _Progress:
         self.phase = "starting"
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        event = _event_dict(args, kwargs)
+        event = progress_event(args, kwargs)
         if self.viewer is None:
             self.viewer = self._show()
         phase = str(event.get("phase") or event.get("run") or self.phase)
@@ -201,21 +202,6 @@ class _Progress:
         self.phase = phase
         if self.viewer is not None:
             self.viewer.set_progress(phase, message, runs_done=self.runs_done, runs_total=self.runs_total)
-
-
-def _event_dict(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """Accept the progress event as a dict, an object with attributes, or (phase, message)."""
-    if len(args) == 1 and isinstance(args[0], Mapping):
-        return {**args[0], **kwargs}
-    if len(args) == 1 and not isinstance(args[0], str) and hasattr(args[0], "__dict__"):
-        return {**vars(args[0]), **kwargs}
-    if len(args) == 1 and hasattr(args[0], "__slots__"):
-        obj = args[0]
-        return {k: getattr(obj, k) for k in obj.__slots__ if hasattr(obj, k)} | dict(kwargs)
-    event = dict(kwargs)
-    for key, value in zip(("phase", "message", "runs_done", "runs_total"), args, strict=False):
-        event.setdefault(key, value)
-    return event
 
 
 def _show_printed_output(report: Any) -> None:
