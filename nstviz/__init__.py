@@ -10,6 +10,7 @@ Public API (everything else is private and may change):
 
 from __future__ import annotations
 
+from nstviz._version import __version__
 from nstviz.errors import (
     NameResolutionError,
     NothingCompiledError,
@@ -20,8 +21,6 @@ from nstviz.errors import (
     UsageError,
 )
 from nstviz.report import SCHEMA_VERSION, Report
-
-__version__ = "0.1.0"
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -52,9 +52,9 @@ How it works, and its limits:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
-from nstviz._options import DEFAULT_BUDGET_S, DEFAULT_MAX_ATTEMPTS, BaselineMode, check_capture_options
+from nstviz._options import DEFAULT_BUDGET_S, DEFAULT_MAX_ATTEMPTS, BaselineMode, CaptureOptions
 from nstviz.capture import _torch_compat, marking
 from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
@@ -114,16 +114,19 @@ def compare(
     """
     if not callable(fn):
         raise UsageError(f"compare() needs a callable (a function or module), got {type(fn).__name__}")
-    check_capture_options(auto=auto, backend=backend, baseline=baseline, budget_s=budget_s, max_attempts=max_attempts)
-    _torch_compat.check_supported()
-    subject = callable_subject(fn, args, kwargs, backend=backend, nonstrict=nonstrict)
-    plan = RunPlan(
-        eager_first=check,
+    options = CaptureOptions(
+        nonstrict=nonstrict,
+        auto=auto,
+        backend=backend,
+        baseline=baseline,
         check=check,
-        advisor_attempts=max_attempts if auto else 0,
-        advisor_budget_s=budget_s,
-    )
-    return Session(backend=backend, baseline_mode=baseline, progress=progress, echo=echo).capture(subject, plan)
+        budget_s=budget_s,
+        max_attempts=max_attempts,
+        echo=echo,
+    ).checked()
+    _torch_compat.check_supported()
+    subject = callable_subject(fn, args, kwargs, backend=options.backend, nonstrict=options.nonstrict)
+    return _capture(subject, options, "compare", progress)
 
 
 def trace_code(
@@ -184,16 +187,42 @@ def trace_code(
         raise UsageError(f"trace_code() needs the code as a str, got {type(source).__name__}")
     if not isinstance(namespace, dict):
         raise UsageError(f"trace_code() needs a dict namespace, got {type(namespace).__name__}")
-    check_capture_options(auto=auto, backend=backend, baseline=baseline, budget_s=budget_s, max_attempts=max_attempts)
-    _torch_compat.check_supported()
-    subject = code_subject(source, namespace, nonstrict=nonstrict, filename=filename, title=title)
-    plan = RunPlan(
-        eager_if_baseline_raises=check,
+    options = CaptureOptions(
+        nonstrict=nonstrict,
+        auto=auto,
+        backend=backend,
+        baseline=baseline,
         check=check,
-        advisor_attempts=max_attempts if auto else 0,
-        advisor_budget_s=budget_s,
+        budget_s=budget_s,
+        max_attempts=max_attempts,
+        echo=echo,
+    ).checked()
+    _torch_compat.check_supported()
+    subject = code_subject(source, namespace, nonstrict=options.nonstrict, filename=filename, title=title)
+    return _capture(subject, options, "trace_code", progress)
+
+
+Entry = Literal["compare", "trace_code"]
+
+
+def run_plan(options: CaptureOptions, entry: Entry) -> RunPlan:
+    """The runs :func:`compare` or :func:`trace_code` makes with ``options`` (what progress totals follow).
+
+    ``compare`` with ``check`` runs the callable eagerly first (the output check's reference);
+    ``trace_code`` with ``check`` runs the code eagerly only when the baseline raised.
+    """
+    return RunPlan(
+        eager_first=entry == "compare" and options.check,
+        eager_if_baseline_raises=entry == "trace_code" and options.check,
+        check=options.check,
+        advisor_attempts=options.max_attempts if options.auto else 0,
+        advisor_budget_s=options.budget_s,
     )
-    return Session(backend=backend, baseline_mode=baseline, progress=progress, echo=echo).capture(subject, plan)
+
+
+def _capture(subject: Any, options: CaptureOptions, entry: Entry, progress: Progress | None) -> Report:
+    session = Session(backend=options.backend, baseline_mode=options.baseline, progress=progress, echo=options.echo)
+    return session.capture(subject, run_plan(options, entry))
 
 
 def user_exception(report: Report) -> BaseException | None:
@@ -201,4 +230,4 @@ def user_exception(report: Report) -> BaseException | None:
     return report.user_exception
 
 
-__all__ = ["compare", "trace_code", "user_exception"]
+__all__ = ["compare", "run_plan", "trace_code", "user_exception"]

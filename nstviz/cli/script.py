@@ -79,14 +79,6 @@ def check_script(script: str | Path) -> Path:
     return path
 
 
-def split_names(values: Sequence[str] | None) -> tuple[str, ...]:
-    """Names given as repeated or comma-separated options, in order, without repeats."""
-    names: list[str] = []
-    for value in values or ():
-        names.extend(part.strip() for part in value.split(",") if part.strip())
-    return tuple(dict.fromkeys(names))
-
-
 class ScriptError(Exception):
     """The user's script raised before anything was compiled (carries the exception)."""
 
@@ -184,4 +176,4 @@ def user_traceback(exc: BaseException, path: Path) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
-__all__ = ["CliError", "ScriptError", "as_main", "check_script", "raised_in", "run_script", "split_names", "user_traceback"]
+__all__ = ["CliError", "ScriptError", "as_main", "check_script", "raised_in", "run_script", "user_traceback"]

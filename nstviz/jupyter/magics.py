@@ -17,29 +17,20 @@ import time
 import traceback
 import types
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
-from nstviz._options import DEFAULT_MAX_ATTEMPTS, check_capture_options
-from nstviz.capture.plan import RunPlan
+from nstviz._options import CaptureOptions, flag_arguments, flag_names
+from nstviz._progress import progress_event
 from nstviz.errors import NstvizError, UsageError
 
-# Options that take a value (the others are flags); used to split `%nstrace [options] statement`.
-_VALUE_OPTIONS = {
-    "--nonstrict",
-    "--backend",
-    "--html",
-    "--json",
-    "--name",
-    "--budget",
-    "--max-attempts",
-    "--baseline",
-}
-_FLAG_OPTIONS = {"--auto", "--no-check", "--quiet", "-h", "--help"}
+# Options that take a value (the others are switches); used to split `%nstrace [options] statement`.
+_VALUE_OPTIONS = flag_names("magic", takes_value=True) | {"--html", "--json", "--name"}
+_FLAG_OPTIONS = flag_names("magic", takes_value=False) | {"--quiet", "-h", "--help"}
 _TOKEN = re.compile(r"""\s*((?:[^\s'"]+|'[^']*'|"[^"]*")+)""")
 
 
@@ -73,30 +64,26 @@ def _usage(message: str) -> IPythonUsageError:
     return IPythonUsageError(message)
 
 
-def _names(values: list[str] | None) -> tuple[str, ...]:
-    names: list[str] = []
-    for value in values or ():
-        for name in value.split(","):
-            name = name.strip()
-            if name and name not in names:
-                names.append(name)
-    return tuple(names)
+def _capture_flags(*options: str) -> Callable[[Any], Any]:
+    """The ``@argument`` decorators of these capture options (spelled in :mod:`nstviz._options`), in order."""
+
+    def decorate(func: Any) -> Any:
+        # magic_arguments lists the arguments bottom-up: apply the last one first.
+        for names, keywords in reversed(flag_arguments("magic", options)):
+            func = argument(*names, **keywords)(func)
+        return func
+
+    return decorate
 
 
-def _check_options(args: Any) -> None:
+def _check_options(args: Any) -> CaptureOptions:
+    """The capture options of the parsed magic line, after the magic's own checks."""
     if args.name is not None and (not args.name.isidentifier() or keyword.iskeyword(args.name)):
         raise _usage(
             f"%nstrace --name {args.name!r}: not a valid Python variable name; use e.g. --name report"
         )
     try:
-        check_capture_options(
-            auto=args.auto,
-            backend=args.backend,
-            baseline=args.baseline,
-            budget_s=args.budget,
-            max_attempts=args.max_attempts,
-            spelling="flag",
-        )
+        options = CaptureOptions.from_flags(args)
     except UsageError as exc:
         raise _usage(f"%nstrace {exc}") from None
     for opt in ("html", "json"):
@@ -107,6 +94,7 @@ def _check_options(args: Any) -> None:
                 raise _usage(
                     f"%nstrace --{opt} {path}: the folder {parent} does not exist; create it or pick another path"
                 )
+    return options
 
 
 def _check_syntax(code: str, filename: str, label: str) -> None:
@@ -117,28 +105,6 @@ def _check_syntax(code: str, filename: str, label: str) -> None:
         text = "".join(traceback.format_exception_only(type(exc), exc))
         text = text.replace(f'File "{filename}"', label)
         raise _usage(f"%nstrace: the code has a syntax error, so nothing was run:\n{text.rstrip()}") from None
-
-
-def _bind_trace_code() -> Callable[..., Any]:
-    from nstviz.api import trace_code
-
-    return trace_code
-
-
-def _trace_kwargs(args: Any) -> dict[str, Any]:
-    """Map the magic's options onto :func:`nstviz.api.trace_code`'s keyword arguments."""
-    kwargs: dict[str, Any] = {
-        "nonstrict": _names(args.nonstrict),
-        "auto": args.auto,
-        "backend": args.backend,
-        "baseline": args.baseline,
-        "check": not args.no_check,
-    }
-    if args.budget is not None:
-        kwargs["budget_s"] = args.budget
-    if args.max_attempts is not None:
-        kwargs["max_attempts"] = args.max_attempts
-    return kwargs
 
 
 _LAST_VIEWER: weakref.ref[Any] | None = None
@@ -189,7 +155,7 @@ class _Progress:
         self.phase = "starting"
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        event = _event_dict(args, kwargs)
+        event = progress_event(args, kwargs)
         if self.viewer is None:
             self.viewer = self._show()
         phase = str(event.get("phase") or event.get("run") or self.phase)
@@ -201,21 +167,6 @@ class _Progress:
         self.phase = phase
         if self.viewer is not None:
             self.viewer.set_progress(phase, message, runs_done=self.runs_done, runs_total=self.runs_total)
-
-
-def _event_dict(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """Accept the progress event as a dict, an object with attributes, or (phase, message)."""
-    if len(args) == 1 and isinstance(args[0], Mapping):
-        return {**args[0], **kwargs}
-    if len(args) == 1 and not isinstance(args[0], str) and hasattr(args[0], "__dict__"):
-        return {**vars(args[0]), **kwargs}
-    if len(args) == 1 and hasattr(args[0], "__slots__"):
-        obj = args[0]
-        return {k: getattr(obj, k) for k in obj.__slots__ if hasattr(obj, k)} | dict(kwargs)
-    event = dict(kwargs)
-    for key, value in zip(("phase", "message", "runs_done", "runs_total"), args, strict=False):
-        event.setdefault(key, value)
-    return event
 
 
 def _show_printed_output(report: Any) -> None:
@@ -257,55 +208,11 @@ class NstraceMagics(Magics):
     """The ``%nstrace`` / ``%%nstrace`` magics (registered by ``%load_ext nstviz``)."""
 
     @magic_arguments()
-    @argument(
-        "--nonstrict",
-        action="append",
-        metavar="NAME[,NAME...]",
-        help="Functions to trace with torch._dynamo.nonstrict_trace in the second run: names in "
-        "the notebook, dotted paths ('mymod.helper', 'Block.stats', 'model.blocks.0.norm_stats'). "
-        "Repeat the option or separate names with commas.",
-    )
-    @argument(
-        "--auto",
-        action="store_true",
-        help="Let nstviz find the functions to mark: it proposes candidates from the baseline's "
-        "graph breaks and tries them (the cell then runs once more per attempt).",
-    )
-    @argument(
-        "--backend",
-        default="record",
-        metavar="NAME",
-        help="torch.compile backend for both runs: 'record' (default, fast: records the Dynamo and "
-        "ATen graphs without generating code), 'inductor' (slower, adds inductor's graphs), "
-        "'as_written' (each compiled object's own backend) or any registered backend name.",
-    )
-    @argument(
-        "--baseline",
-        default="as_written",
-        choices=["as_written", "strict"],
-        help="What the first run is: the code as written (default), or 'strict' to lift "
-        "nonstrict_trace marks already in the code, to see what they buy you.",
-    )
+    @_capture_flags("nonstrict", "auto", "backend", "baseline")
     @argument("--html", metavar="PATH", help="Also write the standalone HTML report to PATH.")
     @argument("--json", metavar="PATH", help="Also write the Report JSON to PATH.")
     @argument("--name", metavar="VAR", help="Bind the Report to the variable VAR in the notebook.")
-    @argument(
-        "--no-check",
-        action="store_true",
-        help="Skip the output check (comparing the tensors each run produced).",
-    )
-    @argument(
-        "--budget",
-        type=float,
-        metavar="SECONDS",
-        help="With --auto: stop trying candidates after this many seconds (default 60).",
-    )
-    @argument(
-        "--max-attempts",
-        type=int,
-        metavar="N",
-        help="With --auto: try at most N candidates (default 8).",
-    )
+    @_capture_flags("check", "budget_s", "max_attempts")
     @argument(
         "--quiet",
         action="store_true",
@@ -360,12 +267,12 @@ class NstraceMagics(Magics):
             if not cell.strip():
                 raise _usage("%%nstrace: the cell is empty; write the code to trace below the %%nstrace line")
             source = cell
-        _check_options(args)
-        self._run(args, source, magic_line=line if cell is not None else None)
+        options = _check_options(args)
+        self._run(args, options, source, magic_line=line if cell is not None else None)
 
     # -- the run ------------------------------------------------------------------------------
 
-    def _run(self, args: Any, source: str, magic_line: str | None) -> None:
+    def _run(self, args: Any, options: CaptureOptions, source: str, magic_line: str | None) -> None:
         __tracebackhide__ = True
         shell = self.shell
         assert shell is not None
@@ -378,8 +285,9 @@ class NstraceMagics(Magics):
             code = f"# %%nstrace {magic_line}\n{code}"
         filename = shell.compile.cache(code, number, raw_code=source)
         _check_syntax(code, filename, f"Cell In[{number}]")
-        trace_code = _bind_trace_code()
-        kwargs = _trace_kwargs(args)
+        from nstviz import api
+
+        plan = api.run_plan(options, "trace_code")  # the runs trace_code will make: the totals from the start
         what = f"%%nstrace {magic_line}" if magic_line is not None else f"%nstrace {source}"
         title = f"In [{number}]: {' '.join(what.split())}"[:120]
 
@@ -398,20 +306,15 @@ class NstraceMagics(Magics):
             viewer = Viewer(html_path=args.html)
             _LAST_VIEWER = weakref.ref(viewer)
             _replace_cell_viewer(shell, viewer)
-            plan = RunPlan(  # the plan trace_code will run: the same totals from the start
-                eager_if_baseline_raises=not args.no_check,
-                check=not args.no_check,
-                advisor_attempts=(args.max_attempts or DEFAULT_MAX_ATTEMPTS) if args.auto else 0,
-            )
             viewer.start_progress(runs_total=plan.runs_total(), message="starting the baseline run")
             handle = display(viewer, display_id=True)
             return viewer
 
-        progress = _Progress(show, runs_total=3 if args.auto else 2)
+        progress = _Progress(show, runs_total=plan.runs_total())
         started = time.monotonic()
         try:
-            report = trace_code(
-                code, shell.user_ns, filename=filename, progress=progress, title=title, **kwargs
+            report = api.trace_code(
+                code, shell.user_ns, filename=filename, progress=progress, title=title, **options.as_kwargs()
             )
         except KeyboardInterrupt:
             if progress.viewer is not None:

@@ -19,6 +19,8 @@ import platform
 from collections.abc import Sequence
 from pathlib import Path
 
+from nstviz._version import __version__
+from nstviz.cli.checks import Failure, pair_failures
 from nstviz.errors import ReportFormatError, UsageError
 from nstviz.offline.ingest import find_logs, ingest_log
 from nstviz.passes.assemble import build_report, summarize_runs
@@ -254,7 +256,7 @@ def diff_sides(before: dict[int, Report], after: dict[int, Report], *, title: st
         torch_version=ref_after.torch_version,
         runs=runs,
         outputs=not_compared,
-        nstviz_version=_nstviz_version(),
+        nstviz_version=__version__,
         python_version=platform.python_version(),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         title=title,
@@ -287,20 +289,25 @@ def offline_check_failures(report: Report, *, fail_on_break: bool = False) -> li
     failures: list[str] = []
     views = [_main_view(report), *report.ranks]
     for view in views:
-        if view.diff.introduced:
-            where = "; ".join(_where(b) for b in view.diff.introduced[:3])
-            failures.append(f"rank {view.rank}: {len(view.diff.introduced)} break(s) introduced: {where}")
         after = view.runs.get("nonstrict")
-        if after is not None:
-            for mark in after.marked:
-                if not mark.applied:
-                    failures.append(f"rank {view.rank}: --nonstrict {mark.spec} never applied")
-            if fail_on_break and after.breaks:
-                failures.append(f"rank {view.rank}: {len(after.breaks)} distinct break(s) remain (--fail-on-break)")
+        if after is None:
+            continue  # no nonstrict run on this rank: nothing to check (the rank findings say it)
+        # The outputs of recorded runs are not compared, and what a run raised is not asked.
+        for failure in pair_failures(after, view.diff, outputs_match=None, fail_on_break=fail_on_break):
+            failures.append(f"rank {view.rank}: {_rank_sentence(failure)}")
     for finding in report.findings:
         if finding.kind == "ranks_differ" and finding.run == "nonstrict":
             failures.append(finding.message)
     return failures
+
+
+def _rank_sentence(failure: Failure) -> str:
+    if failure.kind == "introduced":
+        where = "; ".join(_where(b) for b in failure.breaks[:3])
+        return f"{len(failure.breaks)} break(s) introduced: {where}"
+    if failure.kind == "not_applied":
+        return f"--nonstrict {failure.spec} never applied"
+    return f"{len(failure.breaks)} distinct break(s) remain (--fail-on-break)"
 
 
 def rank_lines(report: Report) -> list[str]:
@@ -333,12 +340,6 @@ def findings_text(report: Report) -> str:
         lines.append(f"finding: {f.message}")
         lines.extend(f"  - {d}" for d in f.details)
     return "\n".join(lines)
-
-
-def _nstviz_version() -> str:
-    from nstviz import __version__
-
-    return str(__version__)
 
 
 __all__ = [

@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from nstviz._version import __version__
 from nstviz.errors import UsageError
 from nstviz.offline._sources import sources_of
 from nstviz.offline.graph_text import parse_graph_text
@@ -374,7 +375,7 @@ def _build_with(
     report = build_report(
         torch_version=ingest.torch_version,
         runs={run_name: dataclasses.replace(run, graphs=tuple(stubs))},
-        nstviz_version=_nstviz_version(),
+        nstviz_version=__version__,
         python_version=platform.python_version(),
         created=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         title=f"{path.name} (rank {run.rank})",
@@ -525,15 +526,6 @@ def ingest_dir(trace_dir: str | Path, out_dir: str | Path) -> list[tuple[Path, R
         tmp.replace(target)
         written.append((target, report))
     return written
-
-
-def _nstviz_version() -> str:
-    try:
-        from nstviz import __version__
-
-        return str(__version__)
-    except ImportError:  # pragma: no cover
-        return ""
 
 
 __all__ = ["GRAPH_LEVELS", "find_logs", "ingest_dir", "ingest_log", "rank_file_name", "rank_of_path", "write_ingested"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import nstviz
@@ -41,3 +43,58 @@ def test_flag_spelling_and_bounds_without_auto():
     # the API has defaults for the bounds: they are fine without auto
     check_capture_options(auto=False, backend="record", baseline="as_written", budget_s=60.0, max_attempts=8)
     check_capture_options(auto=True, backend=lambda gm, inputs: gm, baseline="strict", budget_s=float("inf"))
+
+
+# -- one list of options: the CLI's and the magic's parsers are built from FLAGS ----------------
+
+
+def _dests(parser):
+    return {a.dest for a in parser._actions}
+
+
+def test_every_front_end_has_the_flags_of_the_one_list():
+    from nstviz._options import FLAGS, CaptureOptions
+    from nstviz.cli.parsers import build_parsers
+
+    parsers = build_parsers()
+    fields = {f.name for f in dataclasses.fields(CaptureOptions)}
+    assert {f.option for f in FLAGS} == fields  # every option has a flag, every flag an option
+    for command in ("run", "check"):
+        assert {f.dest for f in FLAGS} <= _dests(parsers[command])
+    assert {f.dest for f in FLAGS if "record" in f.front_ends} == {"nonstrict", "backend"}
+    assert {"nonstrict", "backend"} <= _dests(parsers["record"])
+    pytest.importorskip("IPython")
+    from nstviz.jupyter.magics import NstraceMagics
+
+    magic = _dests(NstraceMagics.nstrace.parser)
+    assert {f.dest for f in FLAGS if "magic" in f.front_ends} <= magic
+    assert "show_output" not in magic  # the magic shows printed output in the view
+
+
+def test_parsed_flags_give_the_api_defaults_and_the_given_values():
+    from nstviz._options import CaptureOptions
+    from nstviz.cli.parsers import build_parsers, parse
+
+    run = build_parsers()["run"]
+    assert CaptureOptions.from_flags(parse(run, ["s.py"])) == CaptureOptions()
+    given = CaptureOptions.from_flags(
+        parse(run, ["s.py", "-n", "a,b", "--nonstrict", "a", "--auto", "--budget", "5", "--no-check", "--show-output"])
+    )
+    assert given == CaptureOptions(nonstrict=("a", "b"), auto=True, budget_s=5.0, check=False, echo=True)
+    assert given.as_kwargs()["budget_s"] == 5.0
+    with pytest.raises(UsageError, match="only apply with --auto"):
+        CaptureOptions.from_flags(parse(run, ["s.py", "--max-attempts", "2"]))
+
+
+def test_the_plan_follows_the_options():
+    pytest.importorskip("torch")
+    from nstviz._options import CaptureOptions
+    from nstviz.api import run_plan
+
+    plain = CaptureOptions()
+    assert run_plan(plain, "compare").eager_first and not run_plan(plain, "trace_code").eager_first
+    assert run_plan(plain, "trace_code").runs_total() == 2  # baseline, nonstrict
+    assert run_plan(plain, "trace_code").runs_total(baseline_raised=True) == 3  # + the eager reference
+    auto = CaptureOptions(auto=True, max_attempts=3, check=False)
+    assert run_plan(auto, "trace_code").runs_total() == 5  # baseline, 3 attempts, nonstrict
+    assert run_plan(auto, "compare").runs_total() == 5  # no eager pair without check
