@@ -2,7 +2,8 @@
 
 :func:`time_compiled` times one call ``fn(*args, **kwargs)``; :func:`time_calls` times a
 sequence of calls made by compiled objects earlier (what a cell did: the magic's ``--time``),
-as one unit. Both return a :class:`~nstviz.report.timing.RunTiming`.
+as one unit; :func:`observing_compiled_calls` notes those calls while the cell runs. The
+timings are :class:`~nstviz.report.timing.RunTiming` s.
 
 How one measurement goes:
 
@@ -63,7 +64,8 @@ DEFAULT_MIN_CALLS = 5
 DEFAULT_MAX_CALLS = 100
 
 ObservedCall = tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]
-"""``(compiled function or module, args, kwargs)``: one call a cell made, captured earlier."""
+"""``(compiled function or module, args, kwargs)``: one call a cell made, captured earlier
+(or a :class:`CompiledCall` from :func:`observing_compiled_calls`)."""
 
 
 class _CountingBackend:
@@ -145,7 +147,10 @@ def settings_of(compiled: Any, *, default_backend: Any = "inductor") -> _Setting
     Read from the wrapper's Dynamo context (the innermost ``_torchdynamo_orig_backend``); when
     this torch keeps them elsewhere, ``default_backend`` with ``fullgraph=False``.
     """
-    ctx = _compile_context(compiled)
+    return _settings_of_context(_compile_context(compiled), default_backend)
+
+
+def _settings_of_context(ctx: Any, default_backend: Any) -> _Settings:
     backend: Any = None
     if ctx is not None:
         obj = getattr(ctx, "callback", None)
@@ -282,8 +287,92 @@ def _check_counts(warmup: int, calls: int | None, min_calls: int, max_calls: int
         raise UsageError(f"budget_s must be >= 0, got {budget_s}")
 
 
+@dataclass(frozen=True, slots=True)
+class CompiledCall:
+    """One call of a ``torch.compile`` wrapper, seen by :func:`observing_compiled_calls`.
+
+    ``original`` is what the wrapper wraps (for a compiled module, its ``_orig_mod.__call__``),
+    ``args``/``kwargs`` the live objects it was called with (re-running sees their state then,
+    not as they were), ``context`` the wrapper's Dynamo context (backend and flags).
+    """
+
+    original: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    context: Any
+
+
+def _wrapper_code() -> Any:
+    """The code object of the function ``torch.compile`` wraps every call in, or None."""
+    from torch._dynamo import eval_frame
+
+    found = getattr(_wrapper_code, "cached", None)
+    if found is not None:
+        return found
+    probe = torch.compile(lambda: None, backend="eager")
+    code = getattr(probe, "__code__", None)
+    if code is None or code.co_filename != eval_frame.__file__ or not {"fn", "self"} <= set(code.co_freevars):
+        return None
+    _wrapper_code.cached = code  # type: ignore[attr-defined]
+    return code
+
+
+@contextlib.contextmanager
+def observing_compiled_calls() -> Iterator[list[CompiledCall]]:
+    """Note every outermost call of a ``torch.compile`` wrapper made in this thread during the block.
+
+    Yields the list the calls are appended to (in order). A call of a wrapper inside another
+    one is part of the outer call and not listed. Works with ``sys.setprofile`` (every Python
+    call of the block pays a little for it), only when no other profiler is set; otherwise,
+    and on a torch whose wrapper looks different, the list stays empty and ``observed.note``
+    says why (``observed`` is the list; ``note`` is None when observing worked).
+    """
+    observed = _Observed()
+    code = _wrapper_code()
+    previous = sys.getprofile()
+    if code is None:
+        observed.note = "this torch's torch.compile wrapper is not recognised: no compiled calls were observed"
+        yield observed
+        return
+    if previous is not None:
+        observed.note = "another profiler is active (sys.setprofile): no compiled calls were observed"
+        yield observed
+        return
+    depth = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal depth
+        if frame.f_code is not code:
+            return
+        if event == "call":
+            if depth == 0:
+                local = frame.f_locals
+                observed.append(
+                    CompiledCall(
+                        original=local["fn"], args=tuple(local.get("args", ())),
+                        kwargs=dict(local.get("kwargs", {})), context=local["self"],
+                    )
+                )
+            depth += 1
+        elif event == "return":
+            depth = max(0, depth - 1)
+
+    sys.setprofile(profile)
+    try:
+        yield observed
+    finally:
+        if sys.getprofile() is profile:
+            sys.setprofile(previous)
+
+
+class _Observed(list):  # type: ignore[type-arg]
+    """The calls :func:`observing_compiled_calls` saw, and why none were, if so."""
+
+    note: str | None = None
+
+
 def time_calls(
-    observed: Sequence[ObservedCall],
+    observed: Sequence[ObservedCall | CompiledCall],
     *,
     backend: Any = "as_written",
     eager: bool = True,
@@ -300,9 +389,9 @@ def time_calls(
     "call" of the result is the whole sequence, in order. Graphs are summed over the objects.
 
     Args:
-        observed: ``(compiled function or module, args, kwargs)`` per call, in the order made.
-            A plain function or module is compiled with ``backend`` (``"inductor"`` for
-            ``"as_written"``).
+        observed: ``(compiled function or module, args, kwargs)`` per call, in the order made,
+            or the :class:`CompiledCall` s :func:`observing_compiled_calls` saw. A plain
+            function or module is compiled with ``backend`` (``"inductor"`` for ``"as_written"``).
         backend: ``"as_written"``, or the backend to compile every object with.
         eager: also time the sequence eagerly, interleaved.
         warmup: sequences run after the first (compiling) one and not measured.
@@ -324,10 +413,25 @@ def time_calls(
         raise UsageError("time_calls needs at least one observed (function, args, kwargs) call")
     compiled_calls: list[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] = []
     eager_calls: list[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] = []
-    counters: dict[int, _CountingBackend] = {}
-    recompiled: dict[int, Any] = {}
+    counters: dict[Any, _CountingBackend] = {}
+    recompiled: dict[Any, Any] = {}
     all_settings: list[_Settings] = []
-    for fn, args, kwargs in observed:
+    for item in observed:
+        if isinstance(item, CompiledCall):
+            key_cc = (id(item.context), id(getattr(item.original, "__func__", item.original)))
+            if key_cc not in recompiled:
+                settings = _settings_of_context(item.context, "inductor") if backend == "as_written" else _Settings(
+                    _inner_backend(backend, None, None, None), _backend_name(backend), False, None
+                )
+                counter = _CountingBackend(settings.backend, settings.name)
+                counters[key_cc] = counter
+                recompiled[key_cc] = (_recompiled(item.original, settings, counter), item.original)
+                all_settings.append(settings)
+            compiled_fn, original = recompiled[key_cc]
+            compiled_calls.append((compiled_fn, item.args, item.kwargs))
+            eager_calls.append((original, item.args, item.kwargs))
+            continue
+        fn, args, kwargs = item
         if not callable(fn):
             raise UsageError(f"an observed call's function must be callable, got {type(fn).__name__}")
         key = id(fn)
@@ -524,7 +628,9 @@ __all__ = [
     "DEFAULT_MAX_CALLS",
     "DEFAULT_MIN_CALLS",
     "DEFAULT_WARMUP",
+    "CompiledCall",
     "ObservedCall",
+    "observing_compiled_calls",
     "settings_of",
     "time_calls",
     "time_compiled",

@@ -234,3 +234,55 @@ def test_time_calls_needs_calls():
         time_calls([])
     with pytest.raises(UsageError, match="must be callable"):
         time_calls([(3, (), {})])
+
+
+def test_observed_compiled_calls_are_the_outermost_ones_and_time_as_a_cell():
+    import sys
+
+    from nstviz.capture.timing import observing_compiled_calls
+
+    x = torch.randn(4, 8)
+    compiled_fn = torch.compile(two_graphs, backend="aot_eager")
+    doubled = torch.compile(lambda v: v * 2, backend="eager")
+
+    def outer(v):
+        return doubled(v) + 1  # a compiled call inside a compiled call: part of the outer one
+
+    compiled_outer = torch.compile(outer, backend="eager")
+    compiled_model = torch.compile(Net(), backend="eager")
+    with observing_compiled_calls() as seen:
+        compiled_fn(x)
+        compiled_outer(x)
+        compiled_fn(x)
+        compiled_model(x)
+        two_graphs(x)  # not compiled: not observed
+    assert sys.getprofile() is None
+    assert seen.note is None
+    assert len(seen) == 4
+    assert seen[0].original is two_graphs and seen[2].original is two_graphs and seen[1].original is outer
+    assert seen[0].args[0] is x
+    before = state.take()
+    t = time_calls(seen, **FAST)
+    state.assert_same(before, state.take())
+    # two_graphs: 2 (its second call reuses them), outer: 1 (doubled inlined), Net: 3
+    assert t.graphs == 2 + 1 + 3
+    assert t.backend == "aot_eager+eager"
+
+
+def test_observing_stands_aside_for_another_profiler():
+    import sys
+
+    from nstviz.capture.timing import observing_compiled_calls
+
+    def other(frame, event, arg):
+        return None
+
+    compiled_fn = torch.compile(two_graphs, backend="eager")
+    sys.setprofile(other)
+    try:
+        with observing_compiled_calls() as seen:
+            compiled_fn(torch.ones(2))
+        assert sys.getprofile() is other
+    finally:
+        sys.setprofile(None)
+    assert list(seen) == [] and "another profiler" in (seen.note or "")
