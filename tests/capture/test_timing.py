@@ -18,6 +18,7 @@ from nstviz.capture.timing import settings_of, time_calls, time_compiled
 from nstviz.errors import UsageError
 from nstviz.report.timing import CallTiming, format_timing, ranked
 from tests.helpers import state
+from tests.helpers.snapshot import ProcessState, assert_restored
 
 pytestmark = pytest.mark.usefixtures("warm_backends")  # torch's first-compile work before any snapshot
 
@@ -110,9 +111,9 @@ def test_state_is_restored_and_earlier_compiled_code_is_not_recompiled():
     frames = counter.frame_count
     assert frames == 3
     gc_enabled = gc.isenabled()
-    before = state.take()
+    before = ProcessState.take()  # config, marks, stance, RNG, stdout, profile function, ...
     t = time_compiled(toy, (x,), backend="aot_eager", **FAST)
-    state.assert_same(before, state.take())
+    assert_restored(before)
     assert gc.isenabled() == gc_enabled
     assert t.graphs == 3
     torch.testing.assert_close(user_compiled(x), expected)
@@ -150,10 +151,10 @@ def test_an_error_in_the_users_function_propagates_with_the_state_restored():
         raise Boom("first call")
 
     for fn in (fails_on_third_call, fails_at_once):
-        before = state.take()
+        before = ProcessState.take()
         with pytest.raises(Boom):
             time_compiled(fn, (x,), backend="eager", calls=5, warmup=2)
-        state.assert_same(before, state.take())
+        assert_restored(before)
         assert gc.isenabled()
     assert len(calls) == 3
     user_compiled(x)
