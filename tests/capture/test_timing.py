@@ -287,3 +287,20 @@ def test_observing_stands_aside_for_another_profiler():
     finally:
         sys.setprofile(None)
     assert list(seen) == [] and "another profiler" in (seen.note or "")
+
+
+def test_a_compiled_call_that_raises_ends_its_observation():
+    from nstviz.capture.timing import observing_compiled_calls
+
+    def bad(v):
+        raise Boom("in the cell")
+
+    compiled_bad = torch.compile(bad, backend="eager")
+    compiled_ok = torch.compile(two_graphs, backend="eager")
+    with observing_compiled_calls() as seen:
+        with pytest.raises(Boom):
+            compiled_bad(torch.ones(2))
+        compiled_ok(torch.ones(2))  # outermost again: listed
+    assert [c.original for c in seen] == [bad, two_graphs]
+    with pytest.raises(Boom):
+        time_calls(seen, **FAST)  # the re-run raises as the cell did
