@@ -1,0 +1,637 @@
+"""Measure what a compiled call costs: graphs, compile time, steady-state time, eager alongside.
+
+:func:`time_compiled` times one call ``fn(*args, **kwargs)``; :func:`time_calls` times a
+sequence of calls made by compiled objects earlier (what a cell did: the magic's ``--time``),
+as one unit; :func:`observing_compiled_calls` notes those calls while the cell runs. The
+timings are :class:`~nstviz.report.timing.RunTiming` s.
+
+How one measurement goes:
+
+1. **A fresh compile, isolated.** The function (a ``torch.compile`` wrapper is unwrapped to
+   what it wraps) is compiled again with ``torch.compile(..., isolate_recompiles=True)`` and a
+   new counting backend around the real one. The new backend makes Dynamo compile every frame
+   anew (its cache entries are checked against the backend that made them); the isolated
+   region keeps these compiles off the recompile budget of everything else. Dynamo is **not**
+   reset: code compiled before the measurement keeps its compiled code and runs after it
+   without recompiling. The measurement's own cache entries stay on the code objects until
+   they die or ``torch._dynamo.reset()`` runs (``compare()`` resets at its end anyway).
+   What differs from a new process: modules torch imports on a first compile are imported
+   already (inductor is imported before the clock starts, so the first measurement of a
+   process does not pay for it), and Dynamo's decisions to skip a frame for good are shared.
+2. **The first call** is timed (trace + compile + run: the cold start); Dynamo's own compile
+   time is read from its compilation metrics (``torch._dynamo.utils.get_compilation_metrics``,
+   the frames' ``entire_frame_compile_time_s``); the counting backend counts the graphs.
+3. **Warm-up**: ``warmup`` more calls, compiled and eager, not measured.
+4. **Steady state**: rounds of one compiled and one eager call, in alternating order, so that
+   the machine's load falls on both alike; each call timed with ``time.perf_counter`` (after
+   ``torch.cuda.synchronize()`` when CUDA is initialised). Exactly ``calls`` rounds, or, by
+   default, rounds until ``budget_s`` has passed (at least ``min_calls``, at most ``max_calls``).
+   Python's garbage collector is off meanwhile (as in ``timeit``). The measurement runs with
+   torch's thread settings as they are: on a machine whose cores are busy, intra-op threads
+   make a per-call time jump by scheduler quanta (the spread shows it).
+   The eager call runs the unwrapped function under ``torch.compiler.set_stance("force_eager")``,
+   so compiled pieces inside it run eagerly too.
+
+Everything the measurement changes is put back in ``finally`` (also when the user's function
+raises, which propagates unchanged): ``torch._dynamo.config``, the non-strict marks, the RNG
+states (the measured calls draw from them), ``sys.stdout``/``stderr`` (what the calls print
+is dropped: they run dozens of times) and what
+:class:`~nstviz.capture.state.StateSnapshot` covers, and the size of Dynamo's
+compilation-metrics buffer (raised for the first call, so that a model with many frames loses
+none of its compile times).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from nstviz.capture import _torch_compat, state
+from nstviz.errors import UsageError
+from nstviz.report.timing import CallTiming, RunTiming
+
+DEFAULT_WARMUP = 2
+DEFAULT_BUDGET_S = 1.0
+DEFAULT_MIN_CALLS = 5
+DEFAULT_MAX_CALLS = 100
+
+ObservedCall = tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]
+"""``(compiled function or module, args, kwargs)``: one call a cell made, captured earlier
+(or a :class:`CompiledCall` from :func:`observing_compiled_calls`)."""
+
+
+class _CountingBackend:
+    """A Dynamo backend that counts the graphs it is given and hands them to ``inner``.
+
+    A new instance per measurement: Dynamo matches cache entries to the backend that built
+    them, so a new backend compiles every frame afresh.
+    """
+
+    def __init__(self, inner: Callable[..., Any], name: str) -> None:
+        self.inner = inner
+        self.graphs = 0
+        self.__name__ = f"nstviz_timing_{name}"
+        self.compiler_name = getattr(inner, "compiler_name", name)
+
+    def __call__(self, gm: Any, example_inputs: Any, **kwargs: Any) -> Any:
+        self.graphs += 1
+        return self.inner(gm, example_inputs, **kwargs)
+
+    def get_compiler_config(self) -> Any:
+        """The wrapped backend's compiler config (Dynamo asks for it; inductor has one)."""
+        get = getattr(self.inner, "get_compiler_config", None)
+        return get() if callable(get) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """How one compiled object compiles: its backend (a callable Dynamo accepts) and flags."""
+
+    backend: Any
+    name: str
+    fullgraph: bool
+    dynamic: bool | None
+
+
+def _backend_name(backend: Any) -> str:
+    if isinstance(backend, str):
+        return backend
+    name = getattr(backend, "compiler_name", None) or getattr(backend, "__name__", None)
+    return str(name or type(backend).__name__)
+
+
+def _inner_backend(backend: Any, mode: str | None, options: dict[str, Any] | None, dynamic: bool | None) -> Any:
+    """The compiler function ``torch.compile(backend=..., mode=..., options=...)`` would use."""
+    if mode is not None or options is not None:
+        if backend != "inductor":
+            raise UsageError(f"mode= and options= apply to the inductor backend only, not to backend={backend!r}")
+        wrapper = getattr(torch, "_TorchCompileInductorWrapper", None)
+        if wrapper is None:  # pragma: no cover - every torch nstviz supports has it
+            raise UsageError("this torch cannot combine mode=/options= with a timing backend; drop them")
+        return wrapper(mode, options, dynamic)
+    if isinstance(backend, str):
+        return _torch_compat.lookup_backend(backend)
+    if not callable(backend):
+        raise UsageError(f"backend= must be a backend name or a callable, got {type(backend).__name__}")
+    return backend
+
+
+def _compile_context(obj: Any) -> Any:
+    """The ``OptimizeContext`` of a ``torch.compile`` wrapper (function or module), or None."""
+    ctx = getattr(obj, "dynamo_ctx", None)
+    if ctx is not None:
+        return ctx
+    fn = getattr(obj, "__func__", obj)
+    code = getattr(fn, "__code__", None)
+    if code is None or not fn.__closure__:
+        return None
+    cells = dict(zip(code.co_freevars, fn.__closure__, strict=False))
+    cell = cells.get("self")
+    try:
+        return cell.cell_contents if cell is not None else None
+    except ValueError:
+        return None
+
+
+def settings_of(compiled: Any, *, default_backend: Any = "inductor") -> _Settings:
+    """The backend, ``fullgraph`` and ``dynamic`` a ``torch.compile`` wrapper was made with.
+
+    Read from the wrapper's Dynamo context (the innermost ``_torchdynamo_orig_backend``); when
+    this torch keeps them elsewhere, ``default_backend`` with ``fullgraph=False``.
+    """
+    return _settings_of_context(_compile_context(compiled), default_backend)
+
+
+def _settings_of_context(ctx: Any, default_backend: Any) -> _Settings:
+    backend: Any = None
+    if ctx is not None:
+        obj = getattr(ctx, "callback", None)
+        for _ in range(8):
+            inner = getattr(obj, "_torchdynamo_orig_backend", None)
+            if inner is None or inner is obj:
+                break
+            obj = inner
+        if obj is not None and obj is not getattr(ctx, "callback", None) and callable(obj):
+            backend = obj
+    if backend is None:
+        inner = _inner_backend(default_backend, None, None, None)
+        return _Settings(inner, _backend_name(default_backend), False, None)
+    return _Settings(
+        backend,
+        _backend_name(backend),
+        bool(getattr(ctx, "fullgraph", False)),
+        getattr(ctx, "_dynamic", None),
+    )
+
+
+def _supports_isolation() -> bool:
+    import inspect
+
+    try:
+        return "isolate_recompiles" in inspect.signature(torch.compile).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return False
+
+
+def _recompiled(original: Any, settings: _Settings, counter: _CountingBackend) -> Any:
+    kwargs: dict[str, Any] = {"backend": counter, "fullgraph": settings.fullgraph, "dynamic": settings.dynamic}
+    if _supports_isolation():
+        kwargs["isolate_recompiles"] = True
+    return torch.compile(original, **kwargs)
+
+
+def _sync() -> None:
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.synchronize()
+
+
+def _metrics() -> list[Any]:
+    try:
+        from torch._dynamo.utils import get_compilation_metrics
+    except ImportError:  # pragma: no cover
+        return []
+    try:
+        return list(get_compilation_metrics())
+    except Exception:  # pragma: no cover - a torch that changed it
+        return []
+
+
+@contextlib.contextmanager
+def _metrics_room(size: int = 100_000) -> Iterator[None]:
+    """Let Dynamo's compilation-metrics buffer (a deque of 64) hold ``size`` entries, then shrink it back."""
+    try:
+        import torch._dynamo.utils as dynamo_utils
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    buffer = getattr(dynamo_utils, "_compilation_metrics", None)
+    setter = getattr(dynamo_utils, "set_compilation_metrics_limit", None)
+    old = getattr(buffer, "maxlen", None)
+    if not callable(setter) or old is None or old >= size:
+        yield
+        return
+    setter(size)
+    try:
+        yield
+    finally:
+        setter(old)
+
+
+def _compile_seconds(before: list[Any], after: list[Any]) -> float | None:
+    """Dynamo's compile time of the frames compiled between two :func:`_metrics` snapshots."""
+    seen = {id(m) for m in before}
+    new = [m for m in after if id(m) not in seen]
+    if not new and not after:
+        return None  # this torch records none
+    total = 0.0
+    for m in new:
+        value = getattr(m, "entire_frame_compile_time_s", None)
+        if value is None:
+            us = getattr(m, "dynamo_cumulative_compile_time_us", None)
+            value = us / 1e6 if isinstance(us, (int, float)) else None
+        if isinstance(value, (int, float)):
+            total += float(value)
+    return total
+
+
+class _Discard(io.TextIOBase):
+    """A text stream that drops what is written to it."""
+
+    def writable(self) -> bool:
+        """Always writable."""
+        return True
+
+    def write(self, text: str) -> int:
+        """Drop ``text``; report it written."""
+        return len(text)
+
+
+def _run_all(calls: Sequence[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]]) -> None:
+    for fn, args, kwargs in calls:
+        fn(*args, **kwargs)
+    _sync()
+
+
+@contextlib.contextmanager
+def _eager_stance() -> Iterator[None]:
+    set_stance = getattr(torch.compiler, "set_stance", None)
+    if set_stance is None:  # pragma: no cover - torch < 2.6
+        yield
+        return
+    with set_stance("force_eager"):
+        yield
+
+
+def _prepare_backend(settings: Sequence[_Settings]) -> None:
+    """Import inductor before the clock starts: its first import costs seconds, once per process."""
+    if any(s.name == "inductor" or "Inductor" in type(s.backend).__name__ for s in settings):
+        import torch._inductor.compile_fx  # noqa: F401
+
+
+def _check_counts(warmup: int, calls: int | None, min_calls: int, max_calls: int, budget_s: float | None) -> None:
+    if warmup < 0:
+        raise UsageError(f"warmup must be >= 0, got {warmup}")
+    if calls is not None and calls < 1:
+        raise UsageError(f"calls must be >= 1 (or None for a time budget), got {calls}")
+    if min_calls < 1 or max_calls < min_calls:
+        raise UsageError(f"need 1 <= min_calls <= max_calls, got min_calls={min_calls}, max_calls={max_calls}")
+    if budget_s is not None and budget_s < 0:
+        raise UsageError(f"budget_s must be >= 0, got {budget_s}")
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledCall:
+    """One call of a ``torch.compile`` wrapper, seen by :func:`observing_compiled_calls`.
+
+    ``original`` is what the wrapper wraps (for a compiled module, its ``_orig_mod.__call__``),
+    ``args``/``kwargs`` the live objects it was called with (re-running sees their state then,
+    not as they were), ``context`` the wrapper's Dynamo context (backend and flags).
+    """
+
+    original: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    context: Any
+
+
+def _wrapper_code() -> Any:
+    """The code object of the function ``torch.compile`` wraps every call in, or None."""
+    from torch._dynamo import eval_frame
+
+    found = getattr(_wrapper_code, "cached", None)
+    if found is not None:
+        return found
+    probe = torch.compile(lambda: None, backend="eager")
+    code = getattr(probe, "__code__", None)
+    if code is None or code.co_filename != eval_frame.__file__ or not {"fn", "self"} <= set(code.co_freevars):
+        return None
+    _wrapper_code.cached = code  # type: ignore[attr-defined]
+    return code
+
+
+@contextlib.contextmanager
+def observing_compiled_calls() -> Iterator[list[CompiledCall]]:
+    """Note every outermost call of a ``torch.compile`` wrapper made in this thread during the block.
+
+    Yields the list the calls are appended to (in order). A call of a wrapper inside another
+    one is part of the outer call and not listed. Works with ``sys.setprofile`` (every Python
+    call of the block pays a little for it), only when no other profiler is set; otherwise,
+    and on a torch whose wrapper looks different, the list stays empty and ``observed.note``
+    says why (``observed`` is the list; ``note`` is None when observing worked).
+    """
+    observed = _Observed()
+    code = _wrapper_code()
+    previous = sys.getprofile()
+    if code is None:
+        observed.note = "this torch's torch.compile wrapper is not recognised: no compiled calls were observed"
+        yield observed
+        return
+    if previous is not None:
+        observed.note = "another profiler is active (sys.setprofile): no compiled calls were observed"
+        yield observed
+        return
+    depth = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal depth
+        if frame.f_code is not code:
+            return
+        if event == "call":
+            if depth == 0:
+                local = frame.f_locals
+                observed.append(
+                    CompiledCall(
+                        original=local["fn"], args=tuple(local.get("args", ())),
+                        kwargs=dict(local.get("kwargs", {})), context=local["self"],
+                    )
+                )
+            depth += 1
+        elif event == "return":
+            depth = max(0, depth - 1)
+
+    sys.setprofile(profile)
+    try:
+        yield observed
+    finally:
+        if sys.getprofile() is profile:
+            sys.setprofile(previous)
+
+
+class _Observed(list):  # type: ignore[type-arg]
+    """The calls :func:`observing_compiled_calls` saw, and why none were, if so."""
+
+    note: str | None = None
+
+
+def time_calls(
+    observed: Sequence[ObservedCall | CompiledCall],
+    *,
+    backend: Any = "as_written",
+    eager: bool = True,
+    warmup: int = DEFAULT_WARMUP,
+    calls: int | None = None,
+    budget_s: float | None = DEFAULT_BUDGET_S,
+    min_calls: int = DEFAULT_MIN_CALLS,
+    max_calls: int = DEFAULT_MAX_CALLS,
+) -> RunTiming:
+    """Time a sequence of compiled calls captured earlier, as one unit (see the module docstring).
+
+    Each distinct compiled object is recompiled once, fresh and isolated, with its own backend
+    and flags (``backend="as_written"``) or with ``backend`` (a name or a callable); one
+    "call" of the result is the whole sequence, in order. Graphs are summed over the objects.
+
+    Args:
+        observed: ``(compiled function or module, args, kwargs)`` per call, in the order made,
+            or the :class:`CompiledCall` s :func:`observing_compiled_calls` saw. A plain
+            function or module is compiled with ``backend`` (``"inductor"`` for ``"as_written"``).
+        backend: ``"as_written"``, or the backend to compile every object with.
+        eager: also time the sequence eagerly, interleaved.
+        warmup: sequences run after the first (compiling) one and not measured.
+        calls: measure exactly this many sequences; None: as many as ``budget_s`` allows.
+        budget_s: time for the measured sequences, compiled and eager together (None: no
+            bound, ``max_calls`` sequences).
+        min_calls: the fewest sequences measured when ``calls`` is None (even past the budget).
+        max_calls: the most sequences measured when ``calls`` is None.
+
+    Returns:
+        The measurement (``steady`` and ``eager`` per sequence).
+
+    Raises:
+        UsageError: no calls, or bad counts. Whatever the user's code raises propagates,
+            with the state restored.
+    """
+    _check_counts(warmup, calls, min_calls, max_calls, budget_s)
+    if not observed:
+        raise UsageError("time_calls needs at least one observed (function, args, kwargs) call")
+    compiled_calls: list[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] = []
+    eager_calls: list[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] = []
+    counters: dict[Any, _CountingBackend] = {}
+    recompiled: dict[Any, Any] = {}
+    all_settings: list[_Settings] = []
+    for item in observed:
+        if isinstance(item, CompiledCall):
+            key_cc = (id(item.context), id(getattr(item.original, "__func__", item.original)))
+            if key_cc not in recompiled:
+                settings = _settings_of_context(item.context, "inductor") if backend == "as_written" else _Settings(
+                    _inner_backend(backend, None, None, None), _backend_name(backend), False, None
+                )
+                counter = _CountingBackend(settings.backend, settings.name)
+                counters[key_cc] = counter
+                recompiled[key_cc] = (_recompiled(item.original, settings, counter), item.original)
+                all_settings.append(settings)
+            compiled_fn, original = recompiled[key_cc]
+            compiled_calls.append((compiled_fn, item.args, item.kwargs))
+            eager_calls.append((original, item.args, item.kwargs))
+            continue
+        fn, args, kwargs = item
+        if not callable(fn):
+            raise UsageError(f"an observed call's function must be callable, got {type(fn).__name__}")
+        key = id(fn)
+        if key not in recompiled:
+            original = _torch_compat.compiled_original(fn) if _torch_compat.is_compiled_object(fn) else None
+            if original is not None:
+                settings = settings_of(fn, default_backend="inductor") if backend == "as_written" else _Settings(
+                    _inner_backend(backend, None, None, None), _backend_name(backend), False, None
+                )
+                if getattr(fn, "__self__", None) is not None and getattr(original, "__self__", None) is None:
+                    import types
+
+                    original = types.MethodType(original, fn.__self__)  # @torch.compile on a method
+            else:
+                original = fn
+                name = "inductor" if backend == "as_written" else backend
+                settings = _Settings(_inner_backend(name, None, None, None), _backend_name(name), False, None)
+            counter = _CountingBackend(settings.backend, settings.name)
+            counters[key] = counter
+            recompiled[key] = (_recompiled(original, settings, counter), original)
+            all_settings.append(settings)
+        compiled_fn, original = recompiled[key]
+        compiled_calls.append((compiled_fn, args, dict(kwargs)))
+        eager_calls.append((original, args, dict(kwargs)))
+    names = sorted({s.name for s in all_settings})
+    return _measure(
+        compiled_calls,
+        eager_calls if eager else None,
+        counters=list(counters.values()),
+        settings=all_settings,
+        backend_name="+".join(names),
+        warmup=warmup,
+        calls=calls,
+        budget_s=budget_s,
+        min_calls=min_calls,
+        max_calls=max_calls,
+    )
+
+
+def time_compiled(
+    fn: Callable[..., Any],
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    backend: Any = "inductor",
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    mode: str | None = None,
+    options: dict[str, Any] | None = None,
+    eager: bool = True,
+    warmup: int = DEFAULT_WARMUP,
+    calls: int | None = None,
+    budget_s: float | None = DEFAULT_BUDGET_S,
+    min_calls: int = DEFAULT_MIN_CALLS,
+    max_calls: int = DEFAULT_MAX_CALLS,
+) -> RunTiming:
+    """Compile ``fn`` afresh and time ``fn(*args, **kwargs)``: graphs, compile, steady state, eager.
+
+    See the module docstring for how, and what is restored. ``fn`` may be a function, an
+    ``nn.Module`` or a ``torch.compile`` wrapper (timed as what it wraps, compiled with the
+    arguments given here, not the wrapper's own).
+
+    Args:
+        fn: what to compile and call.
+        args: the call's positional arguments (the same objects every call).
+        kwargs: its keyword arguments.
+        backend: a backend name (``"inductor"``, ``"aot_eager"``, ``"eager"``...) or callable.
+        fullgraph: as for ``torch.compile``.
+        dynamic: as for ``torch.compile``.
+        mode: as for ``torch.compile`` (inductor only).
+        options: as for ``torch.compile`` (inductor only).
+        eager: also time the call eagerly, interleaved with the compiled calls.
+        warmup: calls after the first (compiling) one that are not measured.
+        calls: measure exactly this many calls; None: as many as ``budget_s`` allows.
+        budget_s: time for the measured calls, compiled and eager together (None: no bound,
+            ``max_calls`` calls).
+        min_calls: the fewest calls measured when ``calls`` is None (even past the budget).
+        max_calls: the most calls measured when ``calls`` is None.
+
+    Returns:
+        The measurement.
+
+    Raises:
+        UsageError: bad arguments (before anything runs). What ``fn`` raises propagates, with
+            the state restored.
+    """
+    _check_counts(warmup, calls, min_calls, max_calls, budget_s)
+    if not callable(fn):
+        raise UsageError(f"time_compiled needs a callable, got {type(fn).__name__}")
+    original = _torch_compat.compiled_original(fn) if _torch_compat.is_compiled_object(fn) else fn
+    settings = _Settings(_inner_backend(backend, mode, options, dynamic), _backend_name(backend), fullgraph, dynamic)
+    counter = _CountingBackend(settings.backend, settings.name)
+    compiled = _recompiled(original, settings, counter)
+    call_kwargs = dict(kwargs or {})
+    return _measure(
+        [(compiled, args, call_kwargs)],
+        [(original, args, call_kwargs)] if eager else None,
+        counters=[counter],
+        settings=[settings],
+        backend_name=settings.name,
+        warmup=warmup,
+        calls=calls,
+        budget_s=budget_s,
+        min_calls=min_calls,
+        max_calls=max_calls,
+    )
+
+
+def _measure(
+    compiled_calls: Sequence[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]],
+    eager_calls: Sequence[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] | None,
+    *,
+    counters: Sequence[_CountingBackend],
+    settings: Sequence[_Settings],
+    backend_name: str,
+    warmup: int,
+    calls: int | None,
+    budget_s: float | None,
+    min_calls: int,
+    max_calls: int,
+) -> RunTiming:
+    snapshot = state.StateSnapshot.take()
+    gc_was_enabled = False
+    hooks_before = _torch_compat.dynamo_global_hooks()
+    try:
+        _prepare_backend(settings)
+        # the calls run dozens of times: what they print would flood the cell (restored below)
+        sink = _Discard()
+        sys.stdout = sys.stderr = sink
+
+        def run_compiled() -> None:
+            _run_all(compiled_calls)
+
+        def run_eager() -> None:
+            with _eager_stance():
+                _run_all(eager_calls or ())
+
+        with _metrics_room():
+            before = _metrics()
+            start = time.perf_counter()
+            run_compiled()
+            first_call_s = time.perf_counter() - start
+            compile_s = _compile_seconds(before, _metrics())
+        graphs = sum(c.graphs for c in counters)
+        for _ in range(warmup):
+            run_compiled()
+            if eager_calls is not None:
+                run_eager()
+        pairs: list[tuple[str, Callable[[], None]]] = [("compiled", run_compiled)]
+        if eager_calls is not None:
+            pairs.append(("eager", run_eager))
+        samples: dict[str, list[float]] = {name: [] for name, _ in pairs}
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # as timeit does: a collection would land on whichever call is running
+        began = time.perf_counter()
+        rounds = 0
+        while True:
+            for name, run in pairs if rounds % 2 == 0 else pairs[::-1]:
+                t0 = time.perf_counter()
+                run()
+                samples[name].append(time.perf_counter() - t0)
+            rounds += 1
+            if calls is not None:
+                if rounds >= calls:
+                    break
+            elif rounds >= max_calls or (
+                rounds >= min_calls and budget_s is not None and time.perf_counter() - began >= budget_s
+            ):
+                break
+        recompiles = sum(c.graphs for c in counters) - graphs
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        # the measurement's compiled code stays alive (cache entries): its Dynamo globals must not
+        # make torch print KeyErrors at interpreter exit (see _torch_compat.quiet_dynamo_cleanups)
+        _torch_compat.quiet_dynamo_cleanups(hooks_before)
+        snapshot.restore()
+    synchronized = torch.cuda.is_available() and torch.cuda.is_initialized()
+    return RunTiming(
+        graphs=graphs,
+        first_call_s=first_call_s,
+        compile_s=compile_s,
+        steady=CallTiming.of(samples["compiled"], warmup=warmup),
+        eager=CallTiming.of(samples["eager"], warmup=warmup) if "eager" in samples else None,
+        recompiles=recompiles,
+        backend=backend_name,
+        synchronized=synchronized,
+        budget_s=budget_s if calls is None else None,
+    )
+
+
+__all__ = [
+    "DEFAULT_BUDGET_S",
+    "DEFAULT_MAX_CALLS",
+    "DEFAULT_MIN_CALLS",
+    "DEFAULT_WARMUP",
+    "CompiledCall",
+    "ObservedCall",
+    "observing_compiled_calls",
+    "settings_of",
+    "time_calls",
+    "time_compiled",
+]
