@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from nstviz._gb_ids import DATA_DEPENDENT, NONSTRICT_INPUT_REJECTED, NONSTRICT_OUTPUT_REJECTED
-from nstviz.report import Break
+from nstviz.report.model import Break
 
 __all__ = ["DATA_DEPENDENT_HINT", "explain_error", "explain_failure", "is_data_dependent", "unwrap_message"]
 

@@ -50,7 +50,7 @@ import re
 from collections.abc import Mapping
 
 from nstviz._where import original_function
-from nstviz.report import (
+from nstviz.report.model import (
     Chip,
     Compile,
     Headline,
@@ -295,7 +295,8 @@ def build_headline(
                 else Chip(kind="graphs", text=plural(b.graphs, "graph")),
                 outputs_chip(outputs),
                 *last,
-            )
+            ),
+            nothing_marked=nothing_marked,
         )
     n = counts["nonstrict"]
     from nstviz.passes.improvement import judge_change
@@ -342,8 +343,8 @@ def build_headline(
     return _headline(tuple(chips))
 
 
-def _headline(chips: tuple[Chip, ...]) -> Headline:
-    return Headline(chips=chips, text=", ".join(c.text for c in chips))
+def _headline(chips: tuple[Chip, ...], *, nothing_marked: bool = False) -> Headline:
+    return Headline(chips=chips, text=", ".join(c.text for c in chips), nothing_marked=nothing_marked)
 
 
 __all__ = [

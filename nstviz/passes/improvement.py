@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nstviz.report import Break, OutputCheck, Run
+from nstviz.report.model import Break, OutputCheck, Run
 
 __all__ = ["Change", "compile_failed", "eager_frames", "improves", "judge_change"]
 
