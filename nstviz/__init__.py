@@ -4,19 +4,32 @@ Public API (everything else is private and may change):
 
 - :func:`compare` and :func:`trace_code` capture a :class:`Report`; :func:`user_exception`
   gives the live exception the captured code raised (kept beside the Report, not in it).
-- :class:`Report` and its parts (``nstviz.report``) are plain, versioned data.
-- ``%load_ext nstviz`` registers the ``%nstrace`` / ``%%nstrace`` magics.
+- :class:`Report` and its parts (``nstviz.report``) are plain, versioned data; its JSON Schema
+  is ``nstviz.schema``.
+- The exceptions nstviz raises (``nstviz.errors``, the tree in its docstring), all exported here:
+  :class:`NstvizError` and its children, :class:`TraceLogError` (``nstviz ingest``) and its children.
+- ``%load_ext nstviz`` registers the ``%nstrace`` / ``%%nstrace`` magics; the ``nstviz`` command.
+
+Private (importable, but no stability promise): ``nstviz.capture`` (live capture),
+``nstviz.passes`` (the passes that build a Report), ``nstviz.advisor``, ``nstviz.offline``
+(record, ingest, diff), ``nstviz.cli`` (use the ``nstviz`` command), ``nstviz.render``
+(use :meth:`Report.summary` and :meth:`Report.save_html`), ``nstviz.tracing`` and ``nstviz.jupyter``
+(use the magics).
 """
 
 from __future__ import annotations
 
 from nstviz._version import __version__
 from nstviz.errors import (
+    CorruptLogError,
+    ForeignLogError,
     NameResolutionError,
     NothingCompiledError,
     NotMarkableError,
     NstvizError,
     ReportFormatError,
+    TraceLogError,
+    TruncatedLogError,
     UnsupportedTorchError,
     UsageError,
 )
@@ -24,12 +37,16 @@ from nstviz.report import SCHEMA_VERSION, Report
 
 __all__ = [
     "SCHEMA_VERSION",
+    "CorruptLogError",
+    "ForeignLogError",
     "NameResolutionError",
     "NotMarkableError",
     "NothingCompiledError",
     "NstvizError",
     "Report",
     "ReportFormatError",
+    "TraceLogError",
+    "TruncatedLogError",
     "UnsupportedTorchError",
     "UsageError",
     "__version__",

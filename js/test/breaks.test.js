@@ -19,7 +19,7 @@ globalThis.Node = FakeNode;
 globalThis.document = { createElement: (t) => new FakeElement(t), createTextNode: (t) => new FakeText(t) };
 
 const { renderBreaks } = await import("../src/ui/breaks.js");
-const { breakCounts, rankBreaks, splitsText } = await import("../src/ui/format.js");
+const { inRankOrder, tallyOf } = await import("../src/ui/format.js");
 
 const find = (el, cls, out = []) => {
   if (el instanceof FakeElement) {
@@ -32,17 +32,21 @@ const find = (el, cls, out = []) => {
 const loc = (line, fn) => ({ file: "/w/demo.py", line, function: fn });
 // the demo's rms_scale (4 graph breaks over 4 frame compiles), a break Dynamo could not resume
 // from (reached twice, counted once) and a data-dependent branch (reached, never counted)
+// Break.tally and Run.break_order as nstviz/report/model.py writes them (the viewer computes neither).
+const tally = (reached, caused, caused_text, splits_text = "") => ({ reached, caused, exact: true, caused_text, splits_text });
 const BREAKS = [
-  { id: "branch", reason: "Data-dependent branching", count: 1, caused: 0, fatal: false, location: loc(54, "branch"), compile_ids: ["9/0"], splits: [] },
+  { id: "branch", reason: "Data-dependent branching", count: 1, caused: 0, fatal: false, location: loc(54, "branch"), compile_ids: ["9/0"], splits: [],
+    tally: tally(1, 0, "caused 0 graph breaks") },
   { id: "helper", reason: "graph_break()", count: 2, caused: 1, fatal: false, location: loc(38, "helper"), compile_ids: ["6/0", "7/0"],
-    splits: [{ compile_id: "7/0", function: "helper", count: 1 }] },
+    splits: [{ compile_id: "7/0", function: "helper", count: 1 }], tally: tally(2, 1, "caused 1 graph break", "helper 7/0") },
   { id: "rms", reason: "graph_break()", count: 4, caused: 4, fatal: false, location: loc(24, "rms_scale"), compile_ids: ["0/0", "1/0", "2/0", "1/1"],
     splits: [
       { compile_id: "0/0", function: "TinyNet.forward", count: 1 }, { compile_id: "1/0", function: "Block.forward", count: 1 },
       { compile_id: "2/0", function: "rms_scale", count: 1 }, { compile_id: "1/1", function: "Block.forward", count: 1 },
-    ] },
+    ], tally: tally(4, 4, "caused 4 graph breaks", "TinyNet.forward 0/0, Block.forward 1/0 1/1, rms_scale 2/0") },
 ];
-const index = { runNames: ["baseline"], run: () => ({ breaks: BREAKS }), breakStatus: () => null, source: () => null };
+const RUN = { breaks: BREAKS, break_order: [2, 1, 0] };
+const index = { runNames: ["baseline"], run: () => RUN, breakStatus: () => null, source: () => null };
 
 test("the break list is ranked by graph breaks caused and says caused and reached, with the frames", () => {
   const host = new FakeElement("div");
@@ -62,28 +66,26 @@ test("the break list is ranked by graph breaks caused and says caused and reache
   assert.equal(find(items[2], "nsv-break-splits").length, 0);
 });
 
-test("old Reports without caused: estimated from distinct frames, marked with ~", () => {
-  const old = { id: "x", reason: "r", count: 6, fatal: false, location: loc(1, "f"), compile_ids: ["0/0", "0/0_1", "1/0", "1/0_1", "2/0", "2/1"] };
-  assert.deepEqual(breakCounts(old), { caused: 3, reached: 6, exact: false });
+test("the list reads the counts text and the order from the Report: it computes neither", () => {
+  // an order and a text no ranking rule would give: the viewer must show them as the Report says
+  const odd = { breaks: [BREAKS[2], BREAKS[0]].map((b) => ({ ...b, tally: { ...b.tally, caused_text: `said ${b.id}` } })), break_order: [1, 0] };
   const host = new FakeElement("div");
-  renderBreaks(host, {}, { ...index, run: () => ({ breaks: [old] }) }, { onSelect() {}, onGraph() {}, onFrame() {} });
-  assert.equal(find(host, "nsv-count")[0].textContent, "caused ~3 graph breaks");
-});
-
-test("ranking: caused, then reached, then fatal, then first seen; splits text groups compiles by function", () => {
-  const b = (id, count, caused, fatal = false) => ({ id, count, caused, fatal });
-  const order = rankBreaks([b("a", 5, 1), b("b", 2, 2), b("c", 5, 1, true), b("d", 5, 1), b("e", 9, 0)]).map((x) => x.b.id);
-  assert.deepEqual(order, ["b", "c", "a", "d", "e"]);
-  assert.equal(splitsText({ splits: [{ compile_id: "4/0", function: "f", count: 2 }] }), "f 4/0×2");
-  // written once with its count, however large (a loop over the count once hung on fuzzed Reports)
-  assert.equal(splitsText({ splits: [{ compile_id: "4/0", function: "f", count: 2 ** 53 }] }), `f 4/0×${2 ** 53}`);
+  renderBreaks(host, {}, { ...index, run: () => odd }, { onSelect() {}, onGraph() {}, onFrame() {} });
+  const items = find(host, "nsv-break");
+  assert.deepEqual(items.map((el) => el.dataset.index), ["1", "0"]);
+  assert.deepEqual(items.map((el) => find(el, "nsv-count")[0].textContent), ["said branch", "said rms"]);
+  // a hand-made Report without the facts: the run's own order, no counts invented
+  assert.deepEqual(inRankOrder({ breaks: [{}, {}] }).map((x) => x.i), [0, 1]);
+  assert.deepEqual(inRankOrder({ breaks: [{}, {}], break_order: [1, 7] }).map((x) => x.i), [0, 1]);
+  assert.equal(tallyOf({ count: 3 }).caused_text, "");
+  assert.equal(tallyOf({ count: 3 }).reached, 3);
 });
 
 test("a break at C/builtin code that remains says what else can remove it", () => {
   const advice = "a call into C/builtin code (`zlib.crc32(b\"x\")`): ... torch.library.custom_op ... substitute_in_graph";
-  const withAdvice = [{ ...BREAKS[2], advice }, BREAKS[1]];
+  const withAdvice = { breaks: [{ ...BREAKS[2], advice }, BREAKS[1]], break_order: [0, 1] };
   const host = new FakeElement("div");
-  renderBreaks(host, {}, { ...index, run: () => ({ breaks: withAdvice }) }, { onSelect() {}, onGraph() {}, onFrame() {} });
+  renderBreaks(host, {}, { ...index, run: () => withAdvice }, { onSelect() {}, onGraph() {}, onFrame() {} });
   const shown = find(host, "nsv-break-advice").map((el) => el.textContent);
   assert.deepEqual(shown, [`what else: ${advice}`]);
 });

@@ -30,6 +30,7 @@ from nstviz.capture.convert import (
 from nstviz.capture.recorder import Backend, NonstrictCall, Recorder
 from nstviz.capture.trace_log import collecting
 from nstviz.report import Break, Run
+from nstviz.report.facts import error_kind
 
 MAX_CAPTURED_OUTPUT = 200_000
 """Characters of stdout/stderr kept per run."""
@@ -194,6 +195,9 @@ def execute(
         compiles=compiles,
         error=_error_text(error),
         error_type=type(error).__name__ if error is not None else None,
+        error_kind=None
+        if error is None
+        else error_kind(type(error).__name__, _error_text(error), _torch_compat.dynamo_exception_names()),
         error_traceback=_traceback_text(error),
         stdout=out.text(),
         stderr=err.text(),

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from nstviz._where import where as format_where
 from nstviz.cli.script import EXIT_OK, EXIT_SCRIPT_RAISED
-from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.render.attempts import recommendation_effect
+from nstviz.render.text import shorten
+from nstviz.report.facts import error_kind, rank_breaks, ranked_breaks, short_counts
 
 if TYPE_CHECKING:
     from nstviz.report import Report, Run
@@ -166,7 +167,7 @@ def summary_table(report: Report) -> str:
                 if b.advice and status != "resolved":
                     lines.append(f"    what else: {b.advice}")
     else:
-        for b in rank_breaks(report.runs["baseline"].breaks if "baseline" in report.runs else ()):
+        for b in ranked_breaks(report.runs["baseline"]) if "baseline" in report.runs else ():
             loc = b.location
             lines.append(
                 f"  break {b.gb_id or '-':<7} {format_where(loc.file, loc.line, _short_path)} {shorten(b.reason, 70)}"
@@ -235,11 +236,6 @@ def _outputs_line(report: Report) -> str:
     return line
 
 
-def shorten(text: str, limit: int) -> str:
-    first = " ".join(str(text).split())
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
 def _short_path(path: str) -> str:
     try:
         rel = os.path.relpath(path)
@@ -257,20 +253,12 @@ def _raised(run: Run) -> bool:
     """True when the run's code raised something other than a graph break or a clean exit."""
     if not run.error or any(b.fatal for b in run.breaks):
         return False
-    if run.error_type == "SystemExit":
-        return run.error not in ("SystemExit", "SystemExit: 0", "SystemExit: None")
-    return run.error_type not in _dynamo_error_names()
-
-
-def _dynamo_error_names() -> frozenset[str]:
-    """Names of torch's Dynamo exceptions: how a fatal graph break (fullgraph=True) surfaces."""
-    if "torch._dynamo" not in sys.modules:  # reading a Report (`nstviz view`, `diff`): do not import torch
+    kind = run.error_kind  # decided at capture, with the running torch's Dynamo exceptions
+    if kind is None:  # a Report saved before nstviz recorded it: torch 2.13/2.14's names, no torch
         from nstviz.tracing.breaks import DYNAMO_EXCEPTION_NAMES
 
-        return DYNAMO_EXCEPTION_NAMES
-    from nstviz.capture import _torch_compat
-
-    return _torch_compat.dynamo_exception_names()
+        kind = error_kind(run.error_type, run.error, DYNAMO_EXCEPTION_NAMES)
+    return kind == "user"
 
 
 def status_code(report: Report) -> int:
@@ -293,7 +281,7 @@ def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
     failures = []
     nonstrict = report.runs.get("nonstrict")
     if nonstrict is None:
-        if any(c.kind == "note" and c.text.startswith("nothing was marked") for c in report.headline.chips):
+        if report.headline.nothing_marked:
             return ["nothing was marked (the advisor recommended nothing), so there is no nonstrict run"]
         return ["there is no nonstrict run (see the notes above)"]
     if _raised(nonstrict):
@@ -348,6 +336,7 @@ __all__ = [
     "check_failures",
     "file_url",
     "script_error_lines",
+    "shorten",
     "status_code",
     "summary_table",
 ]

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from nstviz._where import where
-from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.report import Break, Report
+from nstviz.report.facts import rank_breaks, short_counts
 
 _RUN_LABELS = {"baseline": "baseline (as written)", "nonstrict": "nonstrict"}
 

@@ -206,7 +206,7 @@ def record_script(
         run, notes = _finish(result, marks, stacks)
     run = dataclasses.replace(run, rank=info.rank, world_size=info.world_size, origin="record")
     if result.exception is not None and isinstance(result.exception, SystemExit) and result.exception.code in (0, None):
-        run = dataclasses.replace(run, error=None, error_type=None, error_traceback=None)
+        run = dataclasses.replace(run, error=None, error_type=None, error_kind=None, error_traceback=None)
     return build_report(
         torch_version=_torch_compat.torch_version(),
         runs={name: run},

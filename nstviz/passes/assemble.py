@@ -34,7 +34,8 @@ from nstviz.passes.headline import build_headline, compile_failed
 from nstviz.passes.marks import CapturedCall, CapturedMark, apply_marks
 from nstviz.passes.notes import run_notes
 from nstviz.passes.provenance import assign_baseline_graphs, build_regions
-from nstviz.report import (
+from nstviz.report.document import Report
+from nstviz.report.model import (
     BreakDiff,
     Candidate,
     Headline,
@@ -42,7 +43,6 @@ from nstviz.report import (
     OutputCheck,
     OutputComparison,
     Recommendation,
-    Report,
     Run,
     RunCounts,
     SourceFile,

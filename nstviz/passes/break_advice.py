@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from nstviz.report import Break, Run
+from nstviz.report.model import Break, Run
 
 __all__ = ["advice_for", "is_c_function_break", "with_advice"]
 

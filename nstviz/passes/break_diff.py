@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nstviz.report import BreakDiff, Run
+from nstviz.report.model import BreakDiff, Run
 
 
 def diff_breaks(baseline: Run, other: Run) -> BreakDiff:

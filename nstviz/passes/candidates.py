@@ -14,7 +14,7 @@ import ast
 import functools
 import linecache
 
-from nstviz.report import Location
+from nstviz.report.model import Location
 
 __all__ = ["is_runtime_wrapper"]
 

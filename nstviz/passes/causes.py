@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 
 from nstviz._gb_ids import DATA_DEPENDENT, NONSTRICT_INPUT_REJECTED, NONSTRICT_OUTPUT_REJECTED
-from nstviz.report import Break
+from nstviz.report.model import Break
 from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
 __all__ = [

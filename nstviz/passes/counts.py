@@ -7,7 +7,7 @@ forward and inference ATen graphs (what runs). Every renderer reads :attr:`Repor
 
 from __future__ import annotations
 
-from nstviz.report import Run, RunCounts
+from nstviz.report.model import Run, RunCounts
 
 _ATEN_LEVELS = ("aten_forward", "aten_inference")
 

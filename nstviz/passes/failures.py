@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from nstviz.report import Compile, Run
+from nstviz.report.model import Compile, Run
 from nstviz.tracing.breaks import RECOMPILE_LIMIT_RE
 
 __all__ = ["compile_failures", "recompile_limit_hits"]

@@ -52,7 +52,7 @@ from nstviz._where import original_function
 from nstviz.passes.causes import explain_error
 from nstviz.passes.failures import compile_failures, recompile_limit_hits
 from nstviz.passes.improvement import judge_change
-from nstviz.report import (
+from nstviz.report.model import (
     Chip,
     Headline,
     OutputCheck,
@@ -259,7 +259,8 @@ def build_headline(
                 else Chip(kind="graphs", text=plural(b.graphs, "graph")),
                 outputs_chip(outputs),
                 *last,
-            )
+            ),
+            nothing_marked=nothing_marked,
         )
     n = counts["nonstrict"]
     change = judge_change(base, nonstrict, outputs, graphs=(b.graphs, n.graphs))
@@ -304,8 +305,8 @@ def build_headline(
     return _headline(tuple(chips))
 
 
-def _headline(chips: tuple[Chip, ...]) -> Headline:
-    return Headline(chips=chips, text=", ".join(c.text for c in chips))
+def _headline(chips: tuple[Chip, ...], *, nothing_marked: bool = False) -> Headline:
+    return Headline(chips=chips, text=", ".join(c.text for c in chips), nothing_marked=nothing_marked)
 
 
 __all__ = [

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nstviz.passes.failures import compile_failures, recompile_limit_hits
-from nstviz.report import Break, OutputCheck, Run
+from nstviz.report.model import Break, OutputCheck, Run
 
 __all__ = ["Change", "compile_failed", "eager_frames", "improves", "judge_change"]
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from nstviz._gb_ids import NONSTRICT_REJECTED
 from nstviz.passes.provenance import CallSite
-from nstviz.report import Break, MarkedFunction, Run
+from nstviz.report.model import Break, MarkedFunction, Run
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)

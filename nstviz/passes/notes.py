@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nstviz.report import Run
+from nstviz.report.model import Run
 
 
 def run_notes(capture_notes: Sequence[str], nonstrict: Run | None) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from nstviz.report import Graph, Location, Node, NonInputRead, Region, Run
+from nstviz.report.model import Graph, Location, Node, NonInputRead, Region, Run
 
 _ATEN = ("aten_forward", "aten_backward", "aten_inference", "inductor_post_grad")
 

@@ -1,9 +1,9 @@
-"""Plain-text summary and consistency checks of a Report (``Report.summary``/``validate``).
+"""Plain-text summary of a Report (``Report.summary``); the consistency checks are :mod:`nstviz.report.lint`.
 
 The summary reads :attr:`Report.headline` and :attr:`Report.counts` as they are: it derives
-no numbers of its own. Breaks are listed in :func:`~nstviz.passes.break_counts.rank_breaks`
-order, each with the graph breaks it caused (Dynamo's ``counters["graph_break"]``) and the
-times Dynamo's tracing reached it (tlparse's graph-break entries).
+no numbers of its own. Breaks are listed in their rank order (:attr:`Run.break_order`), each
+with its counts text (:attr:`Break.tally`: the graph breaks it caused, Dynamo's
+``counters["graph_break"]``, and the times Dynamo's tracing reached it, tlparse's entries).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nstviz._where import where
-from nstviz.passes.break_counts import counts_text, rank_breaks
+from nstviz.report.facts import counts_text, ranked_breaks
 
 if TYPE_CHECKING:
     from nstviz.report import Report
@@ -50,7 +50,7 @@ def summary(report: Report) -> str:
                 f"  {_plural(len(run.compiles), 'compile')}, {_plural(len(recompiles), 'recompile')} "
                 f"(first: {recompiles[0].frame_id}/{recompiles[0].compile_id} {first})"
             )
-        for b in rank_breaks(run.breaks):  # most graph breaks caused first
+        for b in ranked_breaks(run):  # most graph breaks caused first
             gb = b.gb_id or "GB?"
             fatal = " FATAL" if b.fatal else ""
             lines.append(
@@ -90,64 +90,3 @@ def summary(report: Report) -> str:
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)
-
-
-def validate(report: Report) -> list[str]:
-    """Problems found in the Report's internal references (empty when consistent)."""
-    problems: list[str] = []
-    n_stacks = len(report.stacks)
-    for name, run in report.runs.items():
-        if run.name != name:
-            problems.append(f"runs[{name!r}] is named {run.name!r}")
-        ids: set[str] = set()
-        names_by_graph: dict[str, set[str]] = {}
-        for g in run.graphs:
-            if g.id in ids:
-                problems.append(f"{name}: duplicate graph id {g.id!r}")
-            ids.add(g.id)
-            names: set[str] = set()
-            for node in g.nodes:
-                if node.name in names:
-                    problems.append(f"{name}/{g.id}: duplicate node name {node.name!r}")
-                names.add(node.name)
-            for node in g.nodes:
-                for inp in node.inputs:
-                    if inp not in names and not g.truncated:
-                        problems.append(f"{name}/{g.id}/{node.name}: input {inp!r} is not a node of the graph")
-                if node.stack is not None and not 0 <= node.stack < n_stacks:
-                    problems.append(f"{name}/{g.id}/{node.name}: stack {node.stack} out of range")
-            names_by_graph[g.id] = names
-        region_ids = {r.id for r in run.regions}
-        if len(region_ids) != len(run.regions):
-            problems.append(f"{name}: duplicate region ids")
-        for r in run.regions:
-            for gid, node_names in r.nodes.items():
-                if gid not in names_by_graph:
-                    problems.append(f"{name}: region {r.id} refers to unknown graph {gid!r}")
-                    continue
-                for n in node_names:
-                    if n not in names_by_graph[gid]:
-                        problems.append(f"{name}: region {r.id} refers to unknown node {gid}/{n}")
-            if r.call_graph is not None and r.call_graph not in names_by_graph:
-                problems.append(f"{name}: region {r.id} call graph {r.call_graph!r} unknown")
-        for g in run.graphs:
-            for node in g.nodes:
-                if node.region is not None and node.region not in region_ids:
-                    problems.append(f"{name}/{g.id}/{node.name}: unknown region {node.region!r}")
-        for b in run.breaks:
-            if b.count < 1:
-                problems.append(f"{name}: break at {b.location.file}:{b.location.line} has count {b.count}")
-    for key in report.counts:
-        if key not in report.runs:
-            problems.append(f"counts for unknown run {key!r}")
-    for key in report.runs:
-        if key not in report.counts:
-            problems.append(f"run {key!r} has no counts")
-    for name, run in report.runs.items():
-        ids = [b.id for b in run.breaks]
-        if len(set(ids)) != len(ids):
-            problems.append(f"{name}: two breaks share an id")
-    for path, src in report.sources.items():
-        if src.path != path:
-            problems.append(f"sources[{path!r}] has path {src.path!r}")
-    return problems

@@ -54,8 +54,8 @@ def _dataclass_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
     for f in dataclasses.fields(cls):
         props[f.name] = _type_schema(hints[f.name], defs)
         if f.metadata.get("required") or (
-            f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        ):
+            f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        ):  # derived fields (init=False) are written, but a Report without them still loads
             required.append(f.name)
     out: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": False}
     if required:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nstviz._where import original_function
-from nstviz.report import Break, BreakSplit, Compile, Graph, Location
+from nstviz.report.model import Break, BreakSplit, Compile, Graph, Location
 from nstviz.tracing import MAX_GUARDS
 from nstviz.tracing.events import TraceEvent
 from nstviz.tracing.stacks import parse_frames, with_code

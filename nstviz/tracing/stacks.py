@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from nstviz.report import Location, SourceFile
+from nstviz.report.model import Location, SourceFile
 
 FileKind = Literal["torch", "nstviz", "stdlib", "user"]
 

@@ -58,7 +58,7 @@ def strategy_for(tp: Any, *, floats: st.SearchStrategy[float] = _floats) -> st.S
         fields = {
             f.name: strategy_for(hints[f.name], floats=floats)
             for f in dataclasses.fields(tp)
-            if not f.metadata.get("transient")
+            if f.init and not f.metadata.get("transient")  # derived fields are computed, not drawn
         }
         return st.builds(tp, **fields)
     raise TypeError(f"no strategy for {tp!r}")  # a new kind of type in the model: teach this file

@@ -17,12 +17,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 PUBLIC = [
     "SCHEMA_VERSION",
+    "CorruptLogError",
+    "ForeignLogError",
     "NameResolutionError",
     "NotMarkableError",
     "NothingCompiledError",
     "NstvizError",
     "Report",
     "ReportFormatError",
+    "TraceLogError",
+    "TruncatedLogError",
     "UnsupportedTorchError",
     "UsageError",
     "__version__",
@@ -76,3 +80,12 @@ def test_report_module_exports_every_model_class():
     for cls in model.MODEL_CLASSES:
         assert cls.__name__ in model.__all__
     assert json.loads(json.dumps(model.__all__)) == model.__all__
+
+
+def test_trace_log_errors_are_public_and_private_packages_are_said():
+    assert issubclass(nstviz.TraceLogError, nstviz.NstvizError)
+    for child in (nstviz.ForeignLogError, nstviz.CorruptLogError, nstviz.TruncatedLogError):
+        assert issubclass(child, nstviz.TraceLogError)
+    private = (nstviz.__doc__ or "").split("Private", 1)[1]
+    for name in ("capture", "passes", "advisor", "offline", "cli", "render"):
+        assert f"``nstviz.{name}``" in private, name

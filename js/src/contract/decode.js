@@ -3,7 +3,8 @@
 //   break status from report.diff by the Report's own break ids, graph lookup). Reports a clear error instead of a
 //   half-valid object.
 // Must not: touch the DOM, lay out or draw, or mutate the Report; recompute anything the
-//   Report already holds (break identity, counts, the headline).
+//   Report already holds (break identity, counts, the headline, per-break counts and their
+//   texts in break.tally, the rank order in run.break_order).
 
 /** The Report schema version this viewer reads (Python upgrades older Reports when it loads them). */
 export const SUPPORTED_SCHEMA = 2;

@@ -1,11 +1,11 @@
 // ui/breaks.js — the list of distinct graph breaks of every run, with status from the diff.
 // Owns: rendering breaks (status, GB id link, graph breaks caused and times reached, reason,
-//   hints, explanation, user stack, graphs either side), ranked most graph breaks caused first
-//   (format.js rankBreaks), and reporting a selection through the callbacks it is given.
+//   hints, explanation, user stack, graphs either side), in the Report's rank order (run.break_order)
+//   with the Report's count texts (break.tally), and reporting a selection through the callbacks.
 // Must not: change the graph panes or the source pane itself.
 
 import { clear, h, safeUrl } from "./dom.js";
-import { CAUSED_HELP, REACHED_HELP, breakCounts, causedText, rankBreaks, splitsText, where } from "./format.js";
+import { CAUSED_HELP, REACHED_HELP, inRankOrder, tallyOf, where } from "./format.js";
 import { sourceExcerpt } from "./source.js";
 
 /**
@@ -18,7 +18,8 @@ export function renderBreaks(host, report, index, cb) {
   clear(host);
   let total = 0;
   for (const run of index.runNames) {
-    const breaks = index.run(run).breaks || [];
+    const runData = index.run(run) || {};
+    const breaks = runData.breaks || [];
     total += breaks.length;
     const head = h("div", { class: "nsv-section-title" }, `${run} · ${breaks.length} distinct break${breaks.length === 1 ? "" : "s"}`);
     host.appendChild(head);
@@ -26,7 +27,8 @@ export function renderBreaks(host, report, index, cb) {
       host.appendChild(h("div", { class: "nsv-muted nsv-pad" }, run === "baseline" ? "No graph breaks." : "No graph breaks: one graph per compiled frame."));
       continue;
     }
-    for (const { b, i } of rankBreaks(breaks)) {
+    for (const { b, i } of inRankOrder(runData)) {
+      const tally = tallyOf(b);
       const status = index.breakStatus(run, b);
       const loc = b.location || {};
       const link = safeUrl(b.link || "");
@@ -35,15 +37,15 @@ export function renderBreaks(host, report, index, cb) {
           h("span", { class: `nsv-chip nsv-chip-${status || "none"}` }, status || (b.fatal ? "fatal" : "break")),
           b.fatal ? h("span", { class: "nsv-chip nsv-chip-fatal" }, "fullgraph") : null,
           h("span", { class: "nsv-break-reason" }, b.gb_type || b.reason),
-          h("span", { class: "nsv-count", title: CAUSED_HELP }, causedText(b)),
-          h("span", { class: "nsv-count nsv-muted", title: REACHED_HELP }, `reached ${breakCounts(b).reached}×`)),
+          tally.caused_text ? h("span", { class: "nsv-count", title: CAUSED_HELP }, tally.caused_text) : null,
+          tally.reached != null ? h("span", { class: "nsv-count nsv-muted", title: REACHED_HELP }, `reached ${tally.reached}×`) : null),
         h("div", { class: "nsv-break-meta" },
           b.gb_id ? (link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer", class: "nsv-gb" }, b.gb_id) : h("span", { class: "nsv-gb" }, b.gb_id)) : null,
           h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(loc) }, where(loc.file, loc.line)),
           h("span", { class: "nsv-muted" }, ` in ${loc.function ?? "?"}`)),
         h("div", { class: "nsv-break-body" },
-          (b.splits || []).length ? h("div", { class: "nsv-break-text nsv-break-splits", title: CAUSED_HELP },
-            `${causedText(b)}: ${splitsText(b)}`) : null,
+          tally.splits_text ? h("div", { class: "nsv-break-text nsv-break-splits", title: CAUSED_HELP },
+            `${tally.caused_text}: ${tally.splits_text}`) : null,
           sourceExcerpt(index, loc, cb.onFrame),
           b.gb_type && b.reason !== b.gb_type ? h("div", { class: "nsv-break-text" }, b.reason) : null,
           b.root_cause ? h("div", { class: "nsv-break-text" }, `root cause: ${b.root_cause}`) : null,

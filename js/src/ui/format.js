@@ -1,4 +1,5 @@
-// ui/format.js — short text forms shared by the panels (file paths).
+// ui/format.js — short text forms shared by the panels (file paths), and reading the break facts
+//   the Report holds (counts, their texts, the rank order): computed in Python, never here.
 // Owns: formatting only. Must not: touch the DOM.
 
 /** A notebook cell's label as IPython writes it in tracebacks ("Cell In[3]"). */
@@ -29,45 +30,23 @@ export const REACHED_HELP = "Times Dynamo's tracing reached this break: its grap
   + "(dynamo_graph_break_reason), restarts and frames Dynamo abandoned included.";
 
 /**
- * The two counts of a break: `caused` (graph breaks Dynamo counted for it) and `reached` (trace
- * events). Reports made before nstviz measured `caused` estimate it as the distinct frames of its
- * compile ids (`exact: false`), as nstviz/analysis/break_counts.py does.
+ * The counts of a break and their texts, as the Report holds them (Break.tally, computed once in
+ * Python: nstviz/report/model.py). A Report without them (hand-made, or cut) shows no counts.
  */
-export function breakCounts(b) {
-  const reached = b.count ?? 1;
-  if (b.caused != null) return { caused: b.caused, reached, exact: true };
-  if (b.fatal) return { caused: 0, reached, exact: true }; // a fullgraph error: Dynamo counts none
-  const frames = new Set((b.compile_ids || []).map((c) => (/^\[?(\d+)\/\d+/.exec(String(c)) || [])[1]).filter(Boolean));
-  const est = frames.size ? frames.size : (reached ? 1 : 0);
-  return { caused: reached ? Math.min(est, reached) : est, reached, exact: false };
+export function tallyOf(b) {
+  const t = b && typeof b.tally === "object" && b.tally !== null ? b.tally : {};
+  return { caused_text: String(t.caused_text ?? ""), splits_text: String(t.splits_text ?? ""), reached: t.reached ?? b?.count ?? null };
 }
 
 /**
- * Breaks ranked as nstviz ranks them (nstviz/analysis/break_counts.py rank_breaks): most graph
- * breaks caused, then most reached, fatal first, then first seen. Returns [{b, i}] with i the
- * break's index in the run (selections keep using it).
+ * A run's breaks in the Report's rank order (Run.break_order, computed once in Python: most graph
+ * breaks caused, then most reached, fatal first, then first seen). Returns [{b, i}] with i the
+ * break's index in the run (selections keep using it). Without an order, the run's own order.
  */
-export function rankBreaks(breaks) {
-  return (breaks || []).map((b, i) => ({ b, i, c: breakCounts(b) }))
-    .sort((x, y) => (y.c.caused - x.c.caused) || (y.c.reached - x.c.reached) || ((y.b.fatal ? 1 : 0) - (x.b.fatal ? 1 : 0)) || (x.i - y.i))
-    .map(({ b, i }) => ({ b, i }));
-}
-
-/** "TinyNet.forward 0/0, Block.forward 1/0 1/1, rms_scale 2/0": the frames a break split. */
-export function splitsText(b) {
-  const byFn = new Map();
-  for (const s of b.splits || []) {
-    const fn = s.function || "?";
-    if (!byFn.has(fn)) byFn.set(fn, []);
-    // a compile split more than once is written once with its count ("4/0×3")
-    byFn.get(fn).push((s.count ?? 1) > 1 ? `${s.compile_id}×${s.count}` : s.compile_id);
-  }
-  return [...byFn].map(([fn, ids]) => `${fn} ${ids.join(" ")}`).join(", ");
-}
-
-/** "caused 4 graph breaks" ("stopped the compile" for a fullgraph error, "~" when estimated). */
-export function causedText(b) {
-  const c = breakCounts(b);
-  if (b.fatal && !c.caused) return "stopped the compile";
-  return `caused ${c.exact ? "" : "~"}${c.caused} graph break${c.caused === 1 ? "" : "s"}`;
+export function inRankOrder(run) {
+  const breaks = (run && run.breaks) || [];
+  const given = run && run.break_order;
+  const valid = Array.isArray(given) && given.length === breaks.length && new Set(given).size === breaks.length
+    && given.every((i) => Number.isInteger(i) && i >= 0 && i < breaks.length);
+  return (valid ? given : breaks.map((_, i) => i)).map((i) => ({ b: breaks[i], i }));
 }

@@ -1,0 +1,84 @@
+"""Consistency checks of a Report (:meth:`Report.validate`), like ``torch.fx.Graph.lint``.
+
+Registers ``validate`` (``nstviz.report.document._SERVICES``); ``nstviz.report`` imports this module.
+"""
+
+from __future__ import annotations
+
+from nstviz.errors import ReportFormatError
+from nstviz.report.document import _SERVICES, Report
+
+
+def validate(report: Report) -> None:
+    """:meth:`Report.validate`: raise :class:`ReportFormatError` listing every problem found."""
+    found = problems(report)
+    if found:
+        shown = "\n  ".join(found[:20])
+        more = f"\n  ... and {len(found) - 20} more" if len(found) > 20 else ""
+        raise ReportFormatError(f"the Report is inconsistent:\n  {shown}{more}")
+
+
+def problems(report: Report) -> list[str]:
+    """Problems found in the Report's internal references (empty when consistent)."""
+    out: list[str] = []
+    n_stacks = len(report.stacks)
+    for name, run in report.runs.items():
+        if run.name != name:
+            out.append(f"runs[{name!r}] is named {run.name!r}")
+        ids: set[str] = set()
+        names_by_graph: dict[str, set[str]] = {}
+        for g in run.graphs:
+            if g.id in ids:
+                out.append(f"{name}: duplicate graph id {g.id!r}")
+            ids.add(g.id)
+            names: set[str] = set()
+            for node in g.nodes:
+                if node.name in names:
+                    out.append(f"{name}/{g.id}: duplicate node name {node.name!r}")
+                names.add(node.name)
+            for node in g.nodes:
+                for inp in node.inputs:
+                    if inp not in names and not g.truncated:
+                        out.append(f"{name}/{g.id}/{node.name}: input {inp!r} is not a node of the graph")
+                if node.stack is not None and not 0 <= node.stack < n_stacks:
+                    out.append(f"{name}/{g.id}/{node.name}: stack {node.stack} out of range")
+            names_by_graph[g.id] = names
+        region_ids = {r.id for r in run.regions}
+        if len(region_ids) != len(run.regions):
+            out.append(f"{name}: duplicate region ids")
+        for r in run.regions:
+            for gid, node_names in r.nodes.items():
+                if gid not in names_by_graph:
+                    out.append(f"{name}: region {r.id} refers to unknown graph {gid!r}")
+                    continue
+                for n in node_names:
+                    if n not in names_by_graph[gid]:
+                        out.append(f"{name}: region {r.id} refers to unknown node {gid}/{n}")
+            if r.call_graph is not None and r.call_graph not in names_by_graph:
+                out.append(f"{name}: region {r.id} call graph {r.call_graph!r} unknown")
+        for g in run.graphs:
+            for node in g.nodes:
+                if node.region is not None and node.region not in region_ids:
+                    out.append(f"{name}/{g.id}/{node.name}: unknown region {node.region!r}")
+        for b in run.breaks:
+            if b.count < 1:
+                out.append(f"{name}: break at {b.location.file}:{b.location.line} has count {b.count}")
+    for key in report.counts:
+        if key not in report.runs:
+            out.append(f"counts for unknown run {key!r}")
+    for key in report.runs:
+        if key not in report.counts:
+            out.append(f"run {key!r} has no counts")
+    for name, run in report.runs.items():
+        ids = [b.id for b in run.breaks]
+        if len(set(ids)) != len(ids):
+            out.append(f"{name}: two breaks share an id")
+    for path, src in report.sources.items():
+        if src.path != path:
+            out.append(f"sources[{path!r}] has path {src.path!r}")
+    return out
+
+
+_SERVICES["validate"] = validate
+
+__all__ = ["problems", "validate"]
