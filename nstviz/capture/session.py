@@ -7,7 +7,7 @@ compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts, o
 snapshots and their comparison, and the turning of live functions into plain values (names,
 source lines, reads). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
 the Report from plain values only. The live exception of the last run is kept beside the
-Report (:mod:`nstviz._user_errors`).
+Report (:mod:`nstviz.report.document`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from nstviz._user_errors import attach
 from nstviz.capture import _torch_compat, adapters, marking, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.convert import StackTable, read_sources
@@ -44,6 +43,7 @@ from nstviz.report import (
     Run,
     SourceFile,
 )
+from nstviz.report.document import attach_user_exception as attach
 
 Progress = Callable[[dict[str, Any]], None]
 

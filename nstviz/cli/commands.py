@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from nstviz._options import CaptureOptions, split_names
-from nstviz.cli import checks
 from nstviz.cli.script import (
     EXIT_CHECK_FAILED,
     EXIT_NOTHING_COMPILED,
@@ -34,13 +33,14 @@ from nstviz.cli.terminal import (
     summary_table,
 )
 from nstviz.errors import ReportFormatError, UsageError
+from nstviz.passes import checks
 
 if TYPE_CHECKING:
     from nstviz.report import Report
 
 
 def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
-    """Why ``nstviz check SCRIPT`` fails for this Report (empty when it passes); the rule: :mod:`nstviz.cli.checks`."""
+    """Why ``nstviz check SCRIPT`` fails for this Report (empty when it passes); the rule: :mod:`nstviz.passes.checks`."""
     return checks.check_failures(report, fail_on_break=fail_on_break, raised=_raised)
 
 

@@ -5,7 +5,7 @@ runs a script as ``__main__`` under capture, prints a summary table and writes t
 
 This module is :func:`main` and the map from exceptions to exit codes. The rest:
 :mod:`~nstviz.cli.parsers` (one parser per command), :mod:`~nstviz.cli.commands` (the commands),
-:mod:`~nstviz.cli.checks` (what fails ``check``), :mod:`~nstviz.cli.script` (running a script,
+:mod:`~nstviz.passes.checks` (what fails ``check``), :mod:`~nstviz.cli.script` (running a script,
 the exit codes) and :mod:`~nstviz.cli.terminal` (what is printed).
 
 Exit codes (also in ``nstviz --help`` and the user guide):

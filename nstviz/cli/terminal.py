@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nstviz._text import shorten
 from nstviz._where import where as format_where
 from nstviz.cli.script import EXIT_OK, EXIT_SCRIPT_RAISED
 from nstviz.render.attempts import recommendation_effect
-from nstviz.render.text import shorten
 from nstviz.report.facts import error_kind, rank_breaks, ranked_breaks, short_counts
 
 if TYPE_CHECKING:

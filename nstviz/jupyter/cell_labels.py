@@ -17,8 +17,8 @@ import os
 import re
 from typing import Any
 
-from nstviz._user_errors import attach
 from nstviz.report import Graph, Report
+from nstviz.report.document import attach_user_exception as attach
 
 
 def running_cell_number(shell: Any) -> int:

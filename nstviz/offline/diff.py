@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nstviz._version import __version__
-from nstviz.cli.checks import Failure, pair_failures
 from nstviz.errors import ReportFormatError, UsageError
 from nstviz.offline.ingest import find_logs, ingest_log
 from nstviz.passes.assemble import build_report, summarize_runs
 from nstviz.passes.break_diff import diff_breaks
+from nstviz.passes.checks import Failure, pair_failures
 from nstviz.report import (
     Break,
     BreakDiff,

@@ -7,7 +7,8 @@ that there is no recommendation.
 
 from __future__ import annotations
 
-from nstviz.report import Recommendation, Report
+from nstviz.report.document import Report
+from nstviz.report.model import Recommendation
 
 __all__ = ["attempt_lines", "recommendation_effect"]
 

@@ -80,7 +80,7 @@ class Report:
         """The exception the user's code raised in the last run, live, or None.
 
         It is not part of the Report's data: it is kept beside the Report (see
-        :mod:`nstviz._user_errors`) for the Report the capture returned, and a Report read from
+        :mod:`nstviz.report.document`) for the Report the capture returned, and a Report read from
         JSON or made by ``dataclasses.replace`` has None.
         """
         with _LIVE_LOCK:

@@ -70,7 +70,8 @@ _NSTVIZ_PARTS = frozenset(
         "capture", "offline", "analysis", "jupyter", "tracing", "schema", "passes", "advisor", "render", "cli", "report",
         "_gb_ids.py", "api.py", "cli.py", "report.py",
         "html.py", "__main__.py", "_cli_script.py", "_cli_terminal.py", "_where.py", "_introspect.py",
-        "_summary.py", "_options.py", "_user_errors.py", "graph_export.py", "errors.py",
+        "_summary.py", "_options.py", "_user_errors.py", "graph_export.py", "errors.py", "_text.py", "_version.py",
+        "_progress.py",
     }
 )  # fmt: skip
 _STDLIB_DIR_RE = re.compile(r"^python\d+\.\d+t?$")

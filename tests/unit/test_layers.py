@@ -29,8 +29,8 @@ LEAVES = (
     "nstviz.errors",
     "nstviz._where",
     "nstviz._gb_ids",
-    "nstviz._user_errors",
     "nstviz._version",
+    "nstviz._text",  # short text forms (first line, one-line shorten), imports nothing
     "nstviz._options",
     "nstviz._progress",  # the progress event read by every front end (torch-free, imports nothing)
 )
@@ -81,6 +81,8 @@ LAYERS: tuple[Layer, ...] = (
 LAZY_EXCEPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # Report.save_html() / Report.summary(): convenience methods delegating to a renderer
     ("nstviz.report*", "nstviz.render.*", ("save_html", "summary")),
+    # reading a schema-1 Report (old files only) computes its counts and headline with the passes
+    ("nstviz.report._codec", "nstviz.passes.upgrade", ("_from_v1",)),
 )
 
 TORCH_ALLOWED = (
@@ -311,8 +313,24 @@ def test_every_module_has_a_layer(graph):
     assert homeless == [], f"modules in no layer (add them to LAYERS in {__name__}): {homeless}"
 
 
+def _without_sanctioned(graph: dict[str, list[Import]], exceptions=LAZY_EXCEPTIONS) -> dict[str, list[Import]]:
+    """The graph without the lazy delegations ``LAZY_EXCEPTIONS`` sanctions: such an edge points up
+    from a lower layer on purpose (``Report.save_html`` -> a renderer), so it would close a cycle with
+    every import the other way; any other lazy import still counts."""
+
+    def sanctioned(imp: Import) -> bool:
+        return any(
+            fnmatch.fnmatchcase(imp.importer, importer)
+            and fnmatch.fnmatchcase(imp.target, imported)
+            and set(imp.functions) & set(functions)
+            for importer, imported, functions in exceptions
+        )
+
+    return {m: [i for i in imps if not sanctioned(i)] for m, imps in graph.items()}
+
+
 def test_no_import_cycle(graph):
-    cycles = [_cycle_text(*c) for c in find_cycles(graph)]
+    cycles = [_cycle_text(*c) for c in find_cycles(_without_sanctioned(graph))]
     assert cycles == [], "import cycles (lazy imports count):\n" + "\n".join(cycles)
 
 

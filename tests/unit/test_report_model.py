@@ -8,7 +8,6 @@ import math
 
 import pytest
 
-from nstviz._user_errors import attach
 from nstviz.errors import ReportFormatError
 from nstviz.passes.assemble import build_report
 from nstviz.report import (
@@ -23,6 +22,7 @@ from nstviz.report import (
     Run,
     TensorInfo,
 )
+from nstviz.report.document import attach_user_exception as attach
 
 
 def _report(**kw) -> Report:

@@ -1,8 +1,8 @@
-"""The shared short text forms (:mod:`nstviz.render.text`)."""
+"""The shared short text forms (:mod:`nstviz._text`)."""
 
 from __future__ import annotations
 
-from nstviz.render.text import first_line, shorten
+from nstviz._text import first_line, shorten
 
 
 def test_first_line_strips_takes_the_first_line_and_cuts_with_dots():

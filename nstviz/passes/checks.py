@@ -11,10 +11,11 @@ import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
-from nstviz.cli.terminal import shorten
+from nstviz._text import shorten
 
 if TYPE_CHECKING:
-    from nstviz.report import Break, BreakDiff, Report, Run
+    from nstviz.report.document import Report
+    from nstviz.report.model import Break, BreakDiff, Run
 
 FailureKind = Literal["raised", "outputs_differ", "introduced", "not_applied", "breaks_remain"]
 

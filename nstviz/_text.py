@@ -1,4 +1,4 @@
-"""Short text forms every renderer (and the passes' messages) share: one definition each."""
+"""Short text forms that passes and renderers share: one definition each (a shared leaf, imports nothing)."""
 
 from __future__ import annotations
 
