@@ -55,6 +55,7 @@ from typing import Any
 import torch
 
 from nstviz.capture import _torch_compat, state
+from nstviz.capture.observed_calls import CompiledCall, observing_compiled_calls
 from nstviz.errors import UsageError
 from nstviz.report.timing import CallTiming, RunTiming
 
@@ -285,90 +286,6 @@ def _check_counts(warmup: int, calls: int | None, min_calls: int, max_calls: int
         raise UsageError(f"need 1 <= min_calls <= max_calls, got min_calls={min_calls}, max_calls={max_calls}")
     if budget_s is not None and budget_s < 0:
         raise UsageError(f"budget_s must be >= 0, got {budget_s}")
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledCall:
-    """One call of a ``torch.compile`` wrapper, seen by :func:`observing_compiled_calls`.
-
-    ``original`` is what the wrapper wraps (for a compiled module, its ``_orig_mod.__call__``),
-    ``args``/``kwargs`` the live objects it was called with (re-running sees their state then,
-    not as they were), ``context`` the wrapper's Dynamo context (backend and flags).
-    """
-
-    original: Callable[..., Any]
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    context: Any
-
-
-def _wrapper_code() -> Any:
-    """The code object of the function ``torch.compile`` wraps every call in, or None."""
-    from torch._dynamo import eval_frame
-
-    found = getattr(_wrapper_code, "cached", None)
-    if found is not None:
-        return found
-    probe = torch.compile(lambda: None, backend="eager")
-    code = getattr(probe, "__code__", None)
-    if code is None or code.co_filename != eval_frame.__file__ or not {"fn", "self"} <= set(code.co_freevars):
-        return None
-    _wrapper_code.cached = code  # type: ignore[attr-defined]
-    return code
-
-
-@contextlib.contextmanager
-def observing_compiled_calls() -> Iterator[list[CompiledCall]]:
-    """Note every outermost call of a ``torch.compile`` wrapper made in this thread during the block.
-
-    Yields the list the calls are appended to (in order). A call of a wrapper inside another
-    one is part of the outer call and not listed. Works with ``sys.setprofile`` (every Python
-    call of the block pays a little for it), only when no other profiler is set; otherwise,
-    and on a torch whose wrapper looks different, the list stays empty and ``observed.note``
-    says why (``observed`` is the list; ``note`` is None when observing worked).
-    """
-    observed = _Observed()
-    code = _wrapper_code()
-    previous = sys.getprofile()
-    if code is None:
-        observed.note = "this torch's torch.compile wrapper is not recognised: no compiled calls were observed"
-        yield observed
-        return
-    if previous is not None:
-        observed.note = "another profiler is active (sys.setprofile): no compiled calls were observed"
-        yield observed
-        return
-    depth = 0
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        nonlocal depth
-        if frame.f_code is not code:
-            return
-        if event == "call":
-            if depth == 0:
-                local = frame.f_locals
-                observed.append(
-                    CompiledCall(
-                        original=local["fn"], args=tuple(local.get("args", ())),
-                        kwargs=dict(local.get("kwargs", {})), context=local["self"],
-                    )
-                )
-            depth += 1
-        elif event == "return":
-            depth = max(0, depth - 1)
-
-    sys.setprofile(profile)
-    try:
-        yield observed
-    finally:
-        if sys.getprofile() is profile:
-            sys.setprofile(previous)
-
-
-class _Observed(list):  # type: ignore[type-arg]
-    """The calls :func:`observing_compiled_calls` saw, and why none were, if so."""
-
-    note: str | None = None
 
 
 def time_calls(
