@@ -1,5 +1,6 @@
-"""Source of a live function, rebuilding a rewritten ``def`` with its globals and closure, and
-installing it where the function is looked up (always restored).
+"""Source of a live function; a rewritten ``def`` rebuilt with its globals and closure.
+
+:func:`installed` puts it where the function is looked up and always restores it.
 """
 
 from __future__ import annotations
