@@ -9,9 +9,15 @@ eager on two or more input sets and ``torch._dynamo.explain`` counts fewer graph
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import RewriteError
-from nstviz.advisor.rewrites.branches import propose_branch
+from nstviz.advisor.rewrites.branches import propose_branch, shape_only
+from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
+from nstviz.advisor.rewrites.loops import propose_loop
+from nstviz.advisor.rewrites.scalars import propose_scalar
 from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
 
 __all__ = [
@@ -25,19 +31,45 @@ __all__ = [
     "input_variants",
     "propose",
     "propose_branch",
+    "propose_custom_op",
+    "propose_loop",
+    "propose_scalar",
+    "recorded_calls",
+    "shape_only",
     "verify",
 ]
 
 
-def propose(fn: object, brk: BreakSite) -> Proposal:
-    """Every remedy that fits the break, in order of value: branches, scalars, loops, custom op."""
+def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -> Proposal:
+    """Every remedy that fits the break, in order of value: branches, scalars, loops, custom op.
+
+    Args:
+        fn: the live function (or method) the break is in.
+        brk: the break (GB id, file line, message); an unknown id tries every source rewrite.
+        calls: observed positional arguments of ``fn`` (:func:`recorded_calls`); with two or
+            more, a custom op is proposed too (last: it hides the body from the graph).
+    """
+    text = f"{brk.gb_id or ''} {brk.message}"
+    known = False
+    remedies = []
+    if "GB0170" in text or "Data-dependent branching" in text or "generic_jump" in text:
+        remedies += [propose_branch, propose_loop]
+        known = True
+    if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
+        remedies.append(propose_scalar)
+        known = True
+    if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
+        remedies.append(propose_loop)
+        known = True
+    if not known:
+        remedies = [propose_branch, propose_scalar, propose_loop]
     out = Proposal()
-    for remedy in _remedies(brk):
+    for remedy in dict.fromkeys(remedies):
         p = remedy(fn, brk)
         out.rewrites += p.rewrites
         out.notes += p.notes
+    if len(calls) >= 2:
+        p = propose_custom_op(fn, brk, calls)
+        out.rewrites += p.rewrites
+        out.notes += p.notes
     return out
-
-
-def _remedies(brk: BreakSite) -> list:
-    return [propose_branch]
