@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nstviz.advisor.rewrites import BreakSite, choose, graph_count, input_variants, propose, propose_branch, verify
+from nstviz.advisor.rewrites import (
+    BreakSite,
+    choose,
+    graph_count,
+    input_variants,
+    propose,
+    propose_branch,
+    verify,
+)
 from tests.rewrites import toys
 from tests.rewrites._paste import graphs_in_fresh_process
 

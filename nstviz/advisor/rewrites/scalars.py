@@ -29,8 +29,8 @@ _SIZE_CALLS = {
 
 
 def size_check_name() -> str:
-    """``torch._check_is_size`` where this torch has it (2.13, 2.14), else ``torch._check``."""
-    return "torch._check_is_size" if hasattr(torch, "_check_is_size") else "torch._check"
+    """The check inserted: ``torch._check`` (``torch._check_is_size`` is deprecated in 2.13 and 2.14)."""
+    return "torch._check"
 
 
 def _scalar_source(value: ast.expr) -> bool:
@@ -106,7 +106,7 @@ def propose_scalar(fn: object, brk: BreakSite | None = None) -> Proposal:
     config_line = "torch._dynamo.config.capture_scalar_outputs = True  # set once, before compiling\n"
     out.rewrites.append(Rewrite(
         remedy="item-check",
-        description=f"{src.fn.__qualname__}: {check}({names}) after .item(), with capture_scalar_outputs=True",
+        description=f"{src.fn.__qualname__}: {check}(n >= 0) for {names} after .item(), with capture_scalar_outputs=True",
         source=paste_source(src, new_def, why, before=config_line),
         original=src.fn,
         function=build_function(src, new_def, {"torch": torch}),
