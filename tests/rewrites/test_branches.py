@@ -54,6 +54,16 @@ def test_if_without_else_and_boolop():
     assert "(h.max() > 1) & (h.min() < 0)" in best.source
 
 
+def test_conditional_expression_becomes_where():
+    sets = [(torch.randn(4, 6) * 3,), (torch.rand(4, 6) * 0.5,)]
+    assert {bool(s[0].abs().max() > 1) for s in sets} == {True, False}
+    p = propose_branch(toys.soft_clip, GB0170)
+    assert [r.remedy for r in p.rewrites] == ["branch-where"]
+    assert "    y = torch.where(s > 1, x / s, x)\n" in p.rewrites[0].source
+    v = verify(toys.soft_clip, p.rewrites[0], sets)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
+
+
 def test_method_on_a_module_via_class_attribute():
     torch.manual_seed(0)
     model = toys.Gated().eval()

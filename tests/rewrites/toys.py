@@ -32,6 +32,12 @@ def branch_no_else(x, w):
     return h.relu()
 
 
+def soft_clip(x):
+    s = x.abs().max()
+    y = x / s if s > 1 else x
+    return y + 1
+
+
 def pad_to_multiple(x):
     if x.shape[-1] % 4 != 0:
         x = torch.nn.functional.pad(x, (0, 4 - x.shape[-1] % 4))

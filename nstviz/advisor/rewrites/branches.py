@@ -128,6 +128,7 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
         out.notes.append(str(e))
         return out
     local = function_locals(src.tree)
+    out.rewrites += _ifexp_rewrites(src, src.local_line(brk.line), local, out.notes)
     for block, idx, node in _find_if(src, src.local_line(brk.line)):
         if shape_only(node.test):
             out.notes.append(
@@ -179,6 +180,45 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
                 function=live,
             ))
     return out
+
+
+class _IfExpToWhere(ast.NodeTransformer):
+    """``a if c else b`` (c on data, all parts pure) -> ``torch.where(c, a, b)``."""
+
+    def __init__(self, src: FunctionSource, local: set[str], line: int | None, notes: list[str]) -> None:
+        self.src, self.local, self.line, self.notes, self.done = src, local, line, notes, []
+
+    def visit_ListComp(self, node: ast.ListComp) -> ast.ListComp:
+        return node  # a comprehension's rows are remedy 3's
+
+    visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        if self.line is not None and not (node.lineno <= self.line <= (node.end_lineno or node.lineno)):
+            return node
+        text = ast.unparse(node)
+        if shape_only(node.test):
+            self.notes.append(f"`{text}` depends on shapes only: no break, no rewrite needed")
+            return node
+        if not all(pure_expr(p, self.src, self.local) for p in (node.test, node.body, node.orelse)):
+            self.notes.append(f"`{text}`: not side-effect free tensor code; not rewritten")
+            return node
+        self.done.append(text)
+        return call("torch.where", tensor_bool(node.test), node.body, node.orelse)
+
+
+def _ifexp_rewrites(src: FunctionSource, line: int | None, local: set[str], notes: list[str]) -> list[Rewrite]:
+    t = _IfExpToWhere(src, local, line, notes)
+    new_def = t.visit(copy.deepcopy(src.tree))
+    if not t.done:
+        return []
+    ast.fix_missing_locations(new_def)
+    what = "; ".join(f"`{d}`" for d in t.done)
+    why = f"the data-dependent {what} broke the graph (GB0170); both sides are computed and selected with torch.where"
+    return [Rewrite(remedy="branch-where", description=f"{src.fn.__qualname__}: {what} -> torch.where",
+                    source=paste_source(src, new_def, why), original=src.fn,
+                    function=build_function(src, new_def, {"torch": torch}))]
 
 
 def _same_block(new_def: ast.FunctionDef, old_def: ast.FunctionDef, block: list[ast.stmt]) -> list[ast.stmt]:
