@@ -64,6 +64,15 @@ def test_conditional_expression_becomes_where():
     assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
 
 
+def test_closure_kept_and_code_swapped_back():
+    fn = toys.make_scaled_branch(torch.tensor(3.0))
+    code, cells = fn.__code__, fn.__closure__
+    p = propose_branch(fn, GB0170)
+    v = verify(fn, p.rewrites[0], input_variants((torch.randn(4, 6),)), entry=fn)
+    assert (v.kept, v.graphs_before, v.graphs_after) == (True, 2, 1), v
+    assert fn.__code__ is code and fn.__closure__ is cells
+
+
 def test_method_on_a_module_via_class_attribute():
     torch.manual_seed(0)
     model = toys.Gated().eval()

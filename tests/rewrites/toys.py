@@ -38,6 +38,17 @@ def soft_clip(x):
     return y + 1
 
 
+def make_scaled_branch(scale):
+    def scaled(x):
+        if x.sum() > 0:
+            y = x * scale
+        else:
+            y = x / scale
+        return y + 1
+
+    return scaled
+
+
 def pad_to_multiple(x):
     if x.shape[-1] % 4 != 0:
         x = torch.nn.functional.pad(x, (0, 4 - x.shape[-1] % 4))
