@@ -42,9 +42,9 @@ class Rewrite:
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         """Run the block with the rewrite in place of the original (and its config); always undone."""
-        import torch
+        from nstviz.capture._torch_compat import dynamo_config_patch
 
-        with torch._dynamo.config.patch(**self.config) if self.config else contextlib.nullcontext():
+        with dynamo_config_patch(self.config) if self.config else contextlib.nullcontext():
             with installed(self.original, self.function):  # type: ignore[arg-type]
                 yield
 

@@ -2,9 +2,10 @@
 
 With ``torch._dynamo.config.capture_scalar_outputs=True`` Dynamo captures ``.item()`` as an
 unbacked symbol (no GB0124 break), but any Python test on it (``if n < 0: raise``, a size
-check) then breaks again on the data-dependent guard. ``torch._check_is_size(n)`` (in torch
-2.13 and 2.14; ``torch._check(n >= 0)`` where it is missing) tells Dynamo ``n >= 0``, so those
-tests are decided while tracing. The check is inserted only where ``n`` is used as a size or a
+check) then breaks again on the data-dependent guard. ``torch._check(n >= 0)`` tells Dynamo
+``n >= 0``, so those tests are decided while tracing. ``torch._check_is_size`` exists in torch
+2.13 and 2.14 as well, but warns there that it will be removed ("Use _check(i >= 0) instead":
+measured), so it is not used. The check is inserted only where ``n`` is used as a size or a
 bound (slicing, a factory or shape argument, a comparison with 0), where a negative value
 would fail in eager code anyway.
 """

@@ -10,6 +10,7 @@ from typing import Any
 import torch
 
 from nstviz.advisor.rewrites._core import Rewrite
+from nstviz.capture._torch_compat import dynamo_explain, dynamo_reset
 
 __all__ = ["Verdict", "choose", "graph_count", "input_variants", "verify"]
 
@@ -27,8 +28,8 @@ class Verdict:
 
 def graph_count(fn: Callable[..., Any], args: Sequence[Any]) -> int:
     """``torch._dynamo.explain``'s graph count for one call (caches reset before)."""
-    torch._dynamo.reset()
-    return int(torch._dynamo.explain(fn)(*args).graph_count)
+    dynamo_reset()
+    return int(dynamo_explain(fn)(*args).graph_count)
 
 
 def input_variants(args: Sequence[Any], seed: int = 0) -> list[tuple[Any, ...]]:
@@ -82,7 +83,7 @@ def verify(
             # without an entry, the rewritten function itself (where it is looked up is the caller's)
             live = entry or rewrite.function
             after = graph_count(live, input_sets[0])
-            torch._dynamo.reset()
+            dynamo_reset()
             compiled = torch.compile(live, backend=backend)
             for args, want in zip(input_sets, eager, strict=False):
                 try:
@@ -95,7 +96,7 @@ def verify(
         return Verdict(False, -1, -1, [], f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     finally:
         with contextlib.suppress(Exception):
-            torch._dynamo.reset()
+            dynamo_reset()
     if not all(matches):
         return Verdict(False, before, after, matches, "outputs differ from eager")
     if after >= before:
