@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nstviz.advisor.rewrites import BreakSite, input_variants, propose_loop, verify
+from nstviz.advisor.rewrites import BreakSite, graph_count, input_variants, propose, propose_loop, verify
 from tests.rewrites import toys
 from tests.rewrites._paste import graphs_in_fresh_process
 
@@ -62,3 +62,17 @@ def test_restored_when_the_body_raises():
         assert toys.flip_rows is r.function or "vmap" in toys.flip_rows.__code__.co_names
         _ = 1 / 0
     assert "vmap" not in toys.flip_rows.__code__.co_names and toys.flip_rows is r.original
+
+
+def test_append_loop_skipped_by_dynamo_now_compiles_whole():
+    sets = input_variants((torch.randn(4, 6),))
+    # the break inside the for loop makes Dynamo skip the frame: explain sees no graph at all
+    assert graph_count(toys.flip_rows_loop, sets[0]) == 0
+    p = propose(toys.flip_rows_loop, BreakSite("GB0170", message="Data-dependent branching"))
+    assert [r.remedy for r in p.rewrites] == ["branch-where", "loop-vmap"]
+    loop = p.rewrites[1]
+    assert "    y = torch.vmap(lambda r: torch.where(r.sum() > 0, r, -r))(t)\n" in loop.source
+    assert "for r in t" not in loop.source
+    verdicts = [verify(toys.flip_rows_loop, r, sets) for r in p.rewrites]
+    # the where-rewrite keeps the loop: it compiles, the loop unrolled, into one graph as well
+    assert [(v.kept, v.graphs_before, v.graphs_after) for v in verdicts] == [(True, 0, 1), (True, 0, 1)]

@@ -132,3 +132,11 @@ def rounded_unique(x):
 
 def unique_plus_one(x):
     return rounded_unique(x * 2) + 1
+
+
+def flip_rows_loop(t):
+    out = []
+    for r in t:
+        out.append(r if r.sum() > 0 else -r)
+    y = torch.stack(out)
+    return y * 2

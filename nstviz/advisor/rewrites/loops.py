@@ -127,6 +127,12 @@ def propose_loop(fn: object, brk: BreakSite | None = None) -> Proposal:
             new = ast.Call(func=call("torch.vmap", lam), args=[it], keywords=[])
             remedy, how = "loop-vmap", "torch.vmap over the first dimension"
         out.rewrites.append(_make(src, node, new, remedy, f"`{text}` -> {how}"))
+    for new_def, how, remedy in _append_loops(src, line, local, out.notes):
+        out.rewrites.append(Rewrite(
+            remedy=remedy, description=f"{src.fn.__qualname__}: {how}",
+            source=paste_source(src, new_def, f"a Python loop over a tensor broke the graph; {how}"),
+            original=src.fn, function=build_function(src, new_def, {"torch": torch}),
+        ))
     if any(k in f"{brk.gb_id or ''} {brk.message}" for k in _ITER_BREAK):
         new_def = copy.deepcopy(src.tree)
         changed = False
@@ -144,6 +150,62 @@ def propose_loop(fn: object, brk: BreakSite | None = None) -> Proposal:
                 original=src.fn, function=build_function(src, new_def, {"torch": torch}),
             ))
     return out
+
+
+def _append_loops(src: FunctionSource, line: int | None, local: set[str],
+                  notes: list[str]) -> list[tuple[ast.FunctionDef, str, str]]:
+    """``out = []; for r in t: out.append(e); ... torch.stack(out)`` -> the comprehension's rewrite."""
+    found = []
+    for node in ast.walk(src.tree):
+        block = getattr(node, "body", None)
+        if not isinstance(block, list):
+            continue
+        for i, s in enumerate(block):
+            if not (isinstance(s, ast.For) and isinstance(s.target, ast.Name) and len(s.body) == 1 and not s.orelse
+                    and i > 0):
+                continue
+            if line is not None and not (s.lineno <= line <= (s.end_lineno or s.lineno)):
+                continue
+            init, body = block[i - 1], s.body[0]
+            if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
+                    and isinstance(init.value, ast.List) and not init.value.elts):
+                continue
+            acc = init.targets[0].id
+            if not (isinstance(body, ast.Expr) and isinstance(body.value, ast.Call) and len(body.value.args) == 1
+                    and isinstance(body.value.func, ast.Attribute) and body.value.func.attr == "append"
+                    and isinstance(body.value.func.value, ast.Name) and body.value.func.value.id == acc):
+                continue
+            uses = [n for st in block[i + 1:] for n in ast.walk(st) if isinstance(n, ast.Name) and n.id == acc]
+            stacks = [n for st in block[i + 1:] for n in ast.walk(st) if isinstance(n, ast.Call)
+                      and resolve(n.func, src) is torch.stack and len(n.args) == 1 and not n.keywords
+                      and isinstance(n.args[0], ast.Name) and n.args[0].id == acc]
+            if len(uses) != 1 or len(stacks) != 1:
+                notes.append(f"`for {s.target.id} in {ast.unparse(s.iter)}`: {acc} is used other than by one torch.stack")
+                continue
+            elt, var = body.value.args[0], s.target.id
+            if not pure_expr(elt, src, local | {var}):
+                notes.append(f"`for {var} in {ast.unparse(s.iter)}`: the body is not side-effect free tensor code")
+                continue
+            if _elementwise(elt, var, src, local - {var}):
+                new: ast.expr = _Substitute(var, s.iter).visit(copy.deepcopy(elt))
+                how, remedy = "the elementwise body applied to the whole tensor", "loop-vectorise"
+            else:
+                lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=var)], kwonlyargs=[],
+                                                    kw_defaults=[], defaults=[]),
+                                 body=_IfToWhere().visit(copy.deepcopy(elt)))
+                new = ast.Call(func=call("torch.vmap", lam), args=[copy.deepcopy(s.iter)], keywords=[])
+                how, remedy = "torch.vmap over the first dimension", "loop-vmap"
+            new_def = copy.deepcopy(src.tree)
+            for a, b in zip(ast.walk(src.tree), ast.walk(new_def), strict=True):
+                if getattr(a, "body", None) is block:
+                    nb = b.body  # type: ignore[attr-defined]
+                    for st in nb[i + 1:]:
+                        _Replace(stacks[0], new).visit(st)
+                    del nb[i - 1:i + 1]
+                    break
+            ast.fix_missing_locations(new_def)
+            found.append((new_def, how, remedy))
+    return found
 
 
 class _Substitute(ast.NodeTransformer):

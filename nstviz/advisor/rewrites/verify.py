@@ -28,8 +28,14 @@ class Verdict:
 
 def graph_count(fn: Callable[..., Any], args: Sequence[Any]) -> int:
     """``torch._dynamo.explain``'s graph count for one call (caches reset before)."""
+    return _explain(fn, args)[0]
+
+
+def _explain(fn: Callable[..., Any], args: Sequence[Any]) -> tuple[int, int]:
+    """(graphs, breaks listed) by ``explain`` for one call; 0 graphs means Dynamo skipped the frame."""
     dynamo_reset()
-    return int(dynamo_explain(fn)(*args).graph_count)
+    e = dynamo_explain(fn)(*args)
+    return int(e.graph_count), len(e.break_reasons)
 
 
 def input_variants(args: Sequence[Any], seed: int = 0) -> list[tuple[Any, ...]]:
@@ -70,7 +76,8 @@ def verify(
 
     The rewrite is kept only when the compiled outputs equal eager (``torch.testing.assert_close``
     tolerances) on every input set (at least two) and ``explain``'s graph count on the first set
-    goes down. Nothing stays patched: the rewrite is undone and Dynamo's caches reset after.
+    goes down (never to 0: that is a frame Dynamo skipped); a frame that had no graph before
+    (Dynamo skipped it, e.g. a break inside a ``for`` loop) and now compiles whole also counts. Nothing stays patched: the rewrite is undone and Dynamo's caches reset after.
     """
     if len(input_sets) < 2:
         raise ValueError("verify needs at least two input sets (the observed one and another)")
@@ -82,7 +89,7 @@ def verify(
         with rewrite.applied():
             # without an entry, the rewritten function itself (where it is looked up is the caller's)
             live = entry or rewrite.function
-            after = graph_count(live, input_sets[0])
+            after, after_breaks = _explain(live, input_sets[0])
             dynamo_reset()
             compiled = torch.compile(live, backend=backend)
             for args, want in zip(input_sets, eager, strict=False):
@@ -99,6 +106,11 @@ def verify(
             dynamo_reset()
     if not all(matches):
         return Verdict(False, before, after, matches, "outputs differ from eager")
+    if after == 0:  # no graph at all: Dynamo skipped the frame, which then ran as Python
+        return Verdict(False, before, after, matches, f"{before} -> 0 graphs: the frame runs eagerly now")
+    if before == 0 and after_breaks == 0:
+        return Verdict(True, before, after, matches,
+                       f"0 -> {after} graphs: the frame ran eagerly before (Dynamo skipped it), now compiled whole")
     if after >= before:
         return Verdict(False, before, after, matches, f"graphs not fewer ({before} -> {after})")
     return Verdict(True, before, after, matches, f"{before} -> {after} graphs, outputs equal eager")
