@@ -5,6 +5,16 @@ returns a :class:`Proposal`: :class:`Rewrite` s (paste-ready source, a context m
 installs the rewritten function where the original is looked up and always restores it, the
 config it needs) and notes. :func:`verify` keeps a rewrite only when compiled outputs equal
 eager on two or more input sets and ``torch._dynamo.explain`` counts fewer graphs.
+
+Typical use by the advisor, for one break in function ``fn`` reached from ``model``::
+
+    with recorded_calls(fn) as calls:        # fn's own arguments, for the custom-op fake
+        for args in input_variants(inputs):
+            model(*args)
+    proposal = propose(fn, BreakSite(gb_id, line, message), calls)
+    best, verdicts = choose(fn, proposal.rewrites, input_variants(inputs), entry=model)
+    if best is not None:
+        print(best.source)                   # paste-ready; best.config holds any config flags
 """
 
 from __future__ import annotations
