@@ -37,3 +37,12 @@ def test_verify_needs_two_input_sets():
     with pytest.raises(ValueError, match="at least two input sets"):
         verify(toys.branch_assign, r, [(torch.randn(2, 2),)])
     assert "where" not in toys.branch_assign.__code__.co_names
+
+
+def test_none_tests_and_bare_flags_are_not_taken_for_data_branches():
+    assert propose_branch(toys.optional_mask, BreakSite()).rewrites == []
+    import inspect
+
+    _, first = inspect.getsourcelines(toys.optional_mask)
+    # even at the break's own line, an `is not None` test is never data-dependent
+    assert propose_branch(toys.optional_mask, BreakSite("GB0170", first + 1)).rewrites == []

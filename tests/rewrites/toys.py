@@ -140,3 +140,11 @@ def flip_rows_loop(t):
         out.append(r if r.sum() > 0 else -r)
     y = torch.stack(out)
     return y * 2
+
+
+def optional_mask(x, mask=None, scale=True):
+    if mask is not None:
+        x = x * mask
+    if scale:
+        x = x * 2
+    return x

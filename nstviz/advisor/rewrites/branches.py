@@ -51,6 +51,22 @@ def shape_only(node: ast.expr) -> bool:
     return _shape_source(node)
 
 
+def maybe_data(test: ast.expr, line_known: bool) -> bool:
+    """Whether a condition can be on tensor data: never ``is``/``isinstance``/``hasattr`` tests.
+
+    Without the break's line, only comparisons and calls (``s > 1``, ``.any()``) count: a bare
+    ``if flag:`` or ``if self.config.x:`` is not taken for a data-dependent branch.
+    """
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in n.ops):
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in {"isinstance", "hasattr", "callable"}:
+            return False
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            return False
+    return line_known or any(isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(test))
+
+
 def _shape_source(node: ast.expr) -> bool:
     if isinstance(node, ast.Attribute):
         return node.attr in _SHAPE_ATTRS
@@ -130,6 +146,8 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
     local = function_locals(src.tree)
     out.rewrites += _ifexp_rewrites(src, src.local_line(brk.line), local, out.notes)
     for block, idx, node in _find_if(src, src.local_line(brk.line)):
+        if not maybe_data(node.test, brk.line is not None):
+            continue
         if shape_only(node.test):
             out.notes.append(
                 f"`if {ast.unparse(node.test)}` (line {node.lineno + src.firstlineno - 1}) depends on shapes only: "
@@ -198,6 +216,8 @@ class _IfExpToWhere(ast.NodeTransformer):
         if self.line is not None and not (node.lineno <= self.line <= (node.end_lineno or node.lineno)):
             return node
         text = ast.unparse(node)
+        if not maybe_data(node.test, self.line is not None):
+            return node
         if shape_only(node.test):
             self.notes.append(f"`{text}` depends on shapes only: no break, no rewrite needed")
             return node
