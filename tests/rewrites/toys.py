@@ -148,3 +148,18 @@ def optional_mask(x, mask=None, scale=True):
     if scale:
         x = x * 2
     return x
+
+
+# -- numpy on Python numbers (Reformer's chunk length helper) -------------------------------------
+
+
+def chunk_multiple(sizes):
+    return np.lcm(sizes[0], sizes[1])
+
+
+def pad_to_chunks(x):
+    m = chunk_multiple((4, 6))
+    must_pad = x.shape[-1] % m != 0 and x.shape[-1] > 2
+    if must_pad:
+        x = torch.nn.functional.pad(x, (0, m - x.shape[-1] % m))
+    return x * 2

@@ -27,6 +27,7 @@ from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.loops import propose_loop
+from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.scalars import propose_scalar
 from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
 
@@ -43,6 +44,7 @@ __all__ = [
     "propose_branch",
     "propose_custom_op",
     "propose_loop",
+    "propose_numpy_scalars",
     "propose_scalar",
     "recorded_calls",
     "shape_only",
@@ -51,7 +53,7 @@ __all__ = [
 
 
 def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -> Proposal:
-    """Every remedy that fits the break, in order of value: branches, scalars, loops, custom op.
+    """Every remedy that fits the break, in order of value: branches, scalars, loops, numpy, custom op.
 
     Args:
         fn: the live function (or method) the break is in.
@@ -71,8 +73,11 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)
         known = True
+    if "Numpy" in text or "numpy" in text or "ndarray" in text:
+        remedies.append(propose_numpy_scalars)
+        known = True
     if not known:
-        remedies = [propose_branch, propose_scalar, propose_loop]
+        remedies = [propose_branch, propose_scalar, propose_loop, propose_numpy_scalars]
     out = Proposal()
     for remedy in dict.fromkeys(remedies):
         p = remedy(fn, brk)
