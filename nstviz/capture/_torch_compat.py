@@ -543,6 +543,11 @@ def dynamo_reset() -> None:
     torch._dynamo.reset()
 
 
+def dynamo_explain(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``torch._dynamo.explain(fn)``: call the result with the arguments for its graph count and breaks."""
+    return torch._dynamo.explain(fn)
+
+
 def _cleanup_types() -> tuple[Any, type] | None:
     """``(CleanupManager, CleanupHook)`` of ``torch._dynamo.utils``, or None (``dynamo_globals`` lost)."""
     try:

@@ -1,0 +1,90 @@
+"""Rewrites of a breaking function's own code, applied live without editing the user's files.
+
+Each remedy takes a live function and the break Dynamo reported in it (:class:`BreakSite`) and
+returns a :class:`Proposal`: :class:`Rewrite` s (paste-ready source, a context manager that
+installs the rewritten function where the original is looked up and always restores it, the
+config it needs) and notes. :func:`verify` keeps a rewrite only when compiled outputs equal
+eager on two or more input sets and ``torch._dynamo.explain`` counts fewer graphs.
+
+Typical use by the advisor, for one break in function ``fn`` reached from ``model``::
+
+    with recorded_calls(fn) as calls:        # fn's own arguments, for the custom-op fake
+        for args in input_variants(inputs):
+            model(*args)
+    proposal = propose(fn, BreakSite(gb_id, line, message), calls)
+    best, verdicts = choose(fn, proposal.rewrites, input_variants(inputs), entry=model)
+    if best is not None:
+        print(best.source)                   # paste-ready; best.config holds any config flags
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
+from nstviz.advisor.rewrites._source import RewriteError
+from nstviz.advisor.rewrites.branches import propose_branch, shape_only
+from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
+from nstviz.advisor.rewrites.loops import propose_loop
+from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
+from nstviz.advisor.rewrites.scalars import propose_scalar
+from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
+
+__all__ = [
+    "BreakSite",
+    "Proposal",
+    "Rewrite",
+    "RewriteError",
+    "Verdict",
+    "choose",
+    "graph_count",
+    "input_variants",
+    "propose",
+    "propose_branch",
+    "propose_custom_op",
+    "propose_loop",
+    "propose_numpy_scalars",
+    "propose_scalar",
+    "recorded_calls",
+    "shape_only",
+    "verify",
+]
+
+
+def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -> Proposal:
+    """Every remedy that fits the break, in order of value: branches, scalars, loops, numpy, custom op.
+
+    Args:
+        fn: the live function (or method) the break is in.
+        brk: the break (GB id, file line, message); an unknown id tries every source rewrite.
+        calls: observed positional arguments of ``fn`` (:func:`recorded_calls`); with two or
+            more, a custom op is proposed too (last: it hides the body from the graph).
+    """
+    text = f"{brk.gb_id or ''} {brk.message}"
+    known = False
+    remedies = []
+    if "GB0170" in text or "Data-dependent branching" in text or "generic_jump" in text:
+        remedies += [propose_branch, propose_loop]
+        known = True
+    if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
+        remedies.append(propose_scalar)
+        known = True
+    if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
+        remedies.append(propose_loop)
+        known = True
+    if "Numpy" in text or "numpy" in text or "ndarray" in text:
+        remedies.append(propose_numpy_scalars)
+        known = True
+    if not known:
+        remedies = [propose_branch, propose_scalar, propose_loop, propose_numpy_scalars]
+    out = Proposal()
+    for remedy in dict.fromkeys(remedies):
+        p = remedy(fn, brk)
+        out.rewrites += p.rewrites
+        out.notes += p.notes
+    if len(calls) >= 2:
+        p = propose_custom_op(fn, brk, calls)
+        out.rewrites += p.rewrites
+        out.notes += p.notes
+    return out

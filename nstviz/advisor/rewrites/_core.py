@@ -1,0 +1,223 @@
+"""The :class:`Rewrite` a remedy proposes, the break it answers, and the purity rules."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from nstviz.advisor.rewrites._source import FunctionSource, installed
+
+__all__ = ["BreakSite", "Proposal", "Rewrite"]
+
+
+@dataclass
+class BreakSite:
+    """The break Dynamo reported in a function: registry id, file line and message."""
+
+    gb_id: str | None = None
+    line: int | None = None
+    message: str = ""
+
+
+@dataclass
+class Rewrite:
+    """One rewrite of a function, applicable live and pasteable."""
+
+    remedy: str
+    """``branch-where``, ``branch-cond``, ``item-check``, ``loop-vectorise``, ``loop-vmap``, ``loop-unbind``, ``custom-op``."""
+    description: str
+    source: str
+    """Paste-ready code: the full rewritten ``def`` (and any helper it needs), with a comment why."""
+    original: types.FunctionType
+    function: Callable[..., Any]
+    """The rewritten function, with the original's globals, defaults and closure."""
+    config: dict[str, Any] = field(default_factory=dict)
+    """``torch._dynamo.config`` flags the rewrite needs (applied with ``config.patch``)."""
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[None]:
+        """Run the block with the rewrite in place of the original (and its config); always undone."""
+        from nstviz.capture._torch_compat import dynamo_config_patch
+
+        with dynamo_config_patch(self.config) if self.config else contextlib.nullcontext():
+            with installed(self.original, self.function):  # type: ignore[arg-type]
+                yield
+
+
+@dataclass
+class Proposal:
+    """What a remedy found: rewrites to verify, and notes (why none, or that none is needed)."""
+
+    rewrites: list[Rewrite] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+# -- purity: only tensor ops and local assignments -------------------------------------------------
+
+_IMPURE_METHODS = {
+    "item", "tolist", "numpy", "backward", "append", "extend", "insert", "pop", "update", "clear",
+    "remove", "setdefault", "register_buffer", "register_parameter", "copy_", "requires_grad_",
+    "retain_grad", "record_stream", "__setitem__", "write", "print",
+}
+_PURE_BUILTINS = {"abs", "len", "min", "max", "isinstance", "range", "tuple", "list", "float", "int", "bool"}
+
+
+def resolve(node: ast.expr, src: FunctionSource) -> Any:
+    """The object an attribute chain like ``torch.nn.functional.pad`` names in the function's globals."""
+    names: list[str] = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    fn = src.fn
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=False))
+    if node.id in cells:
+        try:
+            obj = cells[node.id].cell_contents
+        except ValueError:
+            return None
+    elif node.id in fn.__globals__:
+        obj = fn.__globals__[node.id]
+    else:
+        obj = getattr(builtins, node.id, None)
+    for n in reversed(names):
+        obj = getattr(obj, n, None)
+    return obj
+
+
+def _is_torch_callable(obj: Any) -> bool:
+    mod = getattr(obj, "__module__", None) or ""
+    name = getattr(obj, "__name__", "") or ""
+    return callable(obj) and mod.startswith("torch") and not name.endswith("_")
+
+
+def _tensor_method(name: str) -> bool:
+    import torch
+
+    return hasattr(torch.Tensor, name) and not name.startswith("_")
+
+
+def pure_expr(node: ast.AST, src: FunctionSource, local: set[str]) -> bool:
+    """True when evaluating ``node`` only computes: tensor ops, arithmetic, no calls with side effects."""
+    for sub in ast.walk(node):
+        if isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await, ast.ListComp,
+                            ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return False
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            if isinstance(f, ast.Name):
+                if f.id in local:
+                    return False
+                obj = resolve(f, src)
+                if not (f.id in _PURE_BUILTINS and obj is getattr(builtins, f.id)) and not _is_torch_callable(obj):
+                    return False
+            elif isinstance(f, ast.Attribute):
+                if f.attr in _IMPURE_METHODS or f.attr.endswith("_"):
+                    return False
+                root: ast.expr = f
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id not in local:
+                    if not _is_torch_callable(resolve(f, src)):
+                        return False
+                elif not _tensor_method(f.attr):  # a method of a local value: only Tensor methods
+                    return False
+            else:
+                return False
+    return True
+
+
+def pure_block(stmts: list[ast.stmt], src: FunctionSource, local: set[str]) -> bool:
+    """Simple assignments (to local names) and a final ``return``, all of pure expressions."""
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1 or not _name_targets(s.targets[0]):
+                return False
+            if not pure_expr(s.value, src, local):
+                return False
+        elif isinstance(s, ast.Return):
+            if i != len(stmts) - 1 or s.value is None or not pure_expr(s.value, src, local):
+                return False
+        elif not isinstance(s, ast.Pass):
+            return False
+    return True
+
+
+def _name_targets(t: ast.expr) -> list[str]:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, ast.Tuple) and all(isinstance(e, ast.Name) for e in t.elts):
+        return [e.id for e in t.elts]  # type: ignore[attr-defined]
+    return []
+
+
+def assigned_names(stmts: list[ast.stmt]) -> list[str]:
+    out: list[str] = []
+    for s in stmts:
+        if isinstance(s, ast.Assign):
+            for n in _name_targets(s.targets[0]):
+                if n not in out:
+                    out.append(n)
+    return out
+
+
+def function_locals(tree: ast.FunctionDef) -> set[str]:
+    """Parameters and every name the function assigns."""
+    a = tree.args
+    out = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs]}
+    if a.vararg:
+        out.add(a.vararg.arg)
+    if a.kwarg:
+        out.add(a.kwarg.arg)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            out.add(n.id)
+    return out
+
+
+def tensor_bool(node: ast.expr) -> ast.expr:
+    """A condition as a tensor expression: ``and``/``or``/``not`` become ``&``/``|``/``~``."""
+    if isinstance(node, ast.BoolOp):
+        op: ast.operator = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
+        out = tensor_bool(node.values[0])
+        for v in node.values[1:]:
+            out = ast.BinOp(left=out, op=op, right=tensor_bool(v))
+        return out
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return ast.UnaryOp(op=ast.Invert(), operand=tensor_bool(node.operand))
+    return node
+
+
+class Renamer(ast.NodeTransformer):
+    """Rename loads of some names (``n`` -> ``mapping[n]``)."""
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        if node.id in self.mapping:
+            return ast.copy_location(ast.Name(id=self.mapping[node.id], ctx=node.ctx), node)
+        return node
+
+
+def call(func: str, *args: ast.expr, **kw: ast.expr) -> ast.Call:
+    """``a.b.c(*args, **kw)`` as an AST node."""
+    parts = func.split(".")
+    f: ast.expr = ast.Name(id=parts[0], ctx=ast.Load())
+    for p in parts[1:]:
+        f = ast.Attribute(value=f, attr=p, ctx=ast.Load())
+    return ast.Call(func=f, args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in kw.items()])
+
+
+def paste_source(src: FunctionSource, new_def: ast.FunctionDef, why: str, before: str = "") -> str:
+    """The paste-ready ``def`` (original decorators kept) with a one-line comment why."""
+    d = ast.fix_missing_locations(new_def)
+    d.decorator_list = list(src.tree.decorator_list)
+    text = ast.unparse(d)
+    return f"{before}# nstviz: {why}\n{text}\n"

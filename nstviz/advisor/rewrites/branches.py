@@ -1,0 +1,293 @@
+"""Remedy 1: a data-dependent ``if`` on a tensor (GB0170) becomes ``torch.where`` or ``torch.cond``.
+
+Both branches must be cheap and side-effect free (simple assignments to local names of tensor
+expressions, or a ``return``). A condition only on shapes (``if x.shape[-1] % 4 != 0: pad``)
+does not break: that is detected and said, with no rewrite.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+import torch
+
+from nstviz.advisor.rewrites._core import (
+    BreakSite,
+    Proposal,
+    Renamer,
+    Rewrite,
+    assigned_names,
+    call,
+    function_locals,
+    paste_source,
+    pure_block,
+    pure_expr,
+    tensor_bool,
+)
+from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
+
+__all__ = ["propose_branch", "shape_only"]
+
+_MAX_NODES = 80
+_SHAPE_ATTRS = {"shape", "ndim"}
+_SHAPE_CALLS = {"size", "dim", "numel", "ndimension"}
+
+
+def shape_only(node: ast.expr) -> bool:
+    """True when a condition reads tensors only through their shapes (no data: no break)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.BinOp,)):
+        return shape_only(node.left) and shape_only(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return shape_only(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return all(shape_only(v) for v in node.values)
+    if isinstance(node, ast.Compare):
+        return shape_only(node.left) and all(shape_only(c) for c in node.comparators)
+    if isinstance(node, ast.Subscript):
+        return _shape_source(node.value) and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
+    return _shape_source(node)
+
+
+def maybe_data(test: ast.expr, line_known: bool) -> bool:
+    """Whether a condition can be on tensor data: never ``is``/``isinstance``/``hasattr`` tests.
+
+    Without the break's line, only comparisons and calls (``s > 1``, ``.any()``) count: a bare
+    ``if flag:`` or ``if self.config.x:`` is not taken for a data-dependent branch.
+    """
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in n.ops):
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in {"isinstance", "hasattr", "callable"}:
+            return False
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            return False
+    return line_known or any(isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(test))
+
+
+def _shape_source(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in _SHAPE_ATTRS
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in _SHAPE_CALLS:
+            return True
+        return isinstance(f, ast.Name) and f.id == "len"
+    return False
+
+
+def _find_if(src: FunctionSource, line: int | None) -> list[tuple[list[ast.stmt], int, ast.If]]:
+    """``(enclosing block, index, if)`` for the ``if`` whose test is on ``line`` (every ``if`` when unknown)."""
+    found = []
+    for node in ast.walk(src.tree):
+        for fld in ("body", "orelse"):
+            block = getattr(node, fld, None)
+            if not isinstance(block, list):
+                continue
+            for i, s in enumerate(block):
+                if isinstance(s, ast.If) and (line is None or s.test.lineno <= line <= (s.test.end_lineno or s.lineno)):
+                    found.append((block, i, s))
+    return found
+
+
+def _branch(stmts: list[ast.stmt], suffix: str, names: list[str]) -> tuple[list[ast.stmt], dict[str, str]]:
+    """The branch with every name it assigns renamed ``n`` -> ``n__suffix`` (loads after the store too)."""
+    mapping: dict[str, str] = {}
+    out: list[ast.stmt] = []
+    for s in stmts:
+        s = copy.deepcopy(s)
+        if isinstance(s, ast.Assign):
+            s.value = Renamer(dict(mapping)).visit(s.value)
+            for n in assigned_names([s]):
+                mapping[n] = f"{n}__{suffix}"
+            s.targets = [Renamer(mapping).visit(s.targets[0])]
+            out.append(s)
+        elif isinstance(s, ast.Return):
+            s.value = Renamer(dict(mapping)).visit(s.value)
+            out.append(s)
+    del names
+    return out, mapping
+
+
+def _name(n: str) -> ast.Name:
+    return ast.Name(id=n, ctx=ast.Load())
+
+
+def _where(c: ast.expr, a: ast.expr, b: ast.expr) -> ast.expr:
+    if isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts):
+        return ast.Tuple(elts=[_where(c, x, y) for x, y in zip(a.elts, b.elts, strict=False)], ctx=ast.Load())
+    return call("torch.where", c, a, b)
+
+
+def _free_loads(stmts: list[ast.stmt]) -> list[str]:
+    """Names a block reads before it assigns them."""
+    out: list[str] = []
+    bound: set[str] = set()
+    for s in stmts:
+        value = s.value if isinstance(s, (ast.Assign, ast.Return)) else None
+        for n in ast.walk(value) if value is not None else ():
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound and n.id not in out:
+                out.append(n.id)
+        bound.update(assigned_names([s]))
+    return out
+
+
+def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
+    """Rewrites of the data-dependent ``if`` at the break's line (``torch.where`` first, then ``torch.cond``)."""
+    brk = brk or BreakSite()
+    out = Proposal()
+    try:
+        src = function_source(fn)
+    except RewriteError as e:
+        out.notes.append(str(e))
+        return out
+    local = function_locals(src.tree)
+    out.rewrites += _ifexp_rewrites(src, src.local_line(brk.line), local, out.notes)
+    for block, idx, node in _find_if(src, src.local_line(brk.line)):
+        if not maybe_data(node.test, brk.line is not None):
+            continue
+        if shape_only(node.test):
+            out.notes.append(
+                f"`if {ast.unparse(node.test)}` (line {node.lineno + src.firstlineno - 1}) depends on shapes only: "
+                "Dynamo decides it at trace time and does not break; no rewrite is needed"
+            )
+            continue
+        body, orelse = node.body, node.orelse
+        tail: list[ast.stmt] = []
+        if isinstance(body[-1], ast.Return) and not orelse and idx + 1 < len(block) and isinstance(block[idx + 1], ast.Return):
+            orelse, tail = [block[idx + 1]], [block[idx + 1]]
+        if not (pure_block(body, src, local) and pure_block(orelse, src, local) and pure_expr(node.test, src, local)):
+            out.notes.append(f"`if {ast.unparse(node.test)}`: a branch is not side-effect free tensor code; not rewritten")
+            continue
+        size = sum(1 for s in [*body, *orelse] for _ in ast.walk(s))
+        if size > _MAX_NODES:
+            out.notes.append(f"`if {ast.unparse(node.test)}`: branches too large to compute both ({size} nodes)")
+            continue
+        returns = isinstance(body[-1], ast.Return)
+        if returns != (bool(orelse) and isinstance(orelse[-1], ast.Return)):
+            out.notes.append(f"`if {ast.unparse(node.test)}`: one branch returns and the other does not")
+            continue
+        names = assigned_names(body)
+        if not returns and orelse and sorted(names) != sorted(assigned_names(orelse)):
+            out.notes.append(f"`if {ast.unparse(node.test)}`: the branches assign different names")
+            continue
+        cond = tensor_bool(copy.deepcopy(node.test))
+        for kind in ("where", "cond"):
+            new_stmts = _where_stmts(cond, body, orelse, names, returns) if kind == "where" else \
+                _cond_stmts(cond, body, orelse, names, returns, local)
+            new_def = copy.deepcopy(src.tree)
+            new_block = _same_block(new_def, src.tree, block)
+            j = idx
+            new_block[j:j + 1 + len(tail)] = new_stmts
+            ast.fix_missing_locations(new_def)
+            why = (f"the data-dependent `if {ast.unparse(node.test)}` broke the graph (GB0170); "
+                   + ("both sides are computed and selected with torch.where"
+                      if kind == "where" else "the branches run as torch.cond"))
+            try:
+                live = build_function(src, new_def, {"torch": torch})
+            except SyntaxError as e:  # pragma: no cover - a bug in the rule
+                out.notes.append(f"rewrite did not compile: {e}")
+                continue
+            out.rewrites.append(Rewrite(
+                remedy=f"branch-{kind}",
+                description=f"{src.fn.__qualname__}: `if {ast.unparse(node.test)}` -> torch.{kind}",
+                source=paste_source(src, new_def, why),
+                original=src.fn,
+                function=live,
+            ))
+    return out
+
+
+class _IfExpToWhere(ast.NodeTransformer):
+    """``a if c else b`` (c on data, all parts pure) -> ``torch.where(c, a, b)``."""
+
+    def __init__(self, src: FunctionSource, local: set[str], line: int | None, notes: list[str]) -> None:
+        self.src, self.local, self.line, self.notes, self.done = src, local, line, notes, []
+
+    def visit_ListComp(self, node: ast.ListComp) -> ast.ListComp:
+        return node  # a comprehension's rows are remedy 3's
+
+    visit_GeneratorExp = visit_ListComp  # type: ignore[assignment]
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.expr:
+        self.generic_visit(node)
+        if self.line is not None and not (node.lineno <= self.line <= (node.end_lineno or node.lineno)):
+            return node
+        text = ast.unparse(node)
+        if not maybe_data(node.test, self.line is not None):
+            return node
+        if shape_only(node.test):
+            self.notes.append(f"`{text}` depends on shapes only: no break, no rewrite needed")
+            return node
+        if not all(pure_expr(p, self.src, self.local) for p in (node.test, node.body, node.orelse)):
+            self.notes.append(f"`{text}`: not side-effect free tensor code; not rewritten")
+            return node
+        self.done.append(text)
+        return call("torch.where", tensor_bool(node.test), node.body, node.orelse)
+
+
+def _ifexp_rewrites(src: FunctionSource, line: int | None, local: set[str], notes: list[str]) -> list[Rewrite]:
+    t = _IfExpToWhere(src, local, line, notes)
+    new_def = t.visit(copy.deepcopy(src.tree))
+    if not t.done:
+        return []
+    ast.fix_missing_locations(new_def)
+    what = "; ".join(f"`{d}`" for d in t.done)
+    why = f"the data-dependent {what} broke the graph (GB0170); both sides are computed and selected with torch.where"
+    return [Rewrite(remedy="branch-where", description=f"{src.fn.__qualname__}: {what} -> torch.where",
+                    source=paste_source(src, new_def, why), original=src.fn,
+                    function=build_function(src, new_def, {"torch": torch}))]
+
+
+def _same_block(new_def: ast.FunctionDef, old_def: ast.FunctionDef, block: list[ast.stmt]) -> list[ast.stmt]:
+    """The list in the copied tree that corresponds to ``block`` of the original tree."""
+    for a, b in zip(ast.walk(old_def), ast.walk(new_def), strict=False):
+        for fld in ("body", "orelse"):
+            if getattr(a, fld, None) is block:
+                return getattr(b, fld)
+    raise RewriteError("internal: block not found")
+
+
+def _where_stmts(cond: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], names: list[str], returns: bool) -> list[ast.stmt]:
+    out: list[ast.stmt] = [ast.Assign(targets=[ast.Name(id="_nstviz_c", ctx=ast.Store())], value=cond)]
+    tb, tmap = _branch(body, "t", names)
+    fb, fmap = _branch(orelse, "f", names)
+    if returns:
+        ta, fa = tb.pop(), fb.pop()
+        out += tb + fb
+        out.append(ast.Return(value=_where(_name("_nstviz_c"), ta.value, fa.value)))  # type: ignore[attr-defined, arg-type]
+        return out
+    out += tb + fb
+    for n in names:
+        out.append(ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
+                              value=call("torch.where", _name("_nstviz_c"), _name(tmap[n]), _name(fmap.get(n, n)))))
+    return out
+
+
+def _cond_stmts(cond: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], names: list[str], returns: bool,
+                local: set[str]) -> list[ast.stmt]:
+    ops = [n for n in dict.fromkeys([*_free_loads(body), *_free_loads(orelse),
+                                     *(n for n in names if n not in assigned_names(orelse))]) if n in local]
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in ops], kwonlyargs=[], kw_defaults=[], defaults=[])
+
+    def fn(name: str, stmts: list[ast.stmt]) -> ast.FunctionDef:
+        stmts = copy.deepcopy(stmts)
+        if not returns:
+            assigned = set(assigned_names(stmts))
+            # an output that is an input unchanged must be a copy: torch.cond refuses aliases
+            elts = [_name(n) if n in assigned else call(f"{n}.clone") for n in names]
+            stmts.append(ast.Return(value=ast.Tuple(elts=elts, ctx=ast.Load())))
+        return ast.FunctionDef(name=name, args=copy.deepcopy(args), body=stmts or [ast.Pass()], decorator_list=[],
+                               returns=None, type_params=[])
+
+    out: list[ast.stmt] = [fn("_nstviz_true", body), fn("_nstviz_false", orelse)]
+    c = call("torch.cond", cond, _name("_nstviz_true"), _name("_nstviz_false"),
+             ast.Tuple(elts=[_name(n) for n in ops], ctx=ast.Load()))
+    if returns:
+        out.append(ast.Return(value=c))
+    else:
+        out.append(ast.Assign(targets=[ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names], ctx=ast.Store())],
+                              value=c))
+    return out

@@ -1,0 +1,118 @@
+"""Remedy 1 on real toys: a data-dependent ``if`` becomes torch.where / torch.cond (torch.compile, explain)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from nstviz.advisor.rewrites import (
+    BreakSite,
+    choose,
+    graph_count,
+    input_variants,
+    propose,
+    propose_branch,
+    verify,
+)
+from tests.rewrites import toys
+from tests.rewrites._paste import graphs_in_fresh_process
+
+GB0170 = BreakSite(gb_id="GB0170", message="Data-dependent branching")
+
+
+def _line_of(fn, text):
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def test_input_sets_take_both_branches():
+    sets = input_variants((torch.randn(4, 6, generator=torch.Generator().manual_seed(1)),))
+    assert {bool((s[0] * 2).sum() > 0) for s in sets} == {True, False}
+
+
+@pytest.mark.parametrize(("name", "before"), [("branch_assign", 2), ("branch_return", 2)])
+def test_where_and_cond_lower_graphs(name, before):
+    fn = getattr(toys, name)
+    sets = input_variants((torch.randn(4, 6),))
+    p = propose_branch(fn, BreakSite("GB0170", _line_of(fn, "if ")))
+    assert [r.remedy for r in p.rewrites] == ["branch-where", "branch-cond"]
+    for r in p.rewrites:
+        v = verify(fn, r, sets)
+        assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, before, 1, [True, True, True]), v
+    assert getattr(toys, name) is fn
+
+
+def test_if_without_else_and_boolop():
+    fn = toys.branch_no_else
+    w = torch.randn(6, 5)
+    sets = [(torch.randn(4, 6), w), (torch.randn(4, 6) * 0.01, w), (-torch.randn(4, 6), w)]
+    best, verdicts = choose(fn, propose(fn, GB0170).rewrites, sets)
+    assert best is not None and best.remedy == "branch-where"
+    assert [(v.graphs_before, v.graphs_after, v.kept) for v in verdicts] == [(3, 1, True), (3, 1, True)]
+    assert "(h.max() > 1) & (h.min() < 0)" in best.source
+
+
+def test_conditional_expression_becomes_where():
+    sets = [(torch.randn(4, 6) * 3,), (torch.rand(4, 6) * 0.5,)]
+    assert {bool(s[0].abs().max() > 1) for s in sets} == {True, False}
+    p = propose_branch(toys.soft_clip, GB0170)
+    assert [r.remedy for r in p.rewrites] == ["branch-where"]
+    assert "    y = torch.where(s > 1, x / s, x)\n" in p.rewrites[0].source
+    v = verify(toys.soft_clip, p.rewrites[0], sets)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
+
+
+def test_closure_kept_and_code_swapped_back():
+    fn = toys.make_scaled_branch(torch.tensor(3.0))
+    code, cells = fn.__code__, fn.__closure__
+    p = propose_branch(fn, GB0170)
+    v = verify(fn, p.rewrites[0], input_variants((torch.randn(4, 6),)), entry=fn)
+    assert (v.kept, v.graphs_before, v.graphs_after) == (True, 2, 1), v
+    assert fn.__code__ is code and fn.__closure__ is cells
+
+
+def test_method_on_a_module_via_class_attribute():
+    torch.manual_seed(0)
+    model = toys.Gated().eval()
+    original = toys.Gated.__dict__["gate"]
+    sets = [(torch.randn(3, 6) * 3,), (torch.randn(3, 6) * 0.05,)]
+    p = propose_branch(toys.Gated.gate, GB0170)
+    with torch.no_grad():
+        best, verdicts = choose(toys.Gated.gate, p.rewrites, sets, entry=model)
+    assert best is not None
+    assert [(v.graphs_before, v.graphs_after) for v in verdicts] == [(4, 1), (4, 1)]  # measured, torch 2.13
+    assert toys.Gated.__dict__["gate"] is original
+
+
+def test_shape_condition_needs_no_rewrite():
+    p = propose_branch(toys.pad_to_multiple, GB0170)
+    assert p.rewrites == []
+    assert "depends on shapes only" in p.notes[0]
+    assert graph_count(toys.pad_to_multiple, (torch.randn(2, 6),)) == 1
+
+
+def test_side_effect_in_a_branch_is_not_rewritten():
+    p = propose_branch(toys.branch_side_effect, GB0170)
+    assert p.rewrites == [] and "not side-effect free" in p.notes[0]
+    assert graph_count(toys.branch_side_effect, (torch.randn(2, 3), [])) == 2
+
+
+def test_restored_when_the_body_raises():
+    fn = toys.branch_assign
+    code = fn.__code__
+    r = propose_branch(fn, GB0170).rewrites[0]
+    with pytest.raises(RuntimeError, match="boom"), r.applied():
+        assert toys.branch_assign is not fn or fn.__code__ is not code
+        raise RuntimeError("boom")
+    assert toys.branch_assign is fn and fn.__code__ is code
+
+
+def test_paste_ready_source_in_a_fresh_process():
+    fn = toys.branch_assign
+    r = propose_branch(fn, GB0170).rewrites[0]
+    assert r.source.startswith("# nstviz: the data-dependent `if y.sum() > 0` broke the graph (GB0170)")
+    call = "branch_assign, (torch.randn(4, 6),)"
+    assert graphs_in_fresh_process([fn], "", call) == 2
+    assert graphs_in_fresh_process([fn], r.source, call) == 1
