@@ -21,6 +21,7 @@ from typing import Any
 
 from nstviz.advisor.propose import _index, _plain_function_name, _Proposal, code_of
 from nstviz.capture._introspect import is_module_method, unwrap
+from nstviz.capture.marking import REFUSED_WHEN_NAMED, refusals
 from nstviz.report import Location
 
 __all__ = ["precheck"]
@@ -155,26 +156,23 @@ def _same_code(obj: Any, frame: Location) -> bool:
 
 
 def _object_problems(obj: Any, frame: Location) -> list[str]:
+    """Why the resolved object cannot be traced non-strictly (:func:`nstviz.capture.marking.refusals`)."""
     if isinstance(obj, type):
         return [f"`{obj.__name__}` is a class; mark one of its methods instead"]
     raw = unwrap(obj)
-    if inspect.isbuiltin(raw) or not isinstance(raw, types.FunctionType):
+    refused = refusals(raw)
+    if REFUSED_WHEN_NAMED.intersection(refused):  # not a Python function at all
         return [
             f"{type(raw).__name__} `{getattr(raw, '__name__', raw)}` is not a Python function (builtin or C code)"
         ]
     problems = []
     if raw.__name__ == "<lambda>":
         problems.append("a lambda cannot be marked by name; give it a name with def")
-    if (
-        inspect.isgeneratorfunction(raw)
-        or inspect.iscoroutinefunction(raw)
-        or inspect.isasyncgenfunction(raw)
-    ):
+    if "generator" in refused:
         problems.append(
             "a generator or async function cannot be traced non-strictly (its result is not a pytree)"
         )
-    module = getattr(raw, "__module__", "") or ""
-    if module == "torch" or module.startswith("torch."):
+    if "torch" in refused:
         problems.append("it is part of torch itself; nstviz proposes only your code")
     problems.extend(_signature_problems(raw))
     return problems
