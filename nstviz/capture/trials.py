@@ -83,7 +83,7 @@ class Trials:
         return adapters.pytree_type(cls) if cls is not None else None
 
     def _check(self, result: RunResult, run_name: str) -> OutputCheck:
-        from nstviz.capture.outputs import build_output_check
+        from nstviz.passes.output_verdict import build_output_check
 
         base, outputs = self.base, self.outputs
         if failed(base) and not failed(result) and outputs.get("eager"):
