@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from nstviz._user_errors import attach
-from nstviz.capture import _torch_compat, adapters, marking, state
+from nstviz.capture import _torch_compat, adapters, marking, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
-from nstviz.capture.convert import StackTable, read_sources
+from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
@@ -37,7 +37,6 @@ from nstviz.capture.trials import snapshot as _snapshot
 from nstviz.errors import NothingCompiledError, UsageError
 from nstviz.passes.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
 from nstviz.passes.marks import CapturedCall, CapturedMark
-from nstviz.passes.provenance import CallSite
 from nstviz.report import (
     Candidate,
     NonInputRead,
@@ -334,16 +333,7 @@ class Session:
     def _plain_call(self, call: Any, decorator: Literal["nonstrict_trace", "leaf_function"]) -> CapturedCall:
         """One traced call as names; a leaf_function's body runs eagerly, so it bakes in no reads."""
         fn = unwrap(call.function) if call.function is not None else None
-        file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
-        site = CallSite(
-            graph_id=call.graph_id,
-            node=call.node,
-            qualname=qualified_name(fn) if fn is not None else call.name,
-            file=file,
-            line_start=start,
-            line_end=end,
-            reads=self._reads(fn) if decorator == "nonstrict_trace" else (),
-        )
+        site = plain.call_site(call, reads=self._reads(fn) if decorator == "nonstrict_trace" else ())
         return CapturedCall(site=site, key=str(code_key(fn)) if fn is not None else None, decorator=decorator)
 
     def _reads(self, fn: Any) -> tuple[NonInputRead, ...]:
@@ -461,23 +451,10 @@ def _names(items: Iterable[Any]) -> str:
 
 def _sources(runs: Iterable[CapturedRun], stacks: Sequence[Sequence[Any]]) -> dict[str, SourceFile]:
     paths: list[str] = []
-    for stack in stacks:
-        paths.extend(loc.file for loc in stack)
     for captured in runs:
-        run = captured.run
-        for b in run.breaks:
-            paths.append(b.location.file)
-            paths.extend(loc.file for loc in b.stack)
-        for call in captured.calls:
-            if call.site.file:
-                paths.append(call.site.file)
-        for mark in captured.marks:
-            if mark.record.file:
-                paths.append(mark.record.file)
-        for c in run.compiles:
-            if c.location is not None:
-                paths.append(c.location.file)
-    return read_sources(paths)
+        sites = [call.site for call in captured.calls]
+        paths += plain.source_paths(captured.run, sites=sites, marks=[m.record.file for m in captured.marks])
+    return plain.sources(stacks, paths)
 
 
 def _nstviz_version() -> str:
