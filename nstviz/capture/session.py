@@ -3,9 +3,10 @@
 A :class:`Session` runs a :class:`~nstviz.capture.subject.Subject` by a
 :class:`~nstviz.capture.plan.RunPlan`. The session owns everything that touches live objects: process-wide state (snapshot and
 restore, one capture at a time), the namespace checkpoint, the eager reference runs, the
-compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts, output
-snapshots and their comparison, and the turning of live functions into plain values (names,
-source lines, reads). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
+compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts
+(:class:`nstviz.capture.trials.Trials`, driven by :func:`nstviz.advisor.search.search`, which
+hands back the live marks it kept), output snapshots and their comparison, and the turning of
+live functions into plain values (names, source lines, reads; :mod:`nstviz.capture.plain`). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
 the Report from plain values only. The live exception of the last run is kept beside the
 Report (:mod:`nstviz._user_errors`).
 """
