@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from nstviz.advisor.code import apply_code
@@ -176,35 +176,9 @@ def run_advisor(
 ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
     """:func:`search` with the trials given as callables; returns ``(candidates, recommendation)``.
 
-    Args:
-        baseline: the run of the code as written.
-        resolve: maps a name (``"helper"``, ``"Block.stats"``, ``"pkg.mod.helper"``) to the
-            object it names in the user's namespace, or None.
-        try_marks: runs the code again with the given functions marked non-strict, as a run
-            of the given name (``"attempt-1"``), and returns the run and its output check
-            against the baseline.
-        budget_s: stop starting attempts after this many seconds (an attempt is not started
-            when the time left looks shorter than one attempt).
-        max_attempts: stop after this many attempts.
-        progress: called with a one-line message before each attempt.
-        try_config: runs the code with marks and ``torch._dynamo.config`` flags; when given,
-            the flags the remaining breaks hint at are tried after the nonstrict candidates
-            (at most ``MAX_CONFIG_ATTEMPTS`` attempts, on top of ``max_attempts``, within the
-            time budget).
-        adapt: ``adapt(qualname, function, caller_files)`` makes an adapter for a function
-            refused for ``None`` inputs (GB0236, or an explicit None at its call site): an
-            object passed to ``try_marks`` among the marks (see
-            :mod:`nstviz.capture.adapters`), or None when it cannot be placed. Adapter
-            attempts come after the plain marks, for the breaks still left.
-        register: ``register(class_name, function)`` gives the user class named in a failed
-            attempt's "Invalid input type ... (it got X)" as an object for ``try_marks``
-            (registered with pytree for the attempt), or None when X is not a user class.
-        decorator: how the pasted code spells nonstrict_trace (``torch.compiler.nonstrict_trace``
-            where the user's torch has the public name, see
-            :func:`nstviz.capture._torch_compat.nonstrict_trace_spelling`).
-        none_inputs_ok: the user's torch takes ``None`` leaves as nonstrict_trace inputs, so an
-            explicit ``None`` at a call site is no reason to refuse a candidate or to adapt it.
-
+    ``resolve``, ``try_marks``, ``try_config``, ``adapt``, ``register``, ``decorator`` and
+    ``none_inputs_ok`` are the members of :class:`Trials` (a missing one: that kind of attempt
+    is not made); ``budget_s``, ``max_attempts`` and ``progress`` are :func:`search`'s.
     """
     trials = _Callbacks(resolve, try_marks, try_config, adapt, register, decorator, none_inputs_ok)
     advice = search(baseline, trials, budget_s=budget_s, max_attempts=max_attempts, progress=progress)
@@ -238,7 +212,7 @@ def search(
     resolve, try_marks, try_config = trials.resolve, trials.try_marks, trials.try_config
     adapt, register = trials.adapt, trials.register
     decorator, none_inputs_ok = trials.decorator, trials.none_inputs_ok
-    start = time.monotonic()
+    clock = _Clock(time.monotonic(), budget_s, baseline.wall_time_s)
     say = progress or (lambda _msg: None)
     compiled_region = {plain_function_name(c.function) for c in baseline.compiles if c.function}
     compiled_region |= {plain_function_name(g.function) for g in baseline.graphs if g.function}
@@ -307,11 +281,8 @@ def search(
 
     current = baseline
     kept: list[_Proposal] = []
-    attempts = 0
-    durations: list[float] = []
     resolved: set[str] = set()
     last_check: OutputCheck | None = None
-    last_run_name: str | None = None
     seen_objs: set[int] = set()
     trial: list[str] = []
     """Keys of the kept attempts on trial (see ``_Outcome.on_trial``), not yet confirmed."""
@@ -332,9 +303,8 @@ def search(
             continue
         if p.kind == "nonstrict" and p.obj is not None and id(unwrap(p.obj)) in seen_objs:
             continue
-        elapsed = time.monotonic() - start
-        estimate = max(durations) if durations else baseline.wall_time_s
-        if attempts >= max_attempts:
+        elapsed, estimate = clock.elapsed(), clock.estimate()
+        if clock.attempts >= max_attempts:
             results[key] = replace(
                 results[key], status="skipped", error=f"attempt limit ({max_attempts}) reached"
             )
@@ -358,8 +328,8 @@ def search(
                     precheck=("no place to install an adapter (a classmethod, or not found where it is looked up)",),
                 )
                 continue
-        attempts += 1
-        run_name = f"attempt-{attempts}"
+        clock.attempts += 1
+        run_name = f"attempt-{clock.attempts}"
         marks = _marks([k for k in kept if k is not p.replaces]) + _marks_of(p)
         say(f"{run_name}: trying {key} ({len(marks)} marked)")
         t0 = time.monotonic()
@@ -368,7 +338,7 @@ def search(
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a failure of the attempt itself, not of the user's code
-            durations.append(time.monotonic() - t0)
+            clock.durations.append(time.monotonic() - t0)
             results[key] = replace(
                 results[key],
                 status="failed",
@@ -376,10 +346,10 @@ def search(
                 breaks_before=len(current.breaks),
                 error=f"{type(exc).__name__}: {exc}",
                 gb_id=gb_in(str(exc)),
-                elapsed_s=durations[-1],
+                elapsed_s=clock.durations[-1],
             )
             continue
-        durations.append(time.monotonic() - t0)
+        clock.durations.append(time.monotonic() - t0)
         if p.kind == "nonstrict" and p.obj is not None:
             seen_objs.add(id(unwrap(p.obj)))
         outcome = judge(current, run, check, set(p.break_gb_ids))
@@ -388,7 +358,7 @@ def search(
         if outcome.status in ("no_change", "worse") and outcome.error is None:
             outcome.error = mark_warning(run, p.name) or stayed_text(current, run)
         results[key] = replace(
-            results[key], **attempt_fields(outcome, run_name, current, run, check, durations[-1])
+            results[key], **attempt_fields(outcome, run_name, current, run, check, clock.durations[-1])
         )
         if not outcome.improved and p.kind in ("nonstrict", "adapter"):
             got = rejected_input_type(outcome.error)
@@ -425,7 +395,6 @@ def search(
             revealed = [b for b in run.breaks if b.id not in {x.id for x in current.breaks}]
             current = run
             last_check = check
-            last_run_name = run_name
             for q in plan_candidates(run, revealed):
                 if q.name in results:
                     continue
@@ -445,61 +414,9 @@ def search(
         kept, current, last_check = list(confirmed[0]), confirmed[1], confirmed[2]
     config_kept: list[str] = []
     if try_config is not None and (current.breaks or current.error):
-        from nstviz.advisor.remedies import config_code, config_plans
-
-        marks = _marks(kept)
-        plans = config_plans(current.breaks)
-        config_attempts = 0
-        for flags in plans:
-            if set(flags) <= set(config_kept) or config_attempts >= MAX_CONFIG_ATTEMPTS:
-                continue
-            if len(flags) > 1 and config_kept:
-                continue  # a single flag already helped; the other was tried on top of it
-            name = "config: " + ", ".join(f"{f}=True" for f in flags)
-            elapsed = time.monotonic() - start
-            estimate = max(durations) if durations else baseline.wall_time_s
-            if elapsed + estimate > budget_s:
-                order.append(name)
-                results[name] = Candidate(
-                    function=name, why="the break's own hint", status="skipped", kind="config",
-                    code=config_code(flags), error=f"time budget ({budget_s:g} s) used up",
-                )
-                continue
-            attempts += 1
-            config_attempts += 1
-            run_name = f"attempt-{attempts}"
-            applied = {f: True for f in (*config_kept, *flags)}
-            say(f"{run_name}: trying {name}")
-            t0 = time.monotonic()
-            try:
-                run, check = try_config(marks, applied, run_name)
-            except KeyboardInterrupt:
-                raise
-            except Exception as exc:
-                durations.append(time.monotonic() - t0)
-                order.append(name)
-                results[name] = Candidate(
-                    function=name, why="the break's own hint", status="failed", kind="config",
-                    code=config_code(flags), run=run_name, error=f"{type(exc).__name__}: {exc}",
-                )
-                continue
-            durations.append(time.monotonic() - t0)
-            outcome = judge(current, run, check)
-            if outcome.status == "no_change" and outcome.error is None:
-                outcome.error = stayed_text(current, run)
-            hinted = [b for b in current.breaks if set(flags) & set(_flags_of(b))]
-            order.append(name)
-            results[name] = Candidate(
-                function=name,
-                why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]),
-                kind="config",
-                code=config_code(flags),
-                **attempt_fields(outcome, run_name, current, run, check, durations[-1]),
-            )
-            if outcome.improved:
-                config_kept += [f for f in flags if f not in config_kept]
-                current = run
-                last_check = check
+        config_kept, current, last_check = _try_config_hints(
+            try_config, _marks(kept), current, last_check, clock, order, results, say
+        )
 
     candidates = tuple(results[k] for k in order)
     if not kept and not config_kept:
@@ -523,8 +440,95 @@ def search(
         eager_frames_before=eager_frames(baseline),
         eager_frames_after=eager_frames(current),
     )
-    del last_run_name
     return Advice(candidates, recommendation, functions=_functions(kept), remedies=_remedies(kept))
+
+
+@dataclass
+class _Clock:
+    """The search's attempts so far and its time budget."""
+
+    start: float
+    budget_s: float
+    first_estimate: float
+    """How long one attempt is expected to take before any ran (the baseline's wall time)."""
+    durations: list[float] = field(default_factory=list)
+    attempts: int = 0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def estimate(self) -> float:
+        return max(self.durations) if self.durations else self.first_estimate
+
+
+def _try_config_hints(
+    try_config: TryConfig,
+    marks: tuple[Any, ...],
+    current: Run,
+    last_check: OutputCheck | None,
+    clock: _Clock,
+    order: list[str],
+    results: dict[str, Candidate],
+    say: Callable[[str], None],
+) -> tuple[list[str], Run, OutputCheck | None]:
+    """Try the ``torch._dynamo.config`` flags the remaining breaks hint at, on top of ``marks``.
+
+    Returns the flags kept, and the run and check as of the last one kept.
+    """
+    from nstviz.advisor.remedies import config_code, config_plans
+
+    config_kept: list[str] = []
+    budget_s = clock.budget_s
+    config_attempts = 0
+    for flags in config_plans(current.breaks):
+        if set(flags) <= set(config_kept) or config_attempts >= MAX_CONFIG_ATTEMPTS:
+            continue
+        if len(flags) > 1 and config_kept:
+            continue  # a single flag already helped; the other was tried on top of it
+        name = "config: " + ", ".join(f"{f}=True" for f in flags)
+        if clock.elapsed() + clock.estimate() > budget_s:
+            order.append(name)
+            results[name] = Candidate(
+                function=name, why="the break's own hint", status="skipped", kind="config",
+                code=config_code(flags), error=f"time budget ({budget_s:g} s) used up",
+            )
+            continue
+        clock.attempts += 1
+        config_attempts += 1
+        run_name = f"attempt-{clock.attempts}"
+        applied = {f: True for f in (*config_kept, *flags)}
+        say(f"{run_name}: trying {name}")
+        t0 = time.monotonic()
+        try:
+            run, check = try_config(marks, applied, run_name)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            clock.durations.append(time.monotonic() - t0)
+            order.append(name)
+            results[name] = Candidate(
+                function=name, why="the break's own hint", status="failed", kind="config",
+                code=config_code(flags), run=run_name, error=f"{type(exc).__name__}: {exc}",
+            )
+            continue
+        clock.durations.append(time.monotonic() - t0)
+        outcome = judge(current, run, check)
+        if outcome.status == "no_change" and outcome.error is None:
+            outcome.error = stayed_text(current, run)
+        hinted = [b for b in current.breaks if set(flags) & set(_flags_of(b))]
+        order.append(name)
+        results[name] = Candidate(
+            function=name,
+            why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]),
+            kind="config",
+            code=config_code(flags),
+            **attempt_fields(outcome, run_name, current, run, check, clock.durations[-1]),
+        )
+        if outcome.improved:
+            config_kept += [f for f in flags if f not in config_kept]
+            current = run
+            last_check = check
+    return config_kept, current, last_check
 
 
 def _marks_of(p: _Proposal) -> tuple[Any, ...]:
