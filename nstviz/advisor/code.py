@@ -20,10 +20,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nstviz.advisor.propose import _Proposal, def_line, local_name
 from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
 from nstviz.tracing.stacks import installed_package
 
-__all__ = ["Mark", "recommendation_code"]
+__all__ = ["Mark", "apply_code", "recommendation_code"]
 
 _MAIN_MODULES = ("__main__", "builtins", "__mp_main__")
 
@@ -257,3 +258,26 @@ def _pytree_lines(t: Any, imports: dict[str, None]) -> list[str]:
         "",
         f"torch.utils._pytree.register_pytree_node({expr}, {prefix}_flatten, {prefix}_unflatten)",
     ]
+
+
+def apply_code(
+    kept: Sequence[_Proposal], config: Mapping[str, Any] | None = None, *, decorator: str = "torch._dynamo.nonstrict_trace"
+) -> str:
+    """Paste-ready code that applies the kept proposals: marks, adapters and pytree registrations."""
+    marks: list[Mark] = []
+    adapters: list[Mark] = []
+    classes: list[Any] = []
+    for p in kept:
+        where = f"{os.path.basename(p.frame.file)}:{def_line(p) or p.frame.line}"
+        mark = Mark(
+            qualname=local_name(p), obj=p.obj, where=where, caller_files=[c.file for c in p.callers], forward=p.forward
+        )
+        if p.kind == "pytree":
+            classes.append(p.remedy)
+        if p.kind == "adapter" or p.via_adapter:
+            if not any(m.obj is p.obj for m in adapters):
+                adapters.append(mark)
+            continue
+        if not any(m.obj is p.obj for m in marks):
+            marks.append(mark)
+    return recommendation_code(marks, config, adapters=adapters, pytree=classes, decorator=decorator)

@@ -235,7 +235,7 @@ def root_cause_of(exc: BaseException) -> str | None:
     seen = 0
     while inner is not None and seen < 8:
         if not isinstance(inner, _torch_compat.unsupported_types()):
-            from nstviz.passes.causes import unwrap_fake_tensor_error  # issue 11: the error inside
+            from nstviz.passes.causes import unwrap_fake_tensor_error  # the error inside
 
             first = str(inner).strip().splitlines()[0] if str(inner).strip() else ""
             return unwrap_fake_tensor_error(f"{type(inner).__name__}: {first}", str(inner))

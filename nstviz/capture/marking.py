@@ -17,12 +17,13 @@ import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from nstviz.capture import _torch_compat
 from nstviz.capture._introspect import qualified_name
 from nstviz.errors import NameResolutionError, NotMarkableError
 from nstviz.report import MarkedFunction
+from nstviz.tracing.stacks import is_torch_file
 
 Spec = str | Callable[..., Any]
 
@@ -244,45 +245,89 @@ def _function_of(obj: Any) -> Callable[..., Any] | None:
 def _to_target(spec: str, obj: Any) -> Target:
     import torch
 
-    if _torch_compat.is_compiled_object(obj):
-        raise NotMarkableError(
-            f"{spec!r} is already wrapped by torch.compile; mark the plain function it calls instead"
-        )
-    if isinstance(obj, torch.nn.Module):
+    if isinstance(obj, torch.nn.Module) and not _torch_compat.is_compiled_object(obj):
         forward = type(obj).forward
         return Target(
             spec=spec,
             function=forward,
-            warning=(  # issue 11: the mark is made effective with a no-op forward pre-hook
+            warning=(  # the mark is made effective with a no-op forward pre-hook
                 f"{spec} is an nn.Module: its {type(obj).__name__}.forward was marked; nstviz registers a "
                 "no-op forward pre-hook for the run, without which torch ignores marks "
                 "on forward for module(...) calls"
             ),
         )
-    if isinstance(obj, type):
-        raise NotMarkableError(
-            f"{spec!r} is a class ({obj.__name__}), not a function; mark one of its methods, "
-            f"e.g. '{spec}.forward' or '{spec}.<method>'"
-        )
-    if isinstance(obj, property):
-        raise NotMarkableError(f"{spec!r} is a property; mark its getter function instead ({spec}.fget)")
-    if isinstance(obj, functools.partial):
-        raise NotMarkableError(f"{spec!r} is a functools.partial; mark the function it wraps ({obj.func!r:.60})")
+    refused = [k for k in refusals(obj) if k in REFUSED_WHEN_NAMED]
+    if refused:
+        raise NotMarkableError(_refusal_text(refused[0], spec, obj))
     fn = _function_of(obj)
-    if fn is None:
-        if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or callable(obj):
-            raise NotMarkableError(
-                f"{spec!r} is a builtin or C function ({type(obj).__name__}); nonstrict_trace only takes "
-                "Python functions: wrap the call in a small Python function and mark that"
-            )
-        raise NotMarkableError(f"{spec!r} is a {type(obj).__name__}, not a function")
+    assert fn is not None
     warning = None
-    if fn.__name__ == "forward":  # issue 11: made effective by forward_hooks.effective_forwards
+    if fn.__name__ == "forward":  # made effective by forward_hooks.effective_forwards
         warning = (
             f"{spec} is an nn.Module forward: nstviz registers a no-op forward pre-hook for the run "
             "(without it torch ignores marks on forward for module(...) calls)"
         )
     return Target(spec=spec, function=fn, warning=warning)
+
+
+Refusal = Literal["compiled", "class", "property", "partial", "builtin", "not_function", "generator", "torch"]
+"""Why an object cannot be traced non-strictly (see :func:`refusals`)."""
+
+REFUSED_WHEN_NAMED: frozenset[Refusal] = frozenset(
+    ("compiled", "class", "property", "partial", "builtin", "not_function")
+)
+"""The refusals that stop a function the user names (``nonstrict=``): it is marked as asked
+otherwise, and the run shows what torch does with it. The advisor refuses every kind: it
+proposes only what can work."""
+
+
+def refusals(obj: Any) -> tuple[Refusal, ...]:
+    """Every reason ``obj`` cannot be traced non-strictly: the one markability rule.
+
+    An object that is no Python function has one reason (wrapped by ``torch.compile``, a class,
+    property, ``functools.partial``, builtin or C code, something else); a function can be a
+    generator or async function (its result is no pytree) and part of torch itself. Empty when
+    markable. An ``nn.Module`` instance is no function (its ``forward`` is what gets marked).
+    """
+    if _torch_compat.is_compiled_object(obj):
+        return ("compiled",)
+    if isinstance(obj, type):
+        return ("class",)
+    if isinstance(obj, property):
+        return ("property",)
+    if isinstance(obj, functools.partial):
+        return ("partial",)
+    fn = _function_of(obj)
+    if fn is None:
+        builtin = isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)) or callable(obj)
+        return ("builtin",) if builtin else ("not_function",)
+    found: list[Refusal] = []
+    if inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn):
+        found.append("generator")
+    if is_torch_file(fn.__code__.co_filename):  # the one rule for "torch's code" (tracing.stacks)
+        found.append("torch")
+    return tuple(found)
+
+
+def _refusal_text(kind: Refusal, spec: str, obj: Any) -> str:
+    """The error for a named function the capture refuses (``kind`` in :data:`REFUSED_WHEN_NAMED`)."""
+    if kind == "compiled":
+        return f"{spec!r} is already wrapped by torch.compile; mark the plain function it calls instead"
+    if kind == "class":
+        return (
+            f"{spec!r} is a class ({obj.__name__}), not a function; mark one of its methods, "
+            f"e.g. '{spec}.forward' or '{spec}.<method>'"
+        )
+    if kind == "property":
+        return f"{spec!r} is a property; mark its getter function instead ({spec}.fget)"
+    if kind == "partial":
+        return f"{spec!r} is a functools.partial; mark the function it wraps ({obj.func!r:.60})"
+    if kind == "builtin":
+        return (
+            f"{spec!r} is a builtin or C function ({type(obj).__name__}); nonstrict_trace only takes "
+            "Python functions: wrap the call in a small Python function and mark that"
+        )
+    return f"{spec!r} is a {type(obj).__name__}, not a function"
 
 
 def check_not_local_to_compiled(target: Target, namespace: Mapping[str, Any]) -> None:
@@ -306,14 +351,14 @@ def check_not_local_to_compiled(target: Target, namespace: Mapping[str, Any]) ->
 @contextlib.contextmanager
 def marked(functions: Iterable[Callable[..., Any]]) -> Iterator[set[int]]:
     """Mark the functions non-strict while the block runs; always unmark afterwards."""
-    from nstviz.capture.forward_hooks import effective_forwards  # issue 11: marks on forward
+    from nstviz.capture.forward_hooks import effective_forwards
 
     functions = list(functions)
     already = _torch_compat.nonstrict_ids()
     ids = {id(f) for f in functions} - already
     try:
         _torch_compat.mark_ids(ids)
-        with effective_forwards(functions):  # issue 11: no-op pre-hooks, removed on exit
+        with effective_forwards(functions):  # no-op pre-hooks, removed on exit
             yield ids
     finally:
         _torch_compat.unmark_ids(ids)

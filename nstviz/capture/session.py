@@ -3,9 +3,10 @@
 A :class:`Session` runs a :class:`~nstviz.capture.subject.Subject` by a
 :class:`~nstviz.capture.plan.RunPlan`. The session owns everything that touches live objects: process-wide state (snapshot and
 restore, one capture at a time), the namespace checkpoint, the eager reference runs, the
-compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts, output
-snapshots and their comparison, and the turning of live functions into plain values (names,
-source lines, reads). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
+compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts
+(:class:`nstviz.capture.trials.Trials`, driven by :func:`nstviz.advisor.search.search`, which
+hands back the live marks it kept), output snapshots and their comparison, and the turning of
+live functions into plain values (names, source lines, reads; :mod:`nstviz.capture.plain`). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
 the Report from plain values only. The live exception of the last run is kept beside the
 Report (:mod:`nstviz.report.document`).
 """
@@ -19,24 +20,26 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from nstviz.capture import _torch_compat, adapters, marking, state
+from nstviz.capture import _torch_compat, adapters, marking, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
-from nstviz.capture.convert import StackTable, read_sources
+from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
+from nstviz.capture.trials import Trials, refreshing, split_remedies
+from nstviz.capture.trials import compare as _compare
+from nstviz.capture.trials import failed as _failed
+from nstviz.capture.trials import snapshot as _snapshot
 from nstviz.errors import NothingCompiledError, UsageError
 from nstviz.passes.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
 from nstviz.passes.marks import CapturedCall, CapturedMark
-from nstviz.passes.provenance import CallSite
 from nstviz.report import (
     Candidate,
     NonInputRead,
-    OutputCheck,
     OutputComparison,
     Recommendation,
     Report,
@@ -44,6 +47,9 @@ from nstviz.report import (
     SourceFile,
 )
 from nstviz.report.document import attach_user_exception as attach
+
+if TYPE_CHECKING:
+    from nstviz.advisor.search import Advice
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -70,8 +76,6 @@ class Session:
         self.start = time.perf_counter()
         self.created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.stacks = StackTable()
-        self._remedies: dict[str, Any] = {}
-        """Adapters and pytree classes the advisor made, by the names its candidates use."""
         self.results: dict[str, RunResult] = {}
         self.targets: dict[str, tuple[marking.Target, ...]] = {}
         self.notes: list[str] = []
@@ -157,17 +161,15 @@ class Session:
                 if reference is not None:
                     outputs["eager"] = reference
             if plan.auto:
-                candidates, recommendation = self._advise(subject, base, checkpoint, outputs, rng)
+                advice = self._advise(subject, base, checkpoint, outputs, rng)
+                candidates, recommendation = advice.candidates, advice.recommendation
                 attempts = sum(1 for name in self.results if name.startswith("attempt-"))
                 self.runs_total = plan.runs_total(baseline_raised=eager_reference, attempts_done=attempts)
                 if recommendation is not None:
-                    remedies = self._kept_remedies(recommendation)
-                    extra = [subject.resolve_name(n) for n in recommendation.functions]
+                    remedies = advice.remedies
                     known = {id(t.function) for t in targets}
                     added = tuple(
-                        marking.Target(spec=n, function=f)
-                        for n, f in zip(recommendation.functions, extra, strict=True)
-                        if f is not None and id(f) not in known
+                        marking.Target(spec=n, function=f) for n, f in advice.functions if id(f) not in known
                     )
                     added += tuple(  # the functions adapters trace non-strictly
                         marking.Target(spec=f"adapter: {a.qualname}", function=a.inner)
@@ -192,14 +194,14 @@ class Session:
                 checkpoint.restore()
                 self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
                 functions = tuple(t.function for t in targets)
-                _, ads, classes = _split_remedies(remedies)  # the adapters' inner functions are targets
+                _, ads, classes = split_remedies(remedies)  # the adapters' inner functions are targets
                 # a recommended config remedy, adapter or pytree registration applies here too
                 with (
                     _torch_compat.dynamo_config_patch(flags),
                     adapters.installed(ads),
                     adapters.registered(classes, subject.code_namespace) as refresh,
                 ):
-                    marks = _refreshing(subject.rematch(functions), refresh)
+                    marks = refreshing(subject.rematch(functions), refresh)
                     nst = self._run("nonstrict", subject.body, rng, functions, marks=marks)
                 self.targets["nonstrict"] = targets
                 if plan.check:
@@ -297,82 +299,17 @@ class Session:
         checkpoint: NamespaceCheckpoint,
         outputs: dict[str, Mapping[str, Any]],
         rng: dict[str, Any],
-    ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
-        from nstviz.advisor.search import run_advisor
+    ) -> Advice:
+        from nstviz.advisor.search import search
 
         baseline_run = finish_run(self._plain_run(base, "baseline"), self.stacks.stacks)
-
-        def try_marks(functions: tuple[Callable[..., Any], ...], run_name: str) -> tuple[Run, OutputCheck]:
-            checkpoint.restore()
-            self.runs_total = max(self.runs_total, self.runs_done + 2)  # this attempt + the nonstrict run
-            functions, ads, classes = _split_remedies(functions)
-            # adapters and pytree registrations are undone after the run, also on errors
-            with adapters.installed(ads), adapters.registered(classes, subject.code_namespace) as refresh:
-                marks = _refreshing(subject.rematch(functions), refresh)
-                result = self._run(run_name, subject.body, rng, functions, marks=marks)
-            self.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
-            if _failed(base) and not _failed(result) and outputs.get("eager"):
-                # the baseline failed to compile: the attempt's outputs are checked against eager
-                from nstviz.capture.outputs import build_output_check
-
-                pair = {"eager": outputs["eager"], run_name: _snapshot(subject.outputs_of(result))}
-                comparisons, nondeterministic = _compare(pair, run_name)
-                check = build_output_check(comparisons, nondeterministic=nondeterministic)
-            elif _failed(base) or _failed(result):
-                failed = "baseline" if _failed(base) else run_name
-                words = _failure_words(self.results[failed], failed)
-                check = OutputCheck(match=None, skipped_reason=f"the {words}, so outputs cannot be compared")
-            else:
-                from nstviz.capture.outputs import build_output_check
-
-                pair = {"baseline": outputs.get("baseline", {}), run_name: _snapshot(subject.outputs_of(result))}
-                comparisons, nondeterministic = _compare(pair, run_name)
-                check = build_output_check(comparisons, nondeterministic=nondeterministic)
-            return finish_run(self._plain_run(result, run_name), self.stacks.stacks), check
-
-        def try_config(
-            functions: tuple[Callable[..., Any], ...], flags: dict[str, bool], run_name: str
-        ) -> tuple[Run, OutputCheck]:
-            """An attempt with the breaks' config hints set (and ``functions`` marked)."""
-            with _torch_compat.dynamo_config_patch(flags):
-                return try_marks(functions, run_name)
-
-        def adapt(qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
-            """An adapter for a function refused for None inputs (installed only during runs)."""
-            callers = [m.__dict__ for m in _modules_for_files(caller_files)]
-            made = adapters.make_adapter(function, qualname, callers)
-            if made is not None:
-                self._remedies[f"{getattr(made.original, '__module__', '')}.{qualname}"] = made
-                self._remedies[qualname] = made
-            return made
-
-        def register(class_name: str, function: Callable[..., Any]) -> Any:
-            """The user class ``class_name`` that ``function`` was refused for, to register with pytree."""
-            cls = _user_class(class_name, function)
-            if cls is None:
-                return None
-            made = adapters.pytree_type(cls)
-            self._remedies[made.name] = made
-            return made
-
-        return run_advisor(
+        return search(
             baseline_run,
-            subject.resolve_name,
-            try_marks,
-            adapt=adapt,
-            register=register,
+            Trials(self, subject, base, checkpoint, outputs, rng),
             budget_s=self.plan.advisor_budget_s,
             max_attempts=self.plan.advisor_attempts,
             progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
-            try_config=try_config,
-            decorator=_torch_compat.nonstrict_trace_spelling(),
-            none_inputs_ok=_torch_compat.nonstrict_accepts_none(),
         )
-
-    def _kept_remedies(self, recommendation: Recommendation) -> tuple[Any, ...]:
-        """The adapter and pytree objects behind a recommendation's names."""
-        names = (*recommendation.adapters, *recommendation.pytree)
-        return tuple(self._remedies[n] for n in names if n in self._remedies)
 
     # -- live objects -> plain values --------------------------------------------------------
 
@@ -397,16 +334,7 @@ class Session:
     def _plain_call(self, call: Any, decorator: Literal["nonstrict_trace", "leaf_function"]) -> CapturedCall:
         """One traced call as names; a leaf_function's body runs eagerly, so it bakes in no reads."""
         fn = unwrap(call.function) if call.function is not None else None
-        file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
-        site = CallSite(
-            graph_id=call.graph_id,
-            node=call.node,
-            qualname=qualified_name(fn) if fn is not None else call.name,
-            file=file,
-            line_start=start,
-            line_end=end,
-            reads=self._reads(fn) if decorator == "nonstrict_trace" else (),
-        )
+        site = plain.call_site(call, reads=self._reads(fn) if decorator == "nonstrict_trace" else ())
         return CapturedCall(site=site, key=str(code_key(fn)) if fn is not None else None, decorator=decorator)
 
     def _reads(self, fn: Any) -> tuple[NonInputRead, ...]:
@@ -472,68 +400,6 @@ _CAPTURE_LOCK = threading.Lock()
 _capture_thread: list[int] = []
 
 
-def _refreshing(
-    marks: Callable[[], Sequence[Callable[..., Any]]], refresh: Callable[[], None]
-) -> Callable[[], Sequence[Callable[..., Any]]]:
-    """``marks`` that first registers the code's new definitions of the pytree classes (see ``adapters.registered``)."""
-
-    def current() -> Sequence[Callable[..., Any]]:
-        refresh()
-        return marks()
-
-    return current
-
-
-def _split_remedies(items: Iterable[Any]) -> tuple[tuple[Any, ...], list[Any], list[Any]]:
-    """``(functions to mark, adapters to install, pytree classes to register)`` of an attempt's marks."""
-    plain: list[Any] = []
-    ads: list[Any] = []
-    classes: list[Any] = []
-    for item in items:
-        if isinstance(item, adapters.Adapter):
-            ads.append(item)
-            plain.append(item.inner)
-        elif isinstance(item, adapters.PytreeType):
-            classes.append(item)
-        else:
-            plain.append(item)
-    return tuple(plain), ads, classes
-
-
-def _modules_for_files(files: Iterable[str]) -> list[Any]:
-    import os
-    import sys
-
-    wanted = {os.path.abspath(f) for f in files if f and not f.startswith("<")}
-    return [
-        m for m in list(sys.modules.values())
-        if getattr(m, "__file__", None) and os.path.abspath(m.__file__) in wanted
-    ]
-
-
-_LIBRARY_ROOTS = ("torch", "numpy", "builtins", "typing")
-
-
-def _user_class(name: str, function: Callable[..., Any]) -> type | None:
-    """The class ``name`` (``Box`` or ``pkg.mod.Box``) as ``function`` sees it, when it is user code."""
-    import builtins
-    import sys
-
-    raw = unwrap(function)
-    head, _, last = name.rpartition(".")
-    cls = getattr(raw, "__globals__", {}).get(last)
-    if cls is None and head in sys.modules:
-        cls = getattr(sys.modules[head], last, None)
-    if not isinstance(cls, type):
-        return None
-    if cls.__module__ == "builtins" and getattr(builtins, cls.__name__, None) is not cls:
-        return cls  # defined by code run in a namespace without __name__ (trace_code(src, {}))
-    root = (cls.__module__ or "").split(".")[0]
-    if root in _LIBRARY_ROOTS or root in sys.stdlib_module_names:
-        return None
-    return cls
-
-
 def _acquire_capture() -> None:
     if _CAPTURE_LOCK.acquire(blocking=False):
         _capture_thread[:] = [threading.get_ident()]
@@ -574,18 +440,6 @@ def _nothing_compiled(subject: Subject, base: RunResult) -> None:
     )
 
 
-def _failed(result: RunResult) -> bool:
-    """Whether the run raised or a compile of it failed (also when the code caught the exception)."""
-    from nstviz.passes.headline import compile_failed
-
-    return result.exception is not None or compile_failed(result.run)
-
-
-def _failure_words(result: RunResult, name: str) -> str:
-    """``"baseline run raised"`` or ``"baseline compile failed"``."""
-    return f"{name} run raised" if result.exception is not None else f"{name} compile failed"
-
-
 def _with_reads(record: Any, reads: tuple[NonInputRead, ...]) -> Any:
     import dataclasses
 
@@ -596,51 +450,12 @@ def _names(items: Iterable[Any]) -> str:
     return ", ".join(qualified_name(getattr(item, "function", item)) for item in items)
 
 
-def _snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
-    from nstviz.capture.outputs import snapshot_outputs
-
-    try:
-        return snapshot_outputs(dict(values))
-    except Exception:  # an output that cannot be copied is compared as it is
-        return dict(values)
-
-
-def _compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple[OutputComparison, ...], bool]:
-    """Every pair of runs compared (baseline vs ``other``, eager vs both), and whether eager disagreed with itself."""
-    from nstviz.capture.outputs import compare_outputs
-
-    comparisons = []
-    for left, right in (("baseline", other), ("eager", "baseline"), ("eager", other)):
-        if left in outputs and right in outputs:
-            comparisons.append(compare_outputs(outputs[left], outputs[right], left_name=left, right_name=right))
-    nondeterministic = False
-    if "eager" in outputs and "eager (again)" in outputs:
-        again = compare_outputs(outputs["eager"], outputs["eager (again)"], left_name="eager", right_name="eager (again)")
-        if again.match is False:
-            nondeterministic = True
-            comparisons.append(again)
-    return tuple(comparisons), nondeterministic
-
-
 def _sources(runs: Iterable[CapturedRun], stacks: Sequence[Sequence[Any]]) -> dict[str, SourceFile]:
     paths: list[str] = []
-    for stack in stacks:
-        paths.extend(loc.file for loc in stack)
     for captured in runs:
-        run = captured.run
-        for b in run.breaks:
-            paths.append(b.location.file)
-            paths.extend(loc.file for loc in b.stack)
-        for call in captured.calls:
-            if call.site.file:
-                paths.append(call.site.file)
-        for mark in captured.marks:
-            if mark.record.file:
-                paths.append(mark.record.file)
-        for c in run.compiles:
-            if c.location is not None:
-                paths.append(c.location.file)
-    return read_sources(paths)
+        sites = [call.site for call in captured.calls]
+        paths += plain.source_paths(captured.run, sites=sites, marks=[m.record.file for m in captured.marks])
+    return plain.sources(stacks, paths)
 
 
 def _nstviz_version() -> str:

@@ -22,15 +22,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nstviz.capture import _torch_compat, marking, state
-from nstviz.capture._introspect import qualified_name, unwrap
+from nstviz.capture import _torch_compat, marking, plain, state
+from nstviz.capture._introspect import unwrap
 from nstviz.capture.convert import StackTable
 from nstviz.capture.runner import RunResult, execute
 from nstviz.errors import NameResolutionError, NotMarkableError, UsageError
-from nstviz.offline._sources import sources_of
 from nstviz.offline.ingest import rank_file_name
 from nstviz.passes.assemble import build_report
-from nstviz.passes.provenance import CallSite, build_regions
+from nstviz.passes.provenance import build_regions
 from nstviz.report import MarkedFunction, Report, Run
 
 
@@ -107,20 +106,7 @@ def _statements(source: str, filename: str) -> list[Any]:
 
 def _finish(result: RunResult, marks: _LazyMarks, stacks: StackTable) -> tuple[Run, list[str]]:
     """The Run with regions and marked functions filled in, and notes for the user."""
-    calls = []
-    for call in result.nonstrict_calls:
-        fn = unwrap(call.function) if call.function is not None else None
-        file, start, end = marking.source_range(fn) if fn is not None else (None, None, None)
-        calls.append(
-            CallSite(
-                graph_id=call.graph_id,
-                node=call.node,
-                qualname=qualified_name(fn) if fn is not None else call.name,
-                file=file,
-                line_start=start,
-                line_end=end,
-            )
-        )
+    calls = [plain.call_site(call) for call in result.nonstrict_calls]
     run = build_regions(result.run, calls, stacks.stacks)
     applied = {id(unwrap(c.function)) for c in result.nonstrict_calls if c.function is not None}
     notes = list(result.notes) + marks.refused
@@ -218,7 +204,7 @@ def record_script(
         backend=backend,
         nonstrict=tuple(nonstrict),
         stacks=tuple(stacks.stacks),
-        sources=sources_of(run, stacks.stacks),
+        sources=plain.sources(stacks.stacks, plain.source_paths(run, marks=[m.file for m in run.marked], compiles=False)),
         notes=tuple(dict.fromkeys([*_torch_compat.capture_notes(lost), *notes])),
         rank=info.rank,
     )

@@ -115,7 +115,7 @@ def output_verdict(
     nothing_marked: bool = False,
 ) -> OutputCheck:
     """Pass 5: the output check (baseline vs nonstrict first), and why it is missing when it is."""
-    from nstviz.capture.outputs import build_output_check
+    from nstviz.passes.output_verdict import build_output_check
 
     if comparisons is None:
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")

@@ -292,7 +292,7 @@ def test_output_check_type():
 
 
 def test_big_tensors_are_compared_in_chunks_with_the_same_answer(monkeypatch):
-    import nstviz.capture.outputs as oc
+    import nstviz.capture.outputs.compare as oc
 
     monkeypatch.setattr(oc, "_CHUNK", 7)
     a = torch.arange(50, dtype=torch.float32)

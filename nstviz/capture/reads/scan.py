@@ -1,0 +1,349 @@
+"""The scan: a function's bytecode, then the globals, closures and ``self`` attributes it reads."""
+
+from __future__ import annotations
+
+import builtins
+import dis
+import functools
+import types
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from nstviz.capture._introspect import unwrap_bound
+from nstviz.capture.reads.bytecode import (
+    _TRAINING,
+    _chain,
+    _chain_len,
+    _class_attr,
+    _instance_chain,
+    _instructions,
+    _is_registered,
+    _loads_self,
+    _local_imports,
+    _looks_like_method,
+    _mutation,
+    _owner_class,
+    _registered_in_init,
+    _resolve_attrs,
+)
+from nstviz.capture.reads.classify import (
+    _LOAD_ATTRS,
+    _MAX_DEPTH,
+    _MAX_FUNCTIONS,
+    _SKIP_VALUE_TYPES,
+    _add,
+    _add_random,
+    _baked_detail,
+    _Ctx,
+    _describe,
+    _is_code_like,
+    _is_randomness,
+    _is_rng_object,
+    _user_function,
+)
+from nstviz.report import NonInputRead
+
+
+def find_non_input_reads(fn: Callable) -> tuple[NonInputRead, ...]:
+    """List what ``fn`` reads (or changes) that is not one of its inputs.
+
+    Args:
+        fn: a Python function, method (bound or not), ``functools.partial``, callable object,
+            or a function already wrapped by ``torch._dynamo.nonstrict_trace``.
+
+    Returns:
+        One :class:`~nstviz.report.NonInputRead` per distinct name and kind, in code order,
+        each with the line of ``fn`` where it first happens (for reads inside functions it
+        calls: the line of that call) and a ``detail`` explaining the risk.
+        Empty for builtins and other callables without Python bytecode.
+    """
+    func, instance = unwrap_bound(fn)
+    if func is None:
+        return ()
+    ctx = _Ctx(results={}, scanned=set(), root=getattr(func, "__qualname__", getattr(func, "__name__", "?")))
+    _scan_function(func, instance, ctx, depth=0, via=None)
+    return tuple(ctx.results.values())
+
+
+def _scan_function(func: types.FunctionType, instance: Any, ctx: _Ctx, depth: int, via: str | None) -> None:
+    if id(func.__code__) in ctx.scanned or len(ctx.scanned) >= _MAX_FUNCTIONS:
+        return
+    ctx.scanned.add(id(func.__code__))
+    code = func.__code__
+    self_name = code.co_varnames[0] if code.co_argcount and _looks_like_method(func, instance) else None
+    cells = dict(zip(code.co_freevars, func.__closure__ or (), strict=False))
+    callees: list[tuple[types.FunctionType, Any, str]] = []
+    for instrs, sub in _instructions(code):
+        line = sub.co_firstlineno
+        local_imports = _local_imports(instrs)
+        for i, ins in enumerate(instrs):
+            if ins.starts_line is not None:
+                line = ins.starts_line
+            op = ins.opname
+            if op == "LOAD_FAST" and ins.argval in local_imports:
+                _on_value(str(ins.argval), local_imports[ins.argval], instrs, i, line, ctx, via, callees)
+            elif op == "LOAD_GLOBAL":
+                _on_global(func, instrs, i, line, ctx, via, callees)
+            elif op in ("LOAD_DEREF", "LOAD_CLASSDEREF") and ins.argval in cells:
+                _on_closure(ins.argval, cells[ins.argval], instrs, i, line, ctx, via, callees)
+            elif op == "STORE_GLOBAL" or op == "DELETE_GLOBAL":
+                _add(
+                    ctx,
+                    f"{ins.argval}",
+                    "nonlocal_mutation",
+                    line,
+                    via,
+                    f"assigns the global `{ins.argval}`: under nonstrict_trace this assignment runs once, "
+                    "when the function is traced, not on every call of the compiled code",
+                )
+            elif op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars:
+                _add(
+                    ctx,
+                    f"{ins.argval}",
+                    "nonlocal_mutation",
+                    line,
+                    via,
+                    f"assigns the nonlocal `{ins.argval}`: under nonstrict_trace this assignment runs once, "
+                    "when the function is traced, not on every call of the compiled code",
+                )
+            elif self_name is not None and ins.argval == self_name and _loads_self(op, sub is code):
+                _on_self(func, instance, instrs, i, line, ctx, via, callees)
+    if depth < _MAX_DEPTH:
+        for callee, callee_self, label, call_line in callees:
+            outer = ctx.at_line
+            # Reads inside callees are reported at the root function's line that leads to them.
+            ctx.at_line = outer if outer is not None else call_line
+            try:
+                _scan_function(callee, callee_self, ctx, depth + 1, label)
+            finally:
+                ctx.at_line = outer
+
+
+def _on_global(
+    func: types.FunctionType,
+    instrs: list[dis.Instruction],
+    i: int,
+    line: int,
+    ctx: _Ctx,
+    via: str | None,
+    callees: list,
+) -> None:
+    name = str(instrs[i].argval)
+    g = func.__globals__
+    if name in g:
+        value = g[name]
+    elif hasattr(builtins, name):
+        return
+    else:
+        return  # undefined now; it fails at call time anyway
+    _on_value(name, value, instrs, i, line, ctx, via, callees)
+
+
+def _on_value(
+    name: str,
+    value: Any,
+    instrs: list[dis.Instruction],
+    i: int,
+    line: int,
+    ctx: _Ctx,
+    via: str | None,
+    callees: list,
+    local_import: bool = False,
+) -> None:
+    attrs, end, is_method = _chain(instrs, i)
+    dotted = name
+    if isinstance(value, types.ModuleType):
+        target, n = _resolve_attrs(value, attrs)
+        dotted = ".".join([name, *attrs[:n]])
+        if _is_randomness(target, value, attrs[:n]):
+            _add_random(ctx, dotted, line, via)
+            return
+        if n == 0 or isinstance(target, types.ModuleType):
+            return
+        value = target
+        attrs = attrs[n:]
+    if _is_randomness(value, None, []):
+        _add_random(ctx, dotted, line, via)
+        return
+    if _is_rng_object(value):
+        _add_random(ctx, ".".join([dotted, *attrs[:1]]), line, via)
+        return
+    if _is_code_like(value):
+        callee = _user_function(value)
+        if callee is not None:
+            callees.append((callee, None, f"{callee.__qualname__}()", line))
+        return
+    if isinstance(value, _SKIP_VALUE_TYPES):
+        return
+    mutated = _mutation(instrs, end, attrs, is_method)
+    if mutated:
+        _add(
+            ctx,
+            dotted,
+            "nonlocal_mutation",
+            line,
+            via,
+            f"changes the global {_describe(value)} `{dotted}` in place ({mutated}): under nonstrict_trace "
+            "this happens once, when the function is traced, not on every call of the compiled code",
+        )
+        return
+    _add(ctx, dotted, "global", line, via, _baked_detail("the global", dotted, value))
+
+
+def _on_closure(
+    name: str,
+    cell: types.CellType,
+    instrs: list[dis.Instruction],
+    i: int,
+    line: int,
+    ctx: _Ctx,
+    via: str | None,
+    callees: list,
+) -> None:
+    try:
+        value = cell.cell_contents
+    except ValueError:
+        _add(
+            ctx,
+            name,
+            "closure",
+            line,
+            via,
+            f"reads the closure variable `{name}` (not bound yet): whatever it holds when the function "
+            "is traced is baked in as a constant without a guard",
+        )
+        return
+    attrs, end, is_method = _chain(instrs, i)
+    if isinstance(value, types.ModuleType):
+        target, n = _resolve_attrs(value, attrs)
+        if _is_randomness(target, value, attrs[:n]):
+            _add_random(ctx, ".".join([name, *attrs[:n]]), line, via)
+        return
+    if _is_randomness(value, None, []):
+        _add_random(ctx, name, line, via)
+        return
+    if _is_rng_object(value):
+        _add_random(ctx, ".".join([name, *attrs[:1]]), line, via)
+        return
+    if _is_code_like(value):
+        callee = _user_function(value)
+        if callee is not None:
+            callees.append((callee, None, f"{callee.__qualname__}()", line))
+        return
+    if isinstance(value, _SKIP_VALUE_TYPES):
+        return
+    mutated = _mutation(instrs, end, attrs, is_method)
+    if mutated:
+        _add(
+            ctx,
+            name,
+            "nonlocal_mutation",
+            line,
+            via,
+            f"changes the closure {_describe(value)} `{name}` in place ({mutated}): under nonstrict_trace "
+            "this happens once, when the function is traced, not on every call of the compiled code",
+        )
+        return
+    _add(ctx, name, "closure", line, via, _baked_detail("the closure variable", name, value))
+
+
+def _on_self(
+    func: types.FunctionType,
+    instance: Any,
+    instrs: list[dis.Instruction],
+    i: int,
+    line: int,
+    ctx: _Ctx,
+    via: str | None,
+    callees: list,
+) -> None:
+    nxt = instrs[i + 1] if i + 1 < len(instrs) else None
+    if nxt is not None and nxt.opname == "STORE_ATTR":
+        _add(
+            ctx,
+            f"self.{nxt.argval}",
+            "nonlocal_mutation",
+            line,
+            via,
+            f"sets `self.{nxt.argval}`: under nonstrict_trace this assignment runs once, when the function "
+            "is traced, not on every call of the compiled code",
+        )
+        return
+    if (
+        nxt is not None
+        and nxt.opname == "COPY"
+        and i + 2 < len(instrs)
+        and instrs[i + 2].opname in _LOAD_ATTRS
+    ):
+        # self.x += ...: COPY, LOAD_ATTR x, ..., STORE_ATTR x
+        attr = instrs[i + 2].argval
+        _add(
+            ctx,
+            f"self.{attr}",
+            "nonlocal_mutation",
+            line,
+            via,
+            f"updates `self.{attr}` in place: under nonstrict_trace this runs once, when the function is "
+            "traced, not on every call of the compiled code",
+        )
+        return
+    attrs, end, is_method = _chain(instrs, i)
+    if not attrs:
+        return
+    cls = type(instance) if instance is not None else _owner_class(func)
+    first = attrs[0]
+    static = _class_attr(cls, first)
+    if isinstance(
+        static, (types.FunctionType, staticmethod, classmethod, property, functools.cached_property)
+    ) or (static is not None and callable(static) and not isinstance(static, torch.nn.Module)):
+        callee = static.fget if isinstance(static, property) else static
+        if isinstance(callee, (staticmethod, classmethod)):
+            callee = callee.__func__
+        if isinstance(callee, types.FunctionType) and _user_function(callee) is not None:
+            callees.append((callee, instance, f"self.{first}", line))
+        return
+    if instance is not None:
+        value, known = _instance_chain(instance, attrs)
+        if not known:
+            return
+        if _is_code_like(value) or isinstance(value, (torch.nn.Module, *_SKIP_VALUE_TYPES)):
+            return
+        n = _chain_len(instance, attrs)
+        if isinstance(value, torch.Tensor) and _is_registered(instance, attrs[:n]):
+            return  # parameters and buffers: lifted into the graph, in-place updates are seen
+        dotted = "self." + ".".join(attrs[:n])
+        mutated = _mutation(instrs, end, attrs, is_method)
+        if mutated:
+            _add(
+                ctx,
+                dotted,
+                "nonlocal_mutation",
+                line,
+                via,
+                f"changes {_describe(value)} `{dotted}` in place ({mutated}): under nonstrict_trace this "
+                "happens once, when the function is traced, not on every call of the compiled code",
+            )
+            return
+        detail = _TRAINING if dotted == "self.training" and isinstance(instance, torch.nn.Module) else None
+        _add(
+            ctx, dotted, "self_attribute", line, via, detail or _baked_detail("the attribute", dotted, value)
+        )
+        return
+    if first in _registered_in_init(cls):
+        return
+    dotted = f"self.{first}"
+    if first == "training" and cls is not None and issubclass(cls, torch.nn.Module):
+        _add(ctx, dotted, "self_attribute", line, via, _TRAINING)
+        return
+    _add(
+        ctx,
+        dotted,
+        "self_attribute",
+        line,
+        via,
+        f"reads `{dotted}`: if it holds a number, string, container or plain tensor attribute, "
+        "nonstrict_trace bakes its value in as a constant without a guard: changing or rebinding it "
+        "later is not seen by the compiled code (parameters, buffers and submodules are fine)",
+    )

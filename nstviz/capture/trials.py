@@ -1,0 +1,196 @@
+"""The advisor's attempts, run by the capture session: one attempt -> one Run and its output check.
+
+:class:`Trials` is what :func:`nstviz.advisor.search.search` is given (its
+:class:`~nstviz.advisor.search.Trials` protocol): it runs the code again with marks, adapters,
+pytree registrations or ``torch._dynamo.config`` flags, on the session's namespace checkpoint,
+and turns the run into plain values the advisor judges. It also makes the adapters and finds
+the user classes the advisor asks for. The helpers here (output snapshots and comparisons,
+"did this run fail") are shared with the session's own runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from nstviz.capture import _torch_compat, adapters, marking
+from nstviz.capture._introspect import qualified_name, unwrap
+from nstviz.capture.namespace import NamespaceCheckpoint
+from nstviz.capture.runner import RunResult
+from nstviz.capture.subject import Subject
+from nstviz.passes.assemble import finish_run
+from nstviz.report import OutputCheck, OutputComparison, Run
+
+if TYPE_CHECKING:
+    from nstviz.capture.session import Session
+
+__all__ = ["Trials", "compare", "failed", "failure_words", "refreshing", "snapshot", "split_remedies"]
+
+
+class Trials:
+    """The attempts of one capture (see :class:`nstviz.advisor.search.Trials`)."""
+
+    def __init__(
+        self,
+        session: Session,
+        subject: Subject,
+        base: RunResult,
+        checkpoint: NamespaceCheckpoint,
+        outputs: Mapping[str, Mapping[str, Any]],
+        rng: dict[str, Any],
+    ) -> None:
+        self.session = session
+        self.subject = subject
+        self.base = base
+        self.checkpoint = checkpoint
+        self.outputs = outputs
+        self.rng = rng
+        self.decorator = _torch_compat.nonstrict_trace_spelling()
+        self.none_inputs_ok = _torch_compat.nonstrict_accepts_none()
+
+    def resolve(self, name: str) -> Callable[..., Any] | None:
+        """The function ``name`` stands for in the user's namespace, or None."""
+        return self.subject.resolve_name(name)
+
+    def try_marks(self, marks: tuple[Any, ...], run_name: str) -> tuple[Run, OutputCheck]:
+        """Run the code with ``marks`` (functions, adapters, pytree classes) as run ``run_name``."""
+        session, subject = self.session, self.subject
+        self.checkpoint.restore()
+        session.runs_total = max(session.runs_total, session.runs_done + 2)  # this attempt + the nonstrict run
+        functions, ads, classes = split_remedies(marks)
+        # adapters and pytree registrations are undone after the run, also on errors
+        with adapters.installed(ads), adapters.registered(classes, subject.code_namespace) as refresh:
+            current = refreshing(subject.rematch(functions), refresh)
+            result = session._run(run_name, subject.body, self.rng, functions, marks=current)
+        session.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
+        return finish_run(session._plain_run(result, run_name), session.stacks.stacks), self._check(result, run_name)
+
+    def try_config(self, marks: tuple[Any, ...], flags: dict[str, bool], run_name: str) -> tuple[Run, OutputCheck]:
+        """An attempt with the breaks' config hints set (and ``marks`` marked)."""
+        with _torch_compat.dynamo_config_patch(flags):
+            return self.try_marks(marks, run_name)
+
+    def adapt(self, qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
+        """An adapter for a function refused for None inputs (installed only during runs)."""
+        callers = [m.__dict__ for m in _modules_for_files(caller_files)]
+        return adapters.make_adapter(function, qualname, callers)
+
+    def register(self, class_name: str, function: Callable[..., Any]) -> Any:
+        """The user class ``class_name`` that ``function`` was refused for, to register with pytree."""
+        cls = _user_class(class_name, function)
+        return adapters.pytree_type(cls) if cls is not None else None
+
+    def _check(self, result: RunResult, run_name: str) -> OutputCheck:
+        from nstviz.passes.output_verdict import build_output_check
+
+        base, outputs = self.base, self.outputs
+        if failed(base) and not failed(result) and outputs.get("eager"):
+            # the baseline failed to compile: the attempt's outputs are checked against eager
+            pair = {"eager": outputs["eager"], run_name: snapshot(self.subject.outputs_of(result))}
+        elif failed(base) or failed(result):
+            name = "baseline" if failed(base) else run_name
+            words = failure_words(self.session.results[name], name)
+            return OutputCheck(match=None, skipped_reason=f"the {words}, so outputs cannot be compared")
+        else:
+            pair = {"baseline": outputs.get("baseline", {}), run_name: snapshot(self.subject.outputs_of(result))}
+        comparisons, nondeterministic = compare(pair, run_name)
+        return build_output_check(comparisons, nondeterministic=nondeterministic)
+
+
+def refreshing(
+    marks: Callable[[], Sequence[Callable[..., Any]]], refresh: Callable[[], None]
+) -> Callable[[], Sequence[Callable[..., Any]]]:
+    """``marks`` that first registers the code's new definitions of the pytree classes (see ``adapters.registered``)."""
+
+    def current() -> Sequence[Callable[..., Any]]:
+        refresh()
+        return marks()
+
+    return current
+
+
+def split_remedies(items: Iterable[Any]) -> tuple[tuple[Any, ...], list[Any], list[Any]]:
+    """``(functions to mark, adapters to install, pytree classes to register)`` of an attempt's marks."""
+    plain: list[Any] = []
+    ads: list[Any] = []
+    classes: list[Any] = []
+    for item in items:
+        if isinstance(item, adapters.Adapter):
+            ads.append(item)
+            plain.append(item.inner)
+        elif isinstance(item, adapters.PytreeType):
+            classes.append(item)
+        else:
+            plain.append(item)
+    return tuple(plain), ads, classes
+
+
+def failed(result: RunResult) -> bool:
+    """Whether the run raised or a compile of it failed (also when the code caught the exception)."""
+    from nstviz.passes.headline import compile_failed
+
+    return result.exception is not None or compile_failed(result.run)
+
+
+def failure_words(result: RunResult, name: str) -> str:
+    """``"baseline run raised"`` or ``"baseline compile failed"``."""
+    return f"{name} run raised" if result.exception is not None else f"{name} compile failed"
+
+
+def snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A copy of a run's outputs, taken before the next run changes them."""
+    from nstviz.capture.outputs import snapshot_outputs
+
+    try:
+        return snapshot_outputs(dict(values))
+    except Exception:  # an output that cannot be copied is compared as it is
+        return dict(values)
+
+
+def compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple[OutputComparison, ...], bool]:
+    """Every pair of runs compared (baseline vs ``other``, eager vs both), and whether eager disagreed with itself."""
+    from nstviz.capture.outputs import compare_outputs
+
+    comparisons = []
+    for left, right in (("baseline", other), ("eager", "baseline"), ("eager", other)):
+        if left in outputs and right in outputs:
+            comparisons.append(compare_outputs(outputs[left], outputs[right], left_name=left, right_name=right))
+    nondeterministic = False
+    if "eager" in outputs and "eager (again)" in outputs:
+        again = compare_outputs(outputs["eager"], outputs["eager (again)"], left_name="eager", right_name="eager (again)")
+        if again.match is False:
+            nondeterministic = True
+            comparisons.append(again)
+    return tuple(comparisons), nondeterministic
+
+
+def _modules_for_files(files: Iterable[str]) -> list[Any]:
+    wanted = {os.path.abspath(f) for f in files if f and not f.startswith("<")}
+    return [
+        m for m in list(sys.modules.values())
+        if getattr(m, "__file__", None) and os.path.abspath(m.__file__) in wanted
+    ]
+
+
+_LIBRARY_ROOTS = ("torch", "numpy", "builtins", "typing")
+
+
+def _user_class(name: str, function: Callable[..., Any]) -> type | None:
+    """The class ``name`` (``Box`` or ``pkg.mod.Box``) as ``function`` sees it, when it is user code."""
+    import builtins
+
+    raw = unwrap(function)
+    head, _, last = name.rpartition(".")
+    cls = getattr(raw, "__globals__", {}).get(last)
+    if cls is None and head in sys.modules:
+        cls = getattr(sys.modules[head], last, None)
+    if not isinstance(cls, type):
+        return None
+    if cls.__module__ == "builtins" and getattr(builtins, cls.__name__, None) is not cls:
+        return cls  # defined by code run in a namespace without __name__ (trace_code(src, {}))
+    root = (cls.__module__ or "").split(".")[0]
+    if root in _LIBRARY_ROOTS or root in sys.stdlib_module_names:
+        return None
+    return cls
