@@ -55,6 +55,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from nstviz._options import DEFAULT_BUDGET_S, DEFAULT_MAX_ATTEMPTS, BaselineMode, CaptureOptions
+from nstviz.advisor.search import search
 from nstviz.capture import _torch_compat, marking
 from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
@@ -221,7 +222,9 @@ def run_plan(options: CaptureOptions, entry: Entry) -> RunPlan:
 
 
 def _capture(subject: Any, options: CaptureOptions, entry: Entry, progress: Progress | None) -> Report:
-    session = Session(backend=options.backend, baseline_mode=options.baseline, progress=progress, echo=options.echo)
+    session = Session(
+        backend=options.backend, baseline_mode=options.baseline, progress=progress, echo=options.echo, advisor=search
+    )
     return session.capture(subject, run_plan(options, entry))
 
 

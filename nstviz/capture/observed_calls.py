@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import torch
+from nstviz.capture import _torch_compat
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,21 +30,6 @@ class CompiledCall:
     context: Any
 
 
-def _wrapper_code() -> Any:
-    """The code object of the function ``torch.compile`` wraps every call in, or None."""
-    from torch._dynamo import eval_frame
-
-    found = getattr(_wrapper_code, "cached", None)
-    if found is not None:
-        return found
-    probe = torch.compile(lambda: None, backend="eager")
-    code = getattr(probe, "__code__", None)
-    if code is None or code.co_filename != eval_frame.__file__ or not {"fn", "self"} <= set(code.co_freevars):
-        return None
-    _wrapper_code.cached = code  # type: ignore[attr-defined]
-    return code
-
-
 @contextlib.contextmanager
 def observing_compiled_calls() -> Iterator[list[CompiledCall]]:
     """Note every outermost call of a ``torch.compile`` wrapper made in this thread during the block.
@@ -56,7 +41,7 @@ def observing_compiled_calls() -> Iterator[list[CompiledCall]]:
     says why (``observed`` is the list; ``note`` is None when observing worked).
     """
     observed = _Observed()
-    code = _wrapper_code()
+    code = _torch_compat.compile_wrapper_code()
     previous = sys.getprofile()
     if code is None:
         observed.note = "this torch's torch.compile wrapper is not recognised: no compiled calls were observed"

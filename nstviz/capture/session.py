@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from nstviz._version import __version__
 from nstviz.capture import _torch_compat, adapters, marking, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.convert import StackTable
@@ -65,8 +66,11 @@ class Session:
         baseline_mode: str,
         progress: Progress | None = None,
         echo: bool = False,
+        advisor: Callable[..., Advice] | None = None,
     ) -> None:
         self.backend = backend
+        # the advisor is a layer above the capture: the caller hands it in (nstviz.advisor.search.search)
+        self.advisor = advisor
         self.baseline_mode = baseline_mode
         self.progress_cb = progress
         self.echo = echo
@@ -300,8 +304,9 @@ class Session:
         outputs: dict[str, Mapping[str, Any]],
         rng: dict[str, Any],
     ) -> Advice:
-        from nstviz.advisor.search import search
-
+        if self.advisor is None:
+            raise UsageError("auto=True needs an advisor: pass Session(advisor=nstviz.advisor.search.search)")
+        search = self.advisor
         baseline_run = finish_run(self._plain_run(base, "baseline"), self.stacks.stacks)
         return search(
             baseline_run,
@@ -369,7 +374,7 @@ class Session:
         stacks = tuple(tuple(s) for s in self.stacks.stacks)
         meta = ReportMeta(
             torch_version=_torch_compat.torch_version(),
-            nstviz_version=_nstviz_version(),
+            nstviz_version=__version__,
             python_version=platform.python_version(),
             created=self.created,
             title=subject.title,
@@ -456,12 +461,6 @@ def _sources(runs: Iterable[CapturedRun], stacks: Sequence[Sequence[Any]]) -> di
         sites = [call.site for call in captured.calls]
         paths += plain.source_paths(captured.run, sites=sites, marks=[m.record.file for m in captured.marks])
     return plain.sources(stacks, paths)
-
-
-def _nstviz_version() -> str:
-    from nstviz import __version__
-
-    return __version__
 
 
 __all__ = ["Progress", "Session"]

@@ -194,38 +194,6 @@ def _sync() -> None:
         torch.cuda.synchronize()
 
 
-def _metrics() -> list[Any]:
-    try:
-        from torch._dynamo.utils import get_compilation_metrics
-    except ImportError:  # pragma: no cover
-        return []
-    try:
-        return list(get_compilation_metrics())
-    except Exception:  # pragma: no cover - a torch that changed it
-        return []
-
-
-@contextlib.contextmanager
-def _metrics_room(size: int = 100_000) -> Iterator[None]:
-    """Let Dynamo's compilation-metrics buffer (a deque of 64) hold ``size`` entries, then shrink it back."""
-    try:
-        import torch._dynamo.utils as dynamo_utils
-    except ImportError:  # pragma: no cover
-        yield
-        return
-    buffer = getattr(dynamo_utils, "_compilation_metrics", None)
-    setter = getattr(dynamo_utils, "set_compilation_metrics_limit", None)
-    old = getattr(buffer, "maxlen", None)
-    if not callable(setter) or old is None or old >= size:
-        yield
-        return
-    setter(size)
-    try:
-        yield
-    finally:
-        setter(old)
-
-
 def _compile_seconds(before: list[Any], after: list[Any]) -> float | None:
     """Dynamo's compile time of the frames compiled between two :func:`_metrics` snapshots."""
     seen = {id(m) for m in before}
@@ -274,7 +242,7 @@ def _eager_stance() -> Iterator[None]:
 def _prepare_backend(settings: Sequence[_Settings]) -> None:
     """Import inductor before the clock starts: its first import costs seconds, once per process."""
     if any(s.name == "inductor" or "Inductor" in type(s.backend).__name__ for s in settings):
-        import torch._inductor.compile_fx  # noqa: F401
+        _torch_compat.import_inductor()
 
 
 def _check_counts(warmup: int, calls: int | None, min_calls: int, max_calls: int, budget_s: float | None) -> None:
@@ -486,12 +454,12 @@ def _measure(
             with _eager_stance():
                 _run_all(eager_calls or ())
 
-        with _metrics_room():
-            before = _metrics()
+        with _torch_compat.compilation_metrics_room():
+            before = _torch_compat.compilation_metrics()
             start = time.perf_counter()
             run_compiled()
             first_call_s = time.perf_counter() - start
-            compile_s = _compile_seconds(before, _metrics())
+            compile_s = _compile_seconds(before, _torch_compat.compilation_metrics())
         graphs = sum(c.graphs for c in counters)
         for _ in range(warmup):
             run_compiled()

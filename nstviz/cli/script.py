@@ -5,17 +5,14 @@ Also the CLI's exit codes and :class:`CliError` (a failure reported as one line 
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
-import sys
 import traceback
-import types
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from nstviz.errors import NstvizError
+from nstviz.offline.script_main import as_main
 
 if TYPE_CHECKING:
     from nstviz.report import Report
@@ -36,31 +33,6 @@ class CliError(Exception):
         super().__init__(message)
         self.hint = hint
         self.code = code
-
-
-@contextmanager
-def as_main(script: Path, argv: Sequence[str]) -> Iterator[dict[str, Any]]:
-    """Give a script what ``python SCRIPT ARGS`` gives it, and put everything back after.
-
-    Sets ``sys.argv``, puts the script's folder first on ``sys.path`` and installs a fresh
-    ``__main__`` module (as :mod:`runpy` does) whose namespace is yielded.
-    """
-    module = types.ModuleType("__main__")
-    module.__dict__.update({"__file__": str(script), "__builtins__": builtins, "__cached__": None})
-    saved_argv, saved_path = sys.argv[:], sys.path[:]
-    saved_main = sys.modules.get("__main__")
-    sys.argv = [str(script), *argv]
-    sys.path.insert(0, str(script.parent))
-    sys.modules["__main__"] = module
-    try:
-        yield module.__dict__
-    finally:
-        sys.argv = saved_argv
-        sys.path[:] = saved_path
-        if saved_main is not None:
-            sys.modules["__main__"] = saved_main
-        else:  # pragma: no cover - the interpreter always has one
-            sys.modules.pop("__main__", None)
 
 
 def _trace_code() -> Callable[..., Report]:

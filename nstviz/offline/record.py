@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from nstviz._version import __version__
 from nstviz.capture import _torch_compat, marking, plain, state
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.convert import StackTable
@@ -157,7 +158,7 @@ def record_script(
     Raises:
         UsageError: the script is missing or does not parse, or a bad rank environment.
     """
-    from nstviz.cli.script import as_main
+    from nstviz.offline.script_main import as_main
 
     path = Path(script)
     if not path.is_file():
@@ -196,7 +197,7 @@ def record_script(
     return build_report(
         torch_version=_torch_compat.torch_version(),
         runs={name: run},
-        nstviz_version=_nstviz_version(),
+        nstviz_version=__version__,
         python_version=platform.python_version(),
         created=created,
         title=f"{path.name} (rank {info.rank})",
@@ -220,11 +221,6 @@ def write_record(report: Report, out_dir: str | Path) -> Path:
     tmp.replace(target)
     return target
 
-
-def _nstviz_version() -> str:
-    from nstviz import __version__
-
-    return str(__version__)
 
 
 __all__ = ["RankInfo", "rank_info", "record_script", "write_record"]

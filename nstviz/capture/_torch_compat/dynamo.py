@@ -370,3 +370,58 @@ def pytree_registered(
             table.clear()
             table.update(names_before)
             table.update(added)
+
+
+def compilation_metrics() -> list[Any]:
+    """Dynamo's compilation metrics so far (one entry per frame compile), or [] where torch has none."""
+    try:
+        from torch._dynamo.utils import get_compilation_metrics
+    except ImportError:  # pragma: no cover
+        return []
+    try:
+        return list(get_compilation_metrics())
+    except Exception:  # pragma: no cover - a torch that changed it
+        return []
+
+
+@contextlib.contextmanager
+def compilation_metrics_room(size: int = 100_000) -> Iterator[None]:
+    """Let Dynamo's compilation-metrics buffer (a deque of 64) hold ``size`` entries, then shrink it back."""
+    try:
+        import torch._dynamo.utils as dynamo_utils
+    except ImportError:  # pragma: no cover
+        yield
+        return
+    buffer = getattr(dynamo_utils, "_compilation_metrics", None)
+    setter = getattr(dynamo_utils, "set_compilation_metrics_limit", None)
+    old = getattr(buffer, "maxlen", None)
+    if not callable(setter) or old is None or old >= size:
+        yield
+        return
+    setter(size)
+    try:
+        yield
+    finally:
+        setter(old)
+
+
+def compile_wrapper_code() -> Any:
+    """The code object of the function ``torch.compile`` wraps every call in, or None."""
+    from torch._dynamo import eval_frame
+
+    found = getattr(compile_wrapper_code, "cached", None)
+    if found is not None:
+        return found
+    probe = torch.compile(lambda: None, backend="eager")
+    code = getattr(probe, "__code__", None)
+    if code is None or code.co_filename != eval_frame.__file__ or not {"fn", "self"} <= set(code.co_freevars):
+        return None
+    compile_wrapper_code.cached = code  # type: ignore[attr-defined]
+    return code
+
+
+def import_inductor() -> None:
+    """Import inductor's compiler now (its first import costs seconds, once per process)."""
+    import torch._inductor.compile_fx  # noqa: F401
+
+
