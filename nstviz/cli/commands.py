@@ -26,7 +26,6 @@ from nstviz.cli.script import (
 )
 from nstviz.cli.terminal import (
     Progress,
-    _raised,
     file_url,
     script_error_lines,
     status_code,
@@ -41,7 +40,7 @@ if TYPE_CHECKING:
 
 def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
     """Why ``nstviz check SCRIPT`` fails for this Report (empty when it passes); the rule: :mod:`nstviz.passes.checks`."""
-    return checks.check_failures(report, fail_on_break=fail_on_break, raised=_raised)
+    return checks.check_failures(report, fail_on_break=fail_on_break)
 
 
 def _write_outputs(report: Report, html_path: str | None, json_path: str | None, out: TextIO) -> list[Path]:

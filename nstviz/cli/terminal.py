@@ -14,14 +14,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from nstviz._progress import progress_event
 from nstviz._text import shorten
 from nstviz._where import where as format_where
 from nstviz.cli.script import EXIT_OK, EXIT_SCRIPT_RAISED
+from nstviz.passes.checks import raised_by_user
 from nstviz.render.attempts import recommendation_effect
-from nstviz.report.facts import error_kind, rank_breaks, ranked_breaks, short_counts
+from nstviz.report.facts import rank_breaks, ranked_breaks, short_counts
 
 if TYPE_CHECKING:
-    from nstviz.report import Report, Run
+    from nstviz.report import Report
 
 
 class Progress:
@@ -44,16 +46,8 @@ class Progress:
 
     def __call__(self, event: Any = None, message: str | None = None, **fields: Any) -> None:
         """Accept a progress event: a dict, an object with ``phase``/``message``, or (phase, message)."""
-        if isinstance(event, dict):
-            fields = {**event, **fields}
-        elif event is not None and not isinstance(event, str):
-            fields = {
-                k: getattr(event, k)
-                for k in ("phase", "message", "runs_done", "runs_total")
-                if hasattr(event, k)
-            }
-        else:
-            fields = {"phase": event or "", "message": message or "", **fields}
+        args = (event,) if message is None else (event, message)
+        fields = progress_event(args if event is not None else (), fields)
         phase = str(fields.get("phase") or "")
         text = str(fields.get("message") or "")
         label = _phase_label(phase)
@@ -249,54 +243,19 @@ def file_url(path: Path) -> str:
     return path.resolve().as_uri()
 
 
-def _raised(run: Run) -> bool:
-    """True when the run's code raised something other than a graph break or a clean exit."""
-    if not run.error or any(b.fatal for b in run.breaks):
-        return False
-    kind = run.error_kind  # decided at capture, with the running torch's Dynamo exceptions
-    if kind is None:  # a Report saved before nstviz recorded it: torch 2.13/2.14's names, no torch
-        from nstviz.tracing.breaks import DYNAMO_EXCEPTION_NAMES
-
-        kind = error_kind(run.error_type, run.error, DYNAMO_EXCEPTION_NAMES)
-    return kind == "user"
-
-
 def status_code(report: Report) -> int:
     """3 when the baseline raised something other than a graph break, else 0."""
     baseline = report.runs.get("baseline")
-    return EXIT_SCRIPT_RAISED if baseline is not None and _raised(baseline) else EXIT_OK
+    return EXIT_SCRIPT_RAISED if baseline is not None and raised_by_user(baseline) else EXIT_OK
 
 
 def script_error_lines(report: Report) -> list[str]:
     """The lines that tell what the user's script raised, if it raised."""
     lines = []
     for name, run in report.runs.items():
-        if _raised(run):
+        if raised_by_user(run):
             lines.append(f"error: the script raised in the {name} run: {shorten(run.error or '', 160)}")
     return lines
-
-
-def check_failures(report: Report, *, fail_on_break: bool = False) -> list[str]:
-    """Return why ``nstviz check`` fails for this Report (empty when it passes)."""
-    failures = []
-    nonstrict = report.runs.get("nonstrict")
-    if nonstrict is None:
-        if report.headline.nothing_marked:
-            return ["nothing was marked (the advisor recommended nothing), so there is no nonstrict run"]
-        return ["there is no nonstrict run (see the notes above)"]
-    if _raised(nonstrict):
-        failures.append(f"the nonstrict run raised: {shorten(nonstrict.error, 120)}")
-    if report.outputs.match is False:
-        failures.append("outputs differ between the baseline and nonstrict runs")
-    if report.diff.introduced:
-        failures.append(f"{len(report.diff.introduced)} break(s) introduced by the nonstrict run")
-    for mark in nonstrict.marked:
-        if not mark.applied:
-            failures.append(f"--nonstrict {mark.spec} never applied (no call went through nonstrict_trace)")
-    remaining = nonstrict.breaks
-    if fail_on_break and remaining:
-        failures.append(f"{len(remaining)} distinct break(s) remain in the nonstrict run (--fail-on-break)")
-    return failures
 
 
 class SafeText:
@@ -333,7 +292,6 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 __all__ = [
     "Progress",
     "SafeText",
-    "check_failures",
     "file_url",
     "script_error_lines",
     "shorten",

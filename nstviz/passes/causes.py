@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 
 from nstviz._gb_ids import DATA_DEPENDENT, NONSTRICT_INPUT_REJECTED, NONSTRICT_OUTPUT_REJECTED
+from nstviz._text import first_line
 from nstviz.report.model import Break
 from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
@@ -56,11 +57,6 @@ def unwrap_message(text: str | None) -> str:
     return lines[0] if lines else ""
 
 
-def _first(text: str, limit: int = 240) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
 _DATA_DEPENDENT_GB = DATA_DEPENDENT
 
 
@@ -73,8 +69,8 @@ def explain_failure(failure: Break, candidate_gb_ids: Iterable[str | None] = ())
     cause = failure.root_cause or ""
     if cause and (failure.reason or "") and failure.reason in cause:
         cause = ""  # the "cause" is the break itself (GB0236 raised directly)
-    head = _first(failure.reason, 160)
-    text = f"{head}: {_first(cause)}" if cause else head
+    head = first_line(failure.reason, 160)
+    text = f"{head}: {first_line(cause, 240)}" if cause else head
     unknown_dd = not cause and failure.gb_id == NONSTRICT_OUTPUT_REJECTED and bool(set(candidate_gb_ids) & _DATA_DEPENDENT_GB)
     if is_data_dependent(cause) or (not cause and is_data_dependent(failure.detail)) or unknown_dd:
         return f"{text}; {DATA_DEPENDENT_HINT}"
@@ -99,7 +95,7 @@ def explain_error(error: str, fatal: Break | None) -> str:
     where = ""
     if fatal is not None and fatal.location.file:
         where = f" at {fatal.location.file.rsplit('/', 1)[-1]}:{fatal.location.line}"
-    text = f"compile failed{where}: {_first(cause)}"
+    text = f"compile failed{where}: {first_line(cause, 240)}"
     if is_data_dependent(cause):
         text += f"; {DATA_DEPENDENT_HINT}"
     return text

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from nstviz._text import shorten
+from nstviz.report.facts import error_kind
+from nstviz.tracing.breaks import DYNAMO_EXCEPTION_NAMES
 
 if TYPE_CHECKING:
     from nstviz.report.document import Report
@@ -70,17 +72,28 @@ def pair_failures(
     return failures
 
 
-def check_failures(report: Report, *, fail_on_break: bool = False, raised: Callable[[Run], bool]) -> list[str]:
+def raised_by_user(run: Run) -> bool:
+    """True when the run's code raised something other than a graph break or a clean exit."""
+    if not run.error or any(b.fatal for b in run.breaks):
+        return False
+    kind = run.error_kind  # decided at capture, with the running torch's Dynamo exceptions
+    if kind is None:  # a Report saved before nstviz recorded it: torch 2.13/2.14's names, no torch
+        kind = error_kind(run.error_type, run.error, DYNAMO_EXCEPTION_NAMES)
+    return kind == "user"
+
+
+def check_failures(report: Report, *, fail_on_break: bool = False, raised: Callable[[Run], bool] | None = None) -> list[str]:
     """Why ``nstviz check SCRIPT`` fails for this Report, one sentence each (empty when it passes).
 
     Args:
         report: the Report of a live capture.
         fail_on_break: also fail when breaks remain (``--fail-on-break``).
-        raised: tells whether a run raised something other than a graph break.
+        raised: tells whether a run raised something other than a graph break (default: :func:`raised_by_user`).
     """
+    raised = raised or raised_by_user
     nonstrict = report.runs.get("nonstrict")
     if nonstrict is None:
-        if any(c.kind == "note" and c.text.startswith("nothing was marked") for c in report.headline.chips):
+        if report.headline.nothing_marked:
             return ["nothing was marked (the advisor recommended nothing), so there is no nonstrict run"]
         return ["there is no nonstrict run (see the notes above)"]
     failures = pair_failures(

@@ -7,6 +7,7 @@ that there is no recommendation.
 
 from __future__ import annotations
 
+from nstviz._text import first_line
 from nstviz.report.document import Report
 from nstviz.report.model import Recommendation
 
@@ -35,8 +36,7 @@ _LIMIT = 160
 
 
 def _short(text: str | None) -> str:
-    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
-    return line if len(line) <= _LIMIT else line[: _LIMIT - 3] + "..."
+    return first_line(text, _LIMIT)
 
 
 def attempt_lines(report: Report) -> list[str]:

@@ -11,7 +11,8 @@ import dataclasses
 import json
 import pathlib
 
-from nstviz.cli.terminal import check_failures, status_code
+from nstviz.cli.terminal import status_code
+from nstviz.passes.checks import check_failures
 from nstviz.report import Break, BreakSplit, Location, Report, Run
 from nstviz.report.facts import count_of, counts_text, error_kind, rank_breaks, ranked_breaks, short_counts
 from nstviz.schema import load_schema
