@@ -10,6 +10,7 @@ before (and independently of) the capture core.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
@@ -69,7 +70,7 @@ def record(name: str, fn: Callable, args: tuple, marks: tuple[Callable, ...] = (
         key = (stack[-1].file, stack[-1].line, gb)
         if key in distinct:
             old = distinct[key]
-            distinct[key] = Break(**{**{f: getattr(old, f) for f in old.__dataclass_fields__}, "count": old.count + 1})
+            distinct[key] = dataclasses.replace(old, count=old.count + 1)
             continue
         distinct[key] = Break(
             gb_id=gb, reason=br.reason.strip().splitlines()[0], detail=br.reason, count=1, fatal=False,
