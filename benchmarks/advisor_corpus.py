@@ -4,6 +4,7 @@ Run (one job at a time, each step in a fresh process)::
 
     PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 120]
         [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
+    python benchmarks/advisor_corpus.py --render out.json   # the table of a saved run
 
 Jobs: ``tests/models/corpus.py`` and ``tests/models/corpus19.py`` (``--jobs`` picks some; the
 default is all of both). For every job, three fresh processes:
@@ -28,9 +29,11 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import types
 from typing import Any
@@ -104,8 +107,13 @@ def _times(fn, reps: int) -> dict[str, float]:
             "max_ms": round(1e3 * max(ts), 3)}
 
 
-def worker_measure(job: str, code: str, backend: str, reps: int) -> dict[str, Any]:
-    """explain's counts, compile time, steady state and the output check of one job (code run first)."""
+def worker_measure(job: str, code: str, backend: str, reps: int, save: str | None = None,
+                   ref: str | None = None) -> dict[str, Any]:
+    """explain's counts, compile time, steady state and the output check of one job (code run first).
+
+    ``save``: write the compiled call's outputs there (``torch.save``); ``ref``: compare the compiled
+    outputs with the ones saved there too (``match_baseline``: the baseline compile's, when the
+    baseline itself does not match eager)."""
     _exec_code(code)
     import collections
 
@@ -136,6 +144,10 @@ def worker_measure(job: str, code: str, backend: str, reps: int) -> dict[str, An
         out = flat_tensors(_call(compiled, inputs))
         res["compile_s"] = round(time.perf_counter() - t0, 3)
         res["match_eager"] = same(out, eager_out)
+        if save:
+            torch.save(out, save)
+        if ref and os.path.exists(ref):
+            res["match_baseline"] = same(out, torch.load(ref))
         from torch._dynamo.utils import counters
 
         frames = counters["frames"]["total"]
@@ -202,8 +214,9 @@ def verdict(before: dict, after: dict | None, rec: dict | None) -> str:
         return "no recommendation"
     if after is None or after.get("fatal") or after.get("error"):
         return "error"
-    if after.get("match_eager") is False:
-        return "WRONG"
+    if after.get("match_eager") is False and (before.get("match_eager") is not False
+                                              or after.get("match_baseline") is not True):
+        return "WRONG"  # unlike eager, and (where the baseline compile is unlike eager too) unlike it
     gb, ga = before.get("graphs"), after.get("graphs")
     if ga is None:
         return "error"
@@ -220,15 +233,18 @@ def run_job(job: str, opts: argparse.Namespace) -> dict[str, Any]:
     """The three fresh processes of one job, and its verdict."""
     common = ["--backend", opts.backend, "--reps", str(opts.reps)]
     row: dict[str, Any] = {"job": job}
-    row["before"] = _fresh(["--worker", "measure", job, *common])
+    tmp = tempfile.mkdtemp(prefix="advisor_corpus_")
+    ref = os.path.join(tmp, "baseline_outputs.pt")
+    row["before"] = _fresh(["--worker", "measure", job, *common, "--save-out", ref])
     if row["before"].get("fatal") is None and row["before"].get("breaks") == 0:
         row["advise"], row["after"], row["verdict"] = None, None, "not breaking"
         return row
     row["advise"] = _fresh(["--worker", "advise", job, "--budget", str(opts.budget),
                             "--max-attempts", str(opts.max_attempts)], timeout=opts.budget * 3 + 900)
     rec = row["advise"].get("recommendation")
-    row["after"] = _fresh(["--worker", "measure", job, *common], code=rec["code"]) if rec else None
+    row["after"] = _fresh(["--worker", "measure", job, *common, "--ref-out", ref], code=rec["code"]) if rec else None
     row["verdict"] = verdict(row["before"], row["after"], rec)
+    shutil.rmtree(tmp, ignore_errors=True)
     return row
 
 
@@ -267,11 +283,12 @@ def table(rows: list[dict[str, Any]]) -> str:
             return "-" if not s else f"{s['median_ms']:.2f} [{s['min_ms']:.2f}-{s['max_ms']:.2f}]"
 
         after_graphs = a.get("graphs") if a else b.get("graphs")
+        note = " (baseline compile differs from eager)" if b.get("match_eager") is False else ""
         lines.append(
             f"| {r['job']} | {_fmt(bb)} -> {_fmt(ab)} | {_fmt(b.get('graphs'))} -> {_fmt(after_graphs)} "
             f"| {'yes' if is_fixed else 'no'} | {_fmt(b.get('compile_s'), '.2f')} -> "
             f"{_fmt((a or b).get('compile_s'), '.2f')} | {steady(b)} -> {steady(a or b)} "
-            f"| {_fmt((b.get('eager') or {}).get('median_ms'), '.2f')} | {_fmt(adv_s, '.1f')} | {r['verdict']} |"
+            f"| {_fmt((b.get('eager') or {}).get('median_ms'), '.2f')} | {_fmt(adv_s, '.1f')} | {r['verdict']}{note} |"
         )
     removed = 100.0 * (tb - ta) / tb if tb else 0.0
     med = statistics.median(adv) if adv else None
@@ -310,16 +327,29 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--backend", default="eager", help="torch.compile backend for the timings")
     p.add_argument("--reps", type=int, default=5, help="timed calls after one warm-up call")
     p.add_argument("--json", default=None, help="write the raw figures here")
+    p.add_argument("--render", default=None, metavar="JSON", help="print the table of a saved --json run, run nothing")
     p.add_argument("--worker", choices=("measure", "advise"), help=argparse.SUPPRESS)
+    p.add_argument("--save-out", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--ref-out", default=None, help=argparse.SUPPRESS)
     p.add_argument("job", nargs="?", help=argparse.SUPPRESS)
     opts = p.parse_args(argv)
     if opts.worker:
         with contextlib.redirect_stdout(sys.stderr):  # the model's prints must not mix with the JSON line
             if opts.worker == "measure":
-                res = worker_measure(opts.job, sys.stdin.read(), opts.backend, opts.reps)
+                res = worker_measure(opts.job, sys.stdin.read(), opts.backend, opts.reps, opts.save_out, opts.ref_out)
             else:
                 res = worker_advise(opts.job, opts.budget, opts.max_attempts)
         print(json.dumps(res))
+        return
+    if opts.render:
+        with open(opts.render) as f:
+            saved = json.load(f)["rows"]
+        for r in saved:  # the verdict by this version's rule
+            if r["verdict"] != "not breaking":
+                r["verdict"] = verdict(r["before"], r.get("after"), (r.get("advise") or {}).get("recommendation"))
+        print(table(saved))
+        print()
+        print(remaining(saved))
         return
     from tests.models.corpus19 import ALL_JOBS, MEASURABLE
 
