@@ -4,6 +4,8 @@ Usage: ``python -m tests.models.explain_check19 JOB`` (any job of ``tests/models
 ``tests/models/corpus19.py``); prints one JSON line ``{"graph_count": G, "graph_break_count": B,
 "gb": {"GB0036": n, ...}, "error": ...}``. ``gb`` counts explain's break reasons by the GB id whose
 ``Gb_type`` in Dynamo's graph-break registry is the reason's first line (``"-"`` when none is).
+The model is called once eagerly first, as ``benchmarks/advisor_corpus.py`` does before it
+explains (transformers installs some hooks on a model's first call).
 """
 
 from __future__ import annotations
@@ -31,9 +33,12 @@ def gb_ids_by_type() -> dict[str, str]:
 def main() -> None:
     import torch
 
+    from tests.models.corpus import seed_all
     from tests.models.corpus19 import MEASURABLE
 
     model, inputs = MEASURABLE[sys.argv[1]].make()
+    seed_all(1)
+    model(**inputs)
     try:
         out = torch._dynamo.explain(model)(**inputs)
     except Exception as exc:  # a fullgraph-style failure: explain has no counts to give
