@@ -9,7 +9,7 @@
 # Legs (each its own new venv under a temporary folder, removed at the end):
 #   torch2.13   torch==2.13.0 (CPU wheel), newest everything else: the whole suite
 #   torch2.14   torch==2.14.1 (pip takes the CUDA build, ~4.4 GB with nvidia packages; runs on CPU):
-#               unit, analysis, capture, offline, cli, jupyter, reliability, one corpus model
+#               unit, analysis, capture, offline, cli, jupyter, reliability, rewrites, one corpus model
 #   ipython8    torch==2.13.0 with IPython 8 and ipykernel 6: the Jupyter tests
 # Steps: Debian chromium + graphviz (skipped when present), the JS deps, the viewer bundle and the JS
 # tests, the venvs (the later legs' venvs are made in the background while the first leg's tests
@@ -41,7 +41,7 @@ leg_requirements() {
 leg_tests() {
     case "$1" in
         torch2.13) echo "tests" ;;
-        torch2.14) echo "tests/unit tests/analysis tests/capture tests/offline tests/cli tests/jupyter tests/reliability tests/models/test_corpus_bigbird.py" ;;
+        torch2.14) echo "tests/unit tests/analysis tests/capture tests/offline tests/cli tests/jupyter tests/reliability tests/rewrites tests/models/test_corpus_bigbird.py" ;;
         ipython8) echo "tests/jupyter tests/reliability/test_magic_state.py tests/capture/test_exit_clean.py" ;;
     esac
 }
