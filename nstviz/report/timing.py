@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 _FRZ = {"frozen": True, "slots": True, "kw_only": True}
@@ -50,6 +50,11 @@ class CallTiming:
     """Calls measured (warm-up excluded)."""
     warmup: int = 0
     """Calls made before the measured ones and not counted (the compiling first call excluded)."""
+    text: str = field(init=False, metadata={"derived": True})
+    """:func:`format_call` of this timing (``"12.3 ms ± 0.4 (median of 20)"``), for the viewer."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", format_call(self))
 
     @property
     def spread_s(self) -> float:
@@ -102,6 +107,15 @@ class RunTiming:
     """True when each call was followed by ``torch.cuda.synchronize()`` (a CUDA device was in use)."""
     budget_s: float | None = None
     """The time budget the measured calls were bounded by, if any."""
+    text: str = field(init=False, metadata={"derived": True})
+    """:func:`format_timing` of this timing (the one line every renderer shows)."""
+    compile_text: str = field(init=False, metadata={"derived": True})
+    """The compile time (or, without it, the first call's time), formatted: ``"4.21 s"``."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", format_timing(self))
+        seconds = self.compile_s if self.compile_s is not None else self.first_call_s
+        object.__setattr__(self, "compile_text", format_seconds(seconds))
 
     @property
     def speedup(self) -> float | None:
