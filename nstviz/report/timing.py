@@ -150,6 +150,31 @@ def ranked(items: Iterable[tuple[str, int | None, RunTiming | None]]) -> list[st
     return [name for name, graphs, timing in sorted(items, key=lambda it: rank_key(it[1], it[2]))]
 
 
+def best_index(items: Sequence[tuple[int | None, RunTiming | None]]) -> int:
+    """Which of ``(graphs, timing)`` items, made in order, to choose: the fewest graphs, then the fastest.
+
+    Among the items with the fewest graphs (None: unknown, never fewest unless all are) the
+    latest is chosen, unless an earlier one is measurably faster (:func:`compare_steady` of
+    their steady states: the interquartile ranges do not overlap), so that noise never trades
+    the latest item for an earlier one. Without timings, the latest with the fewest graphs.
+
+    Raises:
+        ValueError: no items.
+    """
+    if not items:
+        raise ValueError("best_index needs at least one item")
+    keys = [math.inf if g is None else g for g, _ in items]
+    fewest = min(keys)
+    tied = [i for i, k in enumerate(keys) if k == fewest]
+    best = tied[-1]
+    for i in reversed(tied[:-1]):
+        mine, theirs = items[best][1], items[i][1]
+        if mine is not None and theirs is not None and mine.steady is not None and theirs.steady is not None:
+            if compare_steady(mine.steady, theirs.steady) == "faster":
+                best = i
+    return best
+
+
 def compare_steady(before: CallTiming, after: CallTiming) -> Verdict:
     """Whether ``after`` is measurably faster than ``before``, slower, or the same.
 
@@ -225,6 +250,7 @@ __all__ = [
     "CallTiming",
     "RunTiming",
     "Verdict",
+    "best_index",
     "compare_steady",
     "format_call",
     "format_seconds",
