@@ -38,6 +38,7 @@ from nstviz.capture.trials import failed as _failed
 from nstviz.capture.trials import snapshot as _snapshot
 from nstviz.errors import NothingCompiledError, UsageError
 from nstviz.passes.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
+from nstviz.passes.improvement import dynamo_graphs
 from nstviz.passes.marks import CapturedCall, CapturedMark
 from nstviz.report import (
     Candidate,
@@ -300,7 +301,7 @@ class Session:
             lift_source_marks=lift,
             echo=self.echo,
         )
-        if self.timing:
+        if self.timing and self._worth_timing(name, result):
             self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
             timing, note = time_run(
                 name,
@@ -318,6 +319,18 @@ class Session:
         self.notes.extend(result.notes)
         self.runs_done += 1
         return result
+
+    def _worth_timing(self, name: str, result: RunResult) -> bool:
+        """Whether to time this run: always but an advisor attempt with more graphs than a run before.
+
+        Such an attempt cannot become the recommendation (the fewest graphs win, time only
+        breaks ties), so its measurement would buy nothing.
+        """
+        graphs = dynamo_graphs(result.run)
+        fewest = min((dynamo_graphs(r.run) for r in self.results.values() if not _failed(r)), default=None)
+        if name.startswith("attempt-") and (_failed(result) or (fewest is not None and graphs > fewest)):
+            return False
+        return True
 
     def _timed_calls(self, observed: list[Any] | None) -> list[Any]:
         """The calls to time: ``compare``'s call, or the compiled calls a code run was seen to make."""
