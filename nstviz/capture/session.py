@@ -310,6 +310,7 @@ class Session:
                 marks=marks or (lambda: functions),
                 lift=lift,
                 failed=result.exception is not None,
+                eager=not name.startswith("attempt-"),  # eager is the same code every attempt
             )
             if timing is not None:
                 result.run = dataclasses.replace(result.run, timing=timing)

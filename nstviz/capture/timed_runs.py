@@ -75,12 +75,14 @@ def time_run(
     marks: Callable[[], Sequence[Callable[..., Any]]],
     lift: bool = False,
     failed: bool = False,
+    eager: bool = True,
 ) -> tuple[RunTiming | None, str | None]:
     """Time the run ``name``'s ``calls`` with its marks applied: ``(timing, note)``.
 
     ``calls`` are ``(function, args, kwargs)`` or the :class:`ObservedCalls` of the run;
     ``marks`` returns the functions the run traced non-strictly; ``lift`` lifts the code's own
-    non-strict marks (``baseline="strict"``); ``failed``: the run raised (not timed).
+    non-strict marks (``baseline="strict"``); ``failed``: the run raised (not timed); ``eager``:
+    also time the calls eagerly (the advisor's attempts do not: eager is the baseline's).
     Never raises (but KeyboardInterrupt): a failure is a note.
     """
     note_prefix = f"{name}: not timed"
@@ -98,6 +100,7 @@ def time_run(
             timing = time_calls(
                 calls,
                 backend=timing_backend(backend),
+                eager=eager,
                 warmup=WARMUP,
                 budget_s=BUDGET_S,
                 min_calls=MIN_CALLS,

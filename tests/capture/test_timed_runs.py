@@ -116,3 +116,18 @@ def test_a_run_that_raised_is_not_timed_and_a_note_says_so():
     report = nstviz.trace_code(src, ns, time=True)
     assert report.runs["baseline"].timing is None
     assert any("baseline: not timed: the run raised" in n for n in report.notes), report.notes
+
+
+def test_compare_auto_times_the_attempts_that_may_be_recommended():
+    report = nstviz.compare(toy, torch.ones(8), auto=True)
+    assert report.recommendation is not None and "helper" in report.recommendation.functions[0]
+    attempts = {n: r for n, r in report.runs.items() if n.startswith("attempt-")}
+    assert attempts
+    for name, run in attempts.items():
+        timing = run.timing
+        if report.counts[name].graphs <= report.counts["baseline"].graphs:
+            assert timing is not None and timing.steady is not None, name
+            assert timing.eager is None  # eager is the baseline's: not measured again per attempt
+            assert timing.graphs == report.counts[name].graphs
+    nst = _measured(report.runs["nonstrict"].timing)
+    assert nst.graphs == report.recommendation.graphs_after
