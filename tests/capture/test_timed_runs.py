@@ -7,9 +7,12 @@ for a speed ratio: the machine's load decides those.
 
 from __future__ import annotations
 
+import html
+
 import torch
 
 import nstviz
+from nstviz.jupyter.static_summary import html_summary
 from nstviz.report import Report, RunTiming
 
 
@@ -46,6 +49,7 @@ def test_compare_times_baseline_and_nonstrict_with_explains_graph_count():
     assert nst.graphs == report.counts["nonstrict"].graphs == 1
     assert base.backend == nst.backend == "aot_eager"  # the record backend times with aot_eager
     assert f"timing: {base.text}" in report.summary()
+    assert f"<b>nonstrict</b> {html.escape(nst.text)}" in html_summary(report)  # the widget's static view
     again = Report.from_json(report.to_json())
     assert again.runs["baseline"].timing == base
     assert again.runs["nonstrict"].timing == nst
