@@ -50,6 +50,7 @@ from nstviz.report import (
     SourceFile,
 )
 from nstviz.report.document import attach_user_exception as attach
+from nstviz.report.timing import RunTiming
 
 if TYPE_CHECKING:
     from nstviz.advisor.search import Advice
@@ -303,15 +304,15 @@ class Session:
         )
         if self.timing and self._worth_timing(name, result):
             self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
-            timing, note = time_run(
-                name,
-                self._timed_calls(observed),
-                backend=self.backend,
-                marks=marks or (lambda: functions),
-                lift=lift,
-                failed=result.exception is not None,
-                eager=not name.startswith("attempt-"),  # eager is the same code every attempt
-            )
+            # the timed calls run dozens of times: what they change in place (parameters, an
+            # optimizer, input tensors) is put back, so the namespace ends as after the run
+            timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
+            try:
+                timing, note = self._time(name, observed, functions, marks, lift, result)
+            finally:
+                if timed_state is not None:
+                    timed_state.restore()
+                    timed_state.discard()
             if timing is not None:
                 result.run = dataclasses.replace(result.run, timing=timing)
             if note is not None:
@@ -320,6 +321,26 @@ class Session:
         self.notes.extend(result.notes)
         self.runs_done += 1
         return result
+
+    def _time(
+        self,
+        name: str,
+        observed: list[Any] | None,
+        functions: Sequence[Callable[..., Any]],
+        marks: Callable[[], Sequence[Callable[..., Any]]] | None,
+        lift: bool,
+        result: RunResult,
+    ) -> tuple[RunTiming | None, str | None]:
+        """Time the run ``name`` just made (see :mod:`nstviz.capture.timed_runs`)."""
+        return time_run(
+            name,
+            self._timed_calls(observed),
+            backend=self.backend,
+            marks=marks or (lambda: functions),
+            lift=lift,
+            failed=result.exception is not None,
+            eager=not name.startswith("attempt-"),  # eager is the same code every attempt
+        )
 
     def _worth_timing(self, name: str, result: RunResult) -> bool:
         """Whether to time this run: always but an advisor attempt with more graphs than a run before.

@@ -135,3 +135,22 @@ def test_compare_auto_times_the_attempts_that_may_be_recommended():
             assert timing.graphs == report.counts[name].graphs
     nst = _measured(report.runs["nonstrict"].timing)
     assert nst.graphs == report.recommendation.graphs_after
+
+
+def bump(x, w):
+    x.add_(1)  # in place, every call: timing calls it dozens of times
+    helper(x)
+    return x * w
+
+
+def test_what_the_timed_calls_change_in_place_is_put_back():
+    x, w = torch.zeros(3), torch.nn.Parameter(torch.ones(3))
+    report = nstviz.compare(bump, x, w, nonstrict=[helper])
+    assert report.runs["nonstrict"].timing is not None
+    assert x.tolist() == [1.0, 1.0, 1.0]  # as after the last run, not after the timed calls
+    events: list[str] = []
+    ns = {**_cell_namespace(events), "state": torch.zeros(2)}
+    src = "@torch.compile(backend='eager')\ndef step(s):\n    s.add_(1)\n    return hook(s)\nstep(state)\n"
+    report = nstviz.trace_code(src, ns, nonstrict=["hook"], time=True)
+    assert report.runs["nonstrict"].timing is not None
+    assert ns["state"].tolist() == [1.0, 1.0]
