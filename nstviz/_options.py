@@ -44,6 +44,10 @@ class CaptureOptions:
         budget_s: the advisor's time budget, in seconds.
         max_attempts: the advisor's attempt budget.
         echo: let the printed output of each run through to the real stdout/stderr.
+        time: time the baseline, the nonstrict run and each advisor attempt (graphs, compile
+            time, steady-state time per call, eager alongside: :attr:`nstviz.report.Run.timing`).
+            :func:`nstviz.compare` times by default; code (``trace_code``, the magic, the CLI)
+            only when asked, and then re-runs only the compiled calls the code made.
     """
 
     nonstrict: Iterable[Any] = ()
@@ -54,6 +58,7 @@ class CaptureOptions:
     budget_s: float = DEFAULT_BUDGET_S
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
     echo: bool = False
+    time: bool = False
 
     def checked(self) -> CaptureOptions:
         """These options, after :func:`check_capture_options` (API spelling: ``budget_s=-1``).
@@ -67,6 +72,7 @@ class CaptureOptions:
             baseline=self.baseline,
             budget_s=self.budget_s,
             max_attempts=self.max_attempts,
+            time=self.time,
         )
         return self
 
@@ -226,6 +232,19 @@ FLAGS: tuple[Flag, ...] = (
         read=bool,
         front_ends=frozenset({"cli"}),
     ),
+    Flag(
+        "time",
+        "--time",
+        argparse={"action": "store_true"},
+        help={
+            "cli": "time each run: graphs, compile time, steady-state time per call, eager alongside "
+            "(re-runs only the compiled calls the script made)",
+            "magic": "Time each run: graphs, compile time, steady-state time per call (median of "
+            "several calls after warm-up) and eager alongside. Only the compiled calls the cell made "
+            "are re-run for it, not the whole cell.",
+        },
+        read=bool,
+    ),
 )
 """Every capture option's flag, in the order the help lists them."""
 
@@ -292,6 +311,7 @@ def check_capture_options(
     baseline: Any,
     budget_s: Any = None,
     max_attempts: Any = None,
+    time: Any = False,
     spelling: Spelling = "api",
 ) -> None:
     """Refuse bad capture options with a message naming the option and the value.
@@ -302,6 +322,7 @@ def check_capture_options(
         baseline: ``"as_written"`` or ``"strict"``.
         budget_s: the advisor's time budget in seconds (None: not given).
         max_attempts: the advisor's attempt budget (None: not given).
+        time: whether to time the runs (a bool).
         spelling: ``"api"`` (``budget_s=-1``) or ``"flag"`` (``--budget -1``); with
             ``"flag"``, the advisor's budgets given without ``--auto`` are refused too.
 
@@ -326,6 +347,8 @@ def check_capture_options(
         isinstance(max_attempts, int) and not isinstance(max_attempts, bool) and max_attempts >= 1
     ):
         raise UsageError(f"{_named('max_attempts', max_attempts, spelling)}: must be a whole number, at least 1")
+    if not isinstance(time, bool):
+        raise UsageError(f"{_named('time', time, spelling)}: time must be True or False")
     if spelling == "flag" and not auto and (budget_s is not None or max_attempts is not None):
         raise UsageError(
             f"{_flag('budget_s').flag} and {_flag('max_attempts').flag} bound the advisor; "

@@ -79,6 +79,7 @@ def compare(
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     progress: Progress | None = None,
     echo: bool = False,
+    time: bool = True,
     **kwargs: Any,
 ) -> Report:
     """Call ``fn(*args, **kwargs)`` under ``torch.compile``, as written and non-strict.
@@ -102,6 +103,9 @@ def compare(
         progress: called with ``{"phase", "message", "elapsed_s", "runs_done",
             "runs_total"}`` as the runs go on.
         echo: let the printed output of each run through to the real stdout/stderr.
+        time: time the baseline, the nonstrict run and each advisor attempt: ``fn(*args,
+            **kwargs)`` is compiled afresh and called again, warmed up, then measured against
+            eager (:attr:`Run.timing`; about half a second per run). ``time=False`` skips it.
         **kwargs: keyword arguments for ``fn``.
 
     Returns:
@@ -124,6 +128,7 @@ def compare(
         budget_s=budget_s,
         max_attempts=max_attempts,
         echo=echo,
+        time=time,
     ).checked()
     _torch_compat.check_supported()
     subject = callable_subject(fn, args, kwargs, backend=options.backend, nonstrict=options.nonstrict)
@@ -144,6 +149,7 @@ def trace_code(
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     echo: bool = False,
     title: str = "",
+    time: bool = False,
 ) -> Report:
     """Run a block of code in ``namespace`` as written, then with functions traced non-strictly.
 
@@ -172,6 +178,11 @@ def trace_code(
         max_attempts: attempt budget of the advisor.
         echo: let the printed output of each run through to the real stdout/stderr.
         title: a title for the Report.
+        time: time the baseline, the nonstrict run and each advisor attempt
+            (:attr:`Run.timing`). The code is not run again for it: the calls of compiled
+            functions and modules it made are noted during each run and only those are
+            re-run (compiled afresh, warmed up, measured against eager), since the rest of
+            the code may have side effects.
 
     Returns:
         The :class:`Report`. If the code raised in the last run, the exception is on
@@ -197,6 +208,7 @@ def trace_code(
         budget_s=budget_s,
         max_attempts=max_attempts,
         echo=echo,
+        time=time,
     ).checked()
     _torch_compat.check_supported()
     subject = code_subject(source, namespace, nonstrict=options.nonstrict, filename=filename, title=title)
@@ -223,7 +235,12 @@ def run_plan(options: CaptureOptions, entry: Entry) -> RunPlan:
 
 def _capture(subject: Any, options: CaptureOptions, entry: Entry, progress: Progress | None) -> Report:
     session = Session(
-        backend=options.backend, baseline_mode=options.baseline, progress=progress, echo=options.echo, advisor=search
+        backend=options.backend,
+        baseline_mode=options.baseline,
+        progress=progress,
+        echo=options.echo,
+        advisor=search,
+        timing=options.time,
     )
     return session.capture(subject, run_plan(options, entry))
 

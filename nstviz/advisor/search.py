@@ -84,6 +84,7 @@ from nstviz.advisor.propose import _Proposal, _short_break, def_line, local_name
 from nstviz.capture._introspect import unwrap
 from nstviz.passes.improvement import eager_frames, judge_change
 from nstviz.report import Break, Candidate, OutputCheck, Recommendation, Run
+from nstviz.report.timing import best_index
 
 __all__ = [
     "Advice",
@@ -288,6 +289,8 @@ def search(
     """Keys of the kept attempts on trial (see ``_Outcome.on_trial``), not yet confirmed."""
     confirmed: tuple[list[_Proposal], Run, OutputCheck | None] = ([], baseline, None)
     """The kept marks, run and check as of the last improvement."""
+    verified: list[tuple[list[_Proposal], Run, OutputCheck | None]] = []
+    """Every ``confirmed`` set, in order: the recommendation is the best of them."""
 
     while queue or deferred:
         if not queue:
@@ -390,6 +393,7 @@ def search(
             kept.append(p)
             if outcome.improved:
                 confirmed = (list(kept), run, check)
+                verified.append(confirmed)
             after_keys = {b.id for b in run.breaks}
             resolved |= {b.id for b in current.breaks if b.id not in after_keys}
             revealed = [b for b in run.breaks if b.id not in {x.id for x in current.breaks}]
@@ -412,6 +416,10 @@ def search(
         for k in trial:
             results[k] = replace(results[k], error=f"{results[k].error}; not kept: no later attempt made it compile")
         kept, current, last_check = list(confirmed[0]), confirmed[1], confirmed[2]
+    if len(verified) > 1:  # as few graphs as the last verified set, then the least steady-state time
+        tied = [v for v in verified if dynamo_graphs(v[1]) == dynamo_graphs(confirmed[1])]
+        best = tied[best_index([(dynamo_graphs(r), r.timing) for _, r, _ in tied])]
+        kept, current, last_check = list(best[0]), best[1], best[2]
     config_kept: list[str] = []
     if try_config is not None and (current.breaks or current.error):
         config_kept, current, last_check = _try_config_hints(

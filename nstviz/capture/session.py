@@ -31,12 +31,14 @@ from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
+from nstviz.capture.timed_runs import observed_body, time_run
 from nstviz.capture.trials import Trials, refreshing, split_remedies
 from nstviz.capture.trials import compare as _compare
 from nstviz.capture.trials import failed as _failed
 from nstviz.capture.trials import snapshot as _snapshot
 from nstviz.errors import NothingCompiledError, UsageError
 from nstviz.passes.assemble import CapturedRun, CapturedRuns, ReportMeta, assemble, finish_run
+from nstviz.passes.improvement import dynamo_graphs
 from nstviz.passes.marks import CapturedCall, CapturedMark
 from nstviz.report import (
     Candidate,
@@ -48,6 +50,7 @@ from nstviz.report import (
     SourceFile,
 )
 from nstviz.report.document import attach_user_exception as attach
+from nstviz.report.timing import RunTiming
 
 if TYPE_CHECKING:
     from nstviz.advisor.search import Advice
@@ -67,8 +70,11 @@ class Session:
         progress: Progress | None = None,
         echo: bool = False,
         advisor: Callable[..., Advice] | None = None,
+        timing: bool = False,
     ) -> None:
         self.backend = backend
+        self.timing = timing
+        """Time every compiled run (:mod:`nstviz.capture.timing`): ``Run.timing``."""
         # the advisor is a layer above the capture: the caller hands it in (nstviz.advisor.search.search)
         self.advisor = advisor
         self.baseline_mode = baseline_mode
@@ -88,6 +94,7 @@ class Session:
         self._hooks_before: set[int] | None = None
         self._names_before: set[str] = set()
         self._code_namespace: dict[str, Any] | None = None
+        self._subject: Subject | None = None
         self._lost: dict[str, str] = {}
         """Notes of the torch features this torch lacks (``_torch_compat.lose``), by hook."""
 
@@ -116,6 +123,7 @@ class Session:
         self.plan = plan
         self.runs_total = plan.runs_total()
         self._code_namespace = subject.code_namespace
+        self._subject = subject
         _acquire_capture()
         try:
             snapshot = state.StateSnapshot.take()
@@ -281,6 +289,9 @@ class Session:
                 _torch_compat.drop_new_dynamo_names(self._code_namespace, self._names_before)
         self._hooks_before = _torch_compat.dynamo_global_hooks()
         self._names_before = set(self._code_namespace or ())
+        observed: list[Any] | None = None
+        if self.timing and self._subject is not None and self._subject.entry != "compare":
+            body, observed = observed_body(body)
         result = execute(
             name,
             body,
@@ -291,10 +302,67 @@ class Session:
             lift_source_marks=lift,
             echo=self.echo,
         )
+        if self.timing and self._worth_timing(name, result):
+            self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
+            # the timed calls run dozens of times: what they change in place (parameters, an
+            # optimizer, input tensors) is put back, so the namespace ends as after the run
+            timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
+            try:
+                timing, note = self._time(name, observed, functions, marks, lift, result)
+            finally:
+                if timed_state is not None:
+                    timed_state.restore()
+                    timed_state.discard()
+            if timing is not None:
+                result.run = dataclasses.replace(result.run, timing=timing)
+            if note is not None:
+                self.notes.append(note)
         self.results[name] = result
         self.notes.extend(result.notes)
         self.runs_done += 1
         return result
+
+    def _time(
+        self,
+        name: str,
+        observed: list[Any] | None,
+        functions: Sequence[Callable[..., Any]],
+        marks: Callable[[], Sequence[Callable[..., Any]]] | None,
+        lift: bool,
+        result: RunResult,
+    ) -> tuple[RunTiming | None, str | None]:
+        """Time the run ``name`` just made (see :mod:`nstviz.capture.timed_runs`)."""
+        return time_run(
+            name,
+            self._timed_calls(observed),
+            backend=self.backend,
+            marks=marks or (lambda: functions),
+            lift=lift,
+            failed=result.exception is not None,
+            eager=not name.startswith("attempt-"),  # eager is the same code every attempt
+        )
+
+    def _worth_timing(self, name: str, result: RunResult) -> bool:
+        """Whether to time this run: always but an advisor attempt with more graphs than a run before.
+
+        Such an attempt cannot become the recommendation (the fewest graphs win, time only
+        breaks ties), so its measurement would buy nothing.
+        """
+        graphs = dynamo_graphs(result.run)
+        fewest = min((dynamo_graphs(r.run) for r in self.results.values() if not _failed(r)), default=None)
+        if name.startswith("attempt-") and (_failed(result) or (fewest is not None and graphs > fewest)):
+            return False
+        return True
+
+    def _timed_calls(self, observed: list[Any] | None) -> list[Any]:
+        """The calls to time: ``compare``'s call, or the compiled calls a code run was seen to make."""
+        if observed is not None:
+            return observed
+        subject = self._subject
+        if subject is None:
+            return []
+        ns = subject.namespace
+        return [(ns["fn"], ns["args"], ns["kwargs"])]
 
     def _advise(
         self,

@@ -55,7 +55,9 @@ def _add_script_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "args", nargs="*", help="arguments for the script (put them after `--` if they start with -)"
     )
-    _add_flags(p, "cli", ("nonstrict", "auto", "backend", "budget_s", "max_attempts", "check", "baseline", "echo"))
+    _add_flags(
+        p, "cli", ("nonstrict", "auto", "backend", "budget_s", "max_attempts", "check", "baseline", "echo", "time")
+    )
     p.add_argument("--json", metavar="PATH", help="also write the Report as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
 

@@ -84,7 +84,7 @@ def run_script(
         backend: the ``torch.compile`` backend the capture records with.
         progress: called with progress events while the runs go on.
         **options: further keyword arguments for :func:`nstviz.api.trace_code`
-            (``check``, ``baseline``, ``budget_s``, ``max_attempts``, ``echo``).
+            (``check``, ``baseline``, ``budget_s``, ``max_attempts``, ``echo``, ``time``).
 
     Raises:
         CliError: the script cannot be read or does not parse.

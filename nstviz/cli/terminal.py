@@ -115,7 +115,7 @@ def summary_table(report: Report) -> str:
 
     "graph breaks" is Dynamo's own counter (``counters["graph_break"]``); "breaks reached" the
     times Dynamo's tracing reached a break (tlparse's graph-break entries). Breaks are listed
-    most graph breaks caused first.
+    most graph breaks caused first. Timed runs (``--time``) get one line each (:attr:`RunTiming.text`).
     """
     names = [n for n in ("baseline", "nonstrict") if n in report.runs]
     names += [n for n in report.runs if n not in names and not n.startswith("attempt-")]
@@ -170,6 +170,9 @@ def summary_table(report: Report) -> str:
             if b.advice:
                 lines.append(f"    what else: {b.advice}")
     lines.append(_outputs_line(report))
+    timed = [(n, r.timing) for n, r in report.runs.items() if r.timing is not None]
+    width = max((len(n) for n, _ in timed), default=0)
+    lines.extend(f"timing {n.ljust(width)}  {t.text}" for n, t in timed)
     shown: set[str] = set()
     for name in names:
         for mark in report.runs[name].marked:

@@ -212,7 +212,7 @@ class NstraceMagics(Magics):
     @argument("--html", metavar="PATH", help="Also write the standalone HTML report to PATH.")
     @argument("--json", metavar="PATH", help="Also write the Report JSON to PATH.")
     @argument("--name", metavar="VAR", help="Bind the Report to the variable VAR in the notebook.")
-    @_capture_flags("check", "budget_s", "max_attempts")
+    @_capture_flags("check", "budget_s", "max_attempts", "time")
     @argument(
         "--quiet",
         action="store_true",
@@ -236,7 +236,8 @@ class NstraceMagics(Magics):
         --nonstrict functions traced by torch._dynamo.nonstrict_trace (with --auto, once more
         per candidate tried). Your source is not edited and no name is rebound; the marks are
         undone afterwards, also on errors and interrupts. Side effects happen once per run,
-        and the notebook's variables end as the LAST run left them.
+        and the notebook's variables end as the LAST run left them. With --time, each run's
+        calls of compiled functions and modules (only those) are re-run to time them.
 
         Below the cell appears an interactive view: graph breaks before and after, graphs and
         ops on each side, whether outputs still match, and the graphs with the nodes inlined

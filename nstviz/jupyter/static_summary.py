@@ -66,6 +66,9 @@ def html_summary(report: Report) -> str:
         f"<p><b>{esc(name)}</b> raised <code>{esc(err)}</code></p>" for name, err in _errors(report)
     )
     notes = "".join(f"<li>{esc(n)}</li>" for n in report.notes)
+    timings = "".join(
+        f"<li><b>{esc(name)}</b> {esc(run.timing.text)}</li>" for name, run in report.runs.items() if run.timing
+    )
     return (
         '<div class="nstviz-static-summary">'
         f"<p><b>nstviz</b>: {esc(report.title or 'report')} &mdash; {esc(headline(report))}</p>"
@@ -73,6 +76,7 @@ def html_summary(report: Report) -> str:
         "<th>ops</th><th>aten ops</th><th>regions</th><th>one graph</th></tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table>"
         + (f"<ul>{''.join(breaks)}</ul>" if breaks else "")
+        + (f"<p>timing:</p><ul>{timings}</ul>" if timings else "")
         + errors
         + (f"<ul>{notes}</ul>" if notes else "")
         + "<p><i>Static summary: open the notebook in JupyterLab or Notebook 7 with nstviz installed "

@@ -4,6 +4,7 @@ The summary reads :attr:`Report.headline` and :attr:`Report.counts` as they are:
 no numbers of its own. Breaks are listed in their rank order (:attr:`Run.break_order`), each
 with its counts text (:attr:`Break.tally`: the graph breaks it caused, Dynamo's
 ``counters["graph_break"]``, and the times Dynamo's tracing reached it, tlparse's entries).
+A timed run (:attr:`Run.timing`) gets its one line (:attr:`RunTiming.text`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ def summary(report: Report) -> str:
             f"{c.ops} ops, {c.aten_ops} aten ops, "
             f"{_plural(c.regions, 'region')} ({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
         )
+        if run.timing is not None:
+            lines.append(f"  timing: {run.timing.text}")
         recompiles = [cp for cp in run.compiles if cp.recompile_reason]
         if recompiles:
             first = recompiles[0].recompile_reason.splitlines()[0]

@@ -44,7 +44,7 @@ rank order, the kind of a run's exception). Every public name is re-exported her
 Schema history: version 2 added :attr:`Break.id`, :attr:`Report.headline`, made
 :attr:`Report.counts` required and :attr:`Node.op` a closed set. :meth:`Report.from_json`
 reads version 1 and upgrades it (ids, counts and headline are computed on the way in). Fields added since, all optional
-(older JSON still loads): :attr:`Run.error_kind`, :attr:`Headline.nothing_marked`, and the
+(older JSON still loads): :attr:`Run.error_kind`, :attr:`Run.timing`, :attr:`Headline.nothing_marked`, and the
 derived :attr:`Break.tally` and :attr:`Run.break_order` (computed, written for the viewer).
 """
 
@@ -94,6 +94,7 @@ from nstviz.report.model import (
     break_id,
     break_rank_key,
 )
+from nstviz.report.timing import CallTiming, RunTiming, format_timing, rank_key
 
 MODEL_CLASSES: tuple[type, ...] = (
     Location,
@@ -107,6 +108,8 @@ MODEL_CLASSES: tuple[type, ...] = (
     NonInputRead,
     Region,
     MarkedFunction,
+    CallTiming,
+    RunTiming,
     Run,
     BreakDiff,
     RunCounts,
@@ -135,5 +138,7 @@ __all__ = [cls.__name__ for cls in MODEL_CLASSES] + [
     "Tone",
     "break_id",
     "break_rank_key",
+    "format_timing",
+    "rank_key",
 ]
 

@@ -1,6 +1,6 @@
 """The parts of a Report: frozen dataclasses of JSON-native values, and the closed vocabularies once.
 
-This module imports nothing of nstviz: the :class:`~nstviz.report.document.Report` that holds
+This module imports nothing of nstviz but :mod:`nstviz.report.timing` (the timing parts): the :class:`~nstviz.report.document.Report` that holds
 these parts is in :mod:`nstviz.report.document`. The glossary is in the package's docstring
 (:mod:`nstviz.report`). Fields marked ``derived`` (``init=False``) are computed from the other
 fields when the value is made, written to JSON for the viewer, and never read back.
@@ -12,6 +12,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from typing import Literal
+
+from nstviz.report.timing import RunTiming
 
 SCHEMA_VERSION = 2
 """Version of the Report JSON schema. Bump on any incompatible change."""
@@ -359,6 +361,10 @@ class Run:
     """Ingested runs: entries read, skipped (corrupt), unknown and truncated, by name."""
     dynamo_graph_breaks: int | None = None
     """Graph breaks Dynamo itself counted in this run (``counters["graph_break"]``), where known."""
+    timing: RunTiming | None = None
+    """What this run costs, measured (:mod:`nstviz.report.timing`): graphs, compile time,
+    steady-state time per call, eager alongside; None when it was not timed (cells without
+    ``--time``, offline runs, Reports made before nstviz timed)."""
     break_order: tuple[int, ...] = field(init=False, metadata={"derived": True})
     """Indices into :attr:`breaks`, ranked (:func:`break_rank_key`, then first seen): the order
     every list of breaks is shown in. Computed when the Run is made."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 _FRZ = {"frozen": True, "slots": True, "kw_only": True}
@@ -50,6 +50,11 @@ class CallTiming:
     """Calls measured (warm-up excluded)."""
     warmup: int = 0
     """Calls made before the measured ones and not counted (the compiling first call excluded)."""
+    text: str = field(init=False, metadata={"derived": True})
+    """:func:`format_call` of this timing (``"12.3 ms ± 0.4 (median of 20)"``), for the viewer."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", format_call(self))
 
     @property
     def spread_s(self) -> float:
@@ -102,6 +107,15 @@ class RunTiming:
     """True when each call was followed by ``torch.cuda.synchronize()`` (a CUDA device was in use)."""
     budget_s: float | None = None
     """The time budget the measured calls were bounded by, if any."""
+    text: str = field(init=False, metadata={"derived": True})
+    """:func:`format_timing` of this timing (the one line every renderer shows)."""
+    compile_text: str = field(init=False, metadata={"derived": True})
+    """The compile time (or, without it, the first call's time), formatted: ``"4.21 s"``."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", format_timing(self))
+        seconds = self.compile_s if self.compile_s is not None else self.first_call_s
+        object.__setattr__(self, "compile_text", format_seconds(seconds))
 
     @property
     def speedup(self) -> float | None:
@@ -134,6 +148,31 @@ def rank_key(graphs: int | None, timing: RunTiming | None = None) -> tuple[float
 def ranked(items: Iterable[tuple[str, int | None, RunTiming | None]]) -> list[str]:
     """The names of ``(name, graphs, timing)`` items, best first (:func:`rank_key`; ties keep order)."""
     return [name for name, graphs, timing in sorted(items, key=lambda it: rank_key(it[1], it[2]))]
+
+
+def best_index(items: Sequence[tuple[int | None, RunTiming | None]]) -> int:
+    """Which of ``(graphs, timing)`` items, made in order, to choose: the fewest graphs, then the fastest.
+
+    Among the items with the fewest graphs (None: unknown, never fewest unless all are) the
+    latest is chosen, unless an earlier one is measurably faster (:func:`compare_steady` of
+    their steady states: the interquartile ranges do not overlap), so that noise never trades
+    the latest item for an earlier one. Without timings, the latest with the fewest graphs.
+
+    Raises:
+        ValueError: no items.
+    """
+    if not items:
+        raise ValueError("best_index needs at least one item")
+    keys = [math.inf if g is None else g for g, _ in items]
+    fewest = min(keys)
+    tied = [i for i, k in enumerate(keys) if k == fewest]
+    best = tied[-1]
+    for i in reversed(tied[:-1]):
+        mine, theirs = items[best][1], items[i][1]
+        if mine is not None and theirs is not None and mine.steady is not None and theirs.steady is not None:
+            if compare_steady(mine.steady, theirs.steady) == "faster":
+                best = i
+    return best
 
 
 def compare_steady(before: CallTiming, after: CallTiming) -> Verdict:
@@ -211,6 +250,7 @@ __all__ = [
     "CallTiming",
     "RunTiming",
     "Verdict",
+    "best_index",
     "compare_steady",
     "format_call",
     "format_seconds",

@@ -100,6 +100,23 @@ def test_run_writes_report_and_passes_argv(tmp_path):
     assert (tmp_path / "r.html").stat().st_size > 10_000
 
 
+def test_run_time_prints_one_timing_line_per_run(tmp_path):
+    script = write(tmp_path, HELPER_SCRIPT)
+    code, out, err = run_main("run", script, "-n", "helper", "--time", "-o", tmp_path / "r.html", "--json", tmp_path / "r.json")
+    assert code == EXIT_OK, err
+    report = Report.load_json(tmp_path / "r.json")
+    for name in ("baseline", "nonstrict"):
+        timing = report.runs[name].timing
+        assert timing is not None and timing.graphs == report.counts[name].graphs
+        assert f"{timing.text}" in out
+    assert [line.split()[:2] for line in out.splitlines() if line.startswith("timing ")] == [
+        ["timing", "baseline"], ["timing", "nonstrict"]
+    ]
+    assert report.runs["baseline"].stdout.count("argv") == 1  # the script itself ran once per run
+    code, out, _ = run_main("run", script, "-n", "helper", "-o", tmp_path / "s.html")
+    assert code == EXIT_OK and "timing " not in out  # scripts are timed only when asked
+
+
 def test_check_fails_on_remaining_breaks_only_when_asked(tmp_path):
     script = write(tmp_path, HELPER_SCRIPT)
     code, out, _ = run_main("check", script, "-n", "helper", "-q")

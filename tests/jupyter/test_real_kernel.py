@@ -43,6 +43,10 @@ CELLS = [
     "\n"
     "step(torch.ones(2))\n",
     "import IPython, ipykernel\nprint(IPython.__version__, ipykernel.__version__)",
+    # --time: the cell's compiled calls are timed (re-run alone), its print is not repeated
+    "%%nstrace --nonstrict scale --time --quiet --json timed.json\n"
+    "print('cell ran')\n"
+    "step(torch.ones(2))\n",
 ]
 
 
@@ -92,3 +96,11 @@ def test_await_and_cell_labels_in_a_real_kernel(tmp_path: Path) -> None:
     assert main(["view", str(tmp_path / "step.json"), "-o", str(tmp_path / "v.html")], stdout=out, stderr=io.StringIO()) == 0
     assert f"Cell In[{defs}], line 4" in out.getvalue(), out.getvalue()
     assert f"Cell In[{cell + 1}]" not in step.to_json() + step.summary() + out.getvalue()  # the next cell's label
+
+    timed = Report.from_json((tmp_path / "timed.json").read_text(encoding="utf-8"))
+    for name in ("baseline", "nonstrict"):
+        timing = timed.runs[name].timing
+        assert timing is not None and timing.steady is not None and timing.steady.median_s > 0
+        assert timing.graphs == timed.counts[name].graphs
+        assert timed.runs[name].stdout == "cell ran\n"  # printed once per run, not per timed call
+    assert step.runs["baseline"].timing is None  # without --time, a cell is not timed

@@ -15,6 +15,7 @@ from nstviz.report import _decode, _encode
 from nstviz.report.timing import (
     CallTiming,
     RunTiming,
+    best_index,
     compare_steady,
     format_call,
     format_seconds,
@@ -85,6 +86,28 @@ def test_rank_ties_on_time_go_to_the_lesser_compile_time():
     assert rank_key(1, b) < rank_key(1, a)
     assert rank_key(1, _run(1, 0.005, compile_s=None)) > rank_key(1, a)
     assert rank_key(None) == (math.inf, math.inf, math.inf)
+
+
+def test_best_index_fewest_graphs_then_measurably_faster_else_latest():
+    slow, fast = _run(1, 0.010), RunTiming(
+        graphs=1, first_call_s=2.0, compile_s=1.0, steady=_call(0.005, 0.0001)
+    )
+    noisy = RunTiming(graphs=1, first_call_s=2.0, compile_s=1.0, steady=_call(0.009, 0.002))
+    assert best_index([(2, _run(2, 0.001)), (1, slow)]) == 1  # fewer graphs beat any time
+    assert best_index([(1, fast), (1, slow)]) == 0  # an earlier set measurably faster wins
+    assert best_index([(1, noisy), (1, slow)]) == 1  # inside the noise: the latest
+    assert best_index([(1, None), (1, None)]) == 1  # untimed: the latest
+    assert best_index([(None, None), (3, None)]) == 1
+    with pytest.raises(ValueError):
+        best_index([])
+
+
+def test_derived_texts_are_the_formatted_lines():
+    timing = _run(2, 0.004)
+    assert timing.text == format_timing(timing)
+    assert timing.compile_text == format_seconds(1.0)
+    assert timing.steady is not None and timing.steady.text == format_call(timing.steady)
+    assert _run(1, None, compile_s=None).compile_text == format_seconds(2.0)  # the first call's
 
 
 def test_compare_steady_needs_separate_quartiles():

@@ -459,3 +459,40 @@ def test_nothing_marked_report_has_no_nonstrict_run_and_says_so(write_page, driv
     assert kinds == ["nonstrict"]
     assert no_rec == ("No recommendation: no candidate reduced the breaks with matching outputs, "
                       "so nothing was marked and the nonstrict run was not made.")
+
+
+def _timed(x):
+    torch_mod = __import__("torch")
+    torch_mod._dynamo.graph_break()
+    return x.cos() + 1
+
+
+def _timed_toy(x):
+    return _timed(x.sin()) * 2
+
+
+def test_timing_table_and_bars_from_a_real_compare(write_page, drive, artifacts):
+    """compare() times its runs: the overview tab shows one row per run, with the Report's texts and a bar."""
+    import torch
+
+    import nstviz
+
+    r = nstviz.compare(_timed_toy, torch.ones(8), nonstrict=[_timed])
+    page = write_page(r, name="timing.html")
+    out = drive({"page": str(page), "steps": [
+        {"do": "ready"},
+        {"do": "click", "selector": "button.nsv-tab[data-tab=overview]"},
+        {"do": "eval", "js": "[...document.querySelectorAll('#nstviz-root [data-testid=timing] tr[data-run]')].map(tr =>"
+                             " [tr.dataset.run, [...tr.querySelectorAll('td')].slice(0, 5).map(td => td.textContent),"
+                             " tr.querySelector('svg rect') ? tr.querySelector('svg rect').getBoundingClientRect().width : 0,"
+                             " tr.querySelectorAll('svg line').length])"},
+        {"do": "screenshot", "path": str(artifacts / "timing-table.png")},
+    ]})
+    assert not out["errors"], out["errors"]
+    rows = out["results"][2]
+    assert [row[0] for row in rows] == ["baseline", "nonstrict"]
+    for name, cells, bar_width, lines in rows:
+        timing = r.runs[name].timing
+        assert timing is not None and timing.steady is not None and timing.eager is not None
+        assert cells == [name, str(timing.graphs), timing.compile_text, timing.steady.text, timing.eager.text]
+        assert bar_width > 0 and lines == 2  # the median's bar, the quartile whisker and eager's tick

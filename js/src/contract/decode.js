@@ -78,6 +78,7 @@ function structureProblem(r) {
   if (!isObj(r.runs.baseline)) return "'runs.baseline' is missing";
   for (const [name, run] of Object.entries(r.runs)) {
     if (!isObj(run)) return `run '${name}' is not an object`;
+    if (run.timing != null && !isObj(run.timing)) return `run '${name}'.timing is not an object`;
     for (const key of ["graphs", "breaks", "regions"]) {
       if (run[key] != null && !Array.isArray(run[key])) return `runs.${name}.${key} is not a list`;
     }

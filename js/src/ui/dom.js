@@ -35,6 +35,26 @@ export function h(tag, attrs, ...children) {
   return el;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/**
+ * Create an SVG element (namespaced): plain attributes only (numbers, strings), and a
+ * "title" child for a tooltip. No listeners, no markup.
+ * @param {string} tag
+ * @param {Record<string, any>|null} [attrs]
+ * @param {...any} children
+ */
+export function svg(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v == null || v === false) continue;
+    if (k === "style" || k.startsWith("on")) throw new Error("svg(): no inline style or listeners (CSP)");
+    el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
 /** Append children (text, nodes, arrays) to `el`. */
 export function append(el, children) {
   for (const c of children) {

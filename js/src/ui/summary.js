@@ -7,6 +7,7 @@
 
 import { h } from "./dom.js";
 import { errorHead } from "./output.js";
+import { renderTiming } from "./timing.js";
 
 function fmtNum(x) {
   if (x == null || Number.isNaN(x)) return "—";
@@ -66,6 +67,7 @@ export function renderSummary(report, index) {
       h("td", null, fmtNum(d.max_abs_diff)), h("td", null, fmtNum(d.max_rel_diff)), h("td", { class: "nsv-mono" }, [d.shape, d.dtype].filter(Boolean).join(" ")), h("td", null, d.note || "")));
   return h("div", { class: "nsv-summary" },
     h("div", { class: "nsv-cards" }, cards),
+    renderTiming(report, index.runNames),
     h("div", { class: "nsv-outputs" },
       h("div", { class: "nsv-section-title" }, "Output check"),
       h("div", { class: verdict && verdict.tone === "bad" ? "nsv-bad" : verdict && verdict.tone === "good" ? "nsv-good" : "nsv-muted" }, (verdict ? verdict.text : "") + (o.nondeterministic ? " · the baseline is non-deterministic" : "")),

@@ -1,0 +1,116 @@
+"""Timing the session's runs: which calls, which backend, with the run's marks, never failing it.
+
+The capture session times a run right after it (``Session(timing=True)``), while the run's
+remedies are still in effect (config flags, adapters, pytree registrations: the session and
+the advisor's trials apply them around the run), with the run's non-strict marks applied again
+for the measurement. What is timed:
+
+- ``compare``: the call ``fn(*args, **kwargs)`` itself (it has no other side effects to fear);
+- code (``trace_code``, ``%%nstrace --time``, ``nstviz run --time``): only the calls of
+  ``torch.compile`` wrappers the run made (:func:`observed_body` notes them while the run goes),
+  re-run as one unit by :func:`nstviz.capture.timing.time_calls`; the rest of the code is not
+  run again.
+
+The timing backend follows the capture's: ``"record"`` (no code generation) times with
+``aot_eager`` (the same AOTAutograd graphs, run), ``"as_written"`` with each compiled object's
+own backend, any other with itself. A measurement that fails gives no timing and a note; the
+run and the capture are unaffected.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from nstviz.capture import marking
+from nstviz.capture.observed_calls import observing_compiled_calls
+from nstviz.capture.runner import Body
+from nstviz.capture.timing import time_calls
+from nstviz.report.timing import RunTiming
+
+WARMUP = 1
+"""Calls after the compiling one that are not measured."""
+BUDGET_S = 0.3
+"""Time for the measured calls of one run, compiled and eager together (seconds)."""
+MIN_CALLS = 3
+"""The fewest measured calls, even past the budget (a slow call is still measured thrice)."""
+MAX_CALLS = 50
+"""The most measured calls (a fast call stops here, well inside the budget)."""
+
+
+def timing_backend(capture_backend: Any) -> Any:
+    """The backend runs are timed with, for the capture's ``backend``."""
+    if capture_backend == "record":
+        return "aot_eager"
+    return capture_backend
+
+
+def observed_body(body: Body) -> tuple[Body, ObservedCalls]:
+    """``body`` that notes the compiled calls it makes, and the list they are noted in."""
+    seen = ObservedCalls()
+
+    def observing(remark: Callable[[], None]) -> Any:
+        with observing_compiled_calls() as observed:
+            try:
+                return body(remark)
+            finally:
+                seen.extend(observed)
+                seen.note = observed.note
+
+    return observing, seen
+
+
+class ObservedCalls(list):  # type: ignore[type-arg]
+    """The compiled calls one run made, and (``note``) why none could be observed, if so."""
+
+    note: str | None = None
+
+
+def time_run(
+    name: str,
+    calls: Sequence[Any],
+    *,
+    backend: Any,
+    marks: Callable[[], Sequence[Callable[..., Any]]],
+    lift: bool = False,
+    failed: bool = False,
+    eager: bool = True,
+) -> tuple[RunTiming | None, str | None]:
+    """Time the run ``name``'s ``calls`` with its marks applied: ``(timing, note)``.
+
+    ``calls`` are ``(function, args, kwargs)`` or the :class:`ObservedCalls` of the run;
+    ``marks`` returns the functions the run traced non-strictly; ``lift`` lifts the code's own
+    non-strict marks (``baseline="strict"``); ``failed``: the run raised (not timed); ``eager``:
+    also time the calls eagerly (the advisor's attempts do not: eager is the baseline's).
+    Never raises (but KeyboardInterrupt): a failure is a note.
+    """
+    note_prefix = f"{name}: not timed"
+    if failed:
+        return None, f"{note_prefix}: the run raised"
+    if isinstance(calls, ObservedCalls) and calls.note is not None:
+        return None, f"{note_prefix}: {calls.note}"
+    if not calls:
+        return None, f"{note_prefix}: it made no call of a compiled function or module"
+    try:
+        with contextlib.ExitStack() as stack:
+            if lift:
+                stack.enter_context(marking.source_marks_lifted())
+            stack.enter_context(marking.marked(list(marks())))
+            timing = time_calls(
+                calls,
+                backend=timing_backend(backend),
+                eager=eager,
+                warmup=WARMUP,
+                budget_s=BUDGET_S,
+                min_calls=MIN_CALLS,
+                max_calls=MAX_CALLS,
+            )
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the measurement must never fail the capture
+        return None, f"{note_prefix}: timing raised {type(exc).__name__}: {exc}"[:500]
+    return timing, None
+
+
+__all__ = ["BUDGET_S", "MAX_CALLS", "MIN_CALLS", "WARMUP", "ObservedCalls", "observed_body", "time_run", "timing_backend"]
