@@ -113,3 +113,13 @@ def test_encodec_real_model():
     # pasted in a fresh process (no_grad, one eager call first): 33 -> 1 graphs
     setup = "from tests.rewrites.toys_buffers import encodec_call\n"
     assert graphs_in_fresh_process([], best.source, "encodec_call()", setup) == 1
+
+
+def test_a_name_made_a_tensor_again_is_not_rewritten():
+    """``n += tensor`` makes ``n`` a tensor: ``torch.ceil(n) * self.stride`` is tensor arithmetic, left alone."""
+    p = propose_buffer_ints(T.AugmentedPad.extra_padding, GB0170)
+    assert any("AugmentedPad.extra_padding: `torch.ceil(n).to(torch.int64) * self.stride` uses a buffer as a tensor"
+               in n for n in p.notes), p.notes
+    src = p.rewrites[0].source  # the inherited forward still reads padding_total as an int
+    assert "def extra_padding" not in src and "math.ceil" not in src
+    assert src.rstrip().endswith("AugmentedPad.forward = forward")

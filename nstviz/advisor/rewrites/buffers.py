@@ -182,7 +182,7 @@ def constant_buffers(cls: type, notes: list[str] | None = None) -> dict[str, ast
 
 def _writer(cls: type, name: str) -> str | None:
     """The first method of the class (other than ``__init__``) that assigns or mutates ``self.<name>``."""
-    for attr, value in cls.__dict__.items():
+    for attr, value in [(a, v) for k in _own_classes(cls) for a, v in k.__dict__.items()]:
         fn = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
         if attr == "__init__" or not isinstance(fn, types.FunctionType):
             continue
@@ -325,8 +325,16 @@ class _Method:
             s.items = [ast.withitem(context_expr=self.num(i.context_expr, py)[0], optional_vars=i.optional_vars)
                        for i in s.items]
             s.body = self.block(s.body, py)
+        elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+            s.value, is_py = self.num(s.value, py)
+            if not (is_py and s.target.id in py):
+                py.discard(s.target.id)
         elif self._has_buffer(s):
             raise _Unsure(ast.unparse(s).splitlines()[0])
+        else:  # any other statement: what it assigns is no longer known to be a Python number
+            for n in ast.walk(s):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    py.discard(n.id)
         return s
 
     def rewrite(self) -> ast.FunctionDef:
@@ -336,13 +344,21 @@ class _Method:
         return d
 
 
+def _own_classes(cls: type) -> list[type]:
+    """The class and its bases up to (not including) torch's and ``object``: where its methods come from."""
+    return [k for k in cls.__mro__ if k is not object and not k.__module__.startswith("torch")]
+
+
 def _methods(cls: type) -> list[tuple[str, FunctionSource]]:
-    out = []
-    for attr, value in cls.__dict__.items():
-        if attr == "__init__" or not isinstance(value, types.FunctionType):
-            continue
-        with contextlib.suppress(RewriteError):
-            out.append((attr, function_source(value)))
+    out, seen = [], set()
+    for k in _own_classes(cls):
+        for attr, value in k.__dict__.items():
+            if attr in seen or attr == "__init__" or not isinstance(value, types.FunctionType):
+                seen.add(attr)
+                continue
+            seen.add(attr)
+            with contextlib.suppress(RewriteError):
+                out.append((attr, function_source(value)))
     return out
 
 
@@ -423,8 +439,8 @@ def _paste(cls: type, defs: list[tuple[str, FunctionSource, ast.FunctionDef]], u
         names = [cls.__name__, *(n for n in names if n not in (cls.__name__, "math", "torch"))]
         head.append(f"from {mod} import {', '.join(names)}")
     gb = f" ({brk.gb_id})" if brk and brk.gb_id else ""
-    why = (f"# nstviz: {', '.join(f'self.{b}' for b in used)} are 0-d int buffers built from "
-           f"{', '.join(ast.unparse(buffers[b]) for b in used)} and never written; as tensors they made the padding "
+    why = (f"# nstviz: {', '.join(f'self.{b}' for b in used)}: 0-d int buffer(s) built from "
+           f"{'; '.join(ast.unparse(buffers[b]) for b in used)} and never written; as tensors they made the padding "
            f"a tensor and its `if` a data-dependent branch{gb}. Read as Python ints, the sizes are decided while tracing.")
     body = [ast.unparse(ast.fix_missing_locations(d)) for _, _, d in defs]
     assign = [f"{cls.__name__}.{a} = {a}" for a, _, _ in defs]
