@@ -80,7 +80,7 @@ def test_toy_paste_in_a_fresh_process():
 
 
 def test_encodec_real_model():
-    """tiny EnCodec (transformers 5.24), eval, no_grad, decoded audio: measured on torch 2.13.
+    """tiny EnCodec (transformers 5.24), eval, no_grad, decoded audio: measured on torch 2.13 and 2.14.1.
 
     Before: 33 graphs (explain lists 16 breaks: 13 at `_pad1d`'s `if length <= max_pad`, GB0170 and
     generic_jump; 2 at its slice, 1 .item()-like data-dependent op; EncodecConv1d.forward also hits the
