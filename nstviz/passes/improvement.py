@@ -183,7 +183,7 @@ def judge_change(
         return Change(False, "more_graphs", f"{gb} -> {ga} graphs" + (f" ({counters})" if counters else ""))
     elif ea < eb:  # reported, not kept: explain's graph count is what a change must lower
         text = f"{eb - ea} fewer frame(s) run eagerly, but the same {_graphs(gb)}: not an improvement"
-        return Change(False, "fewer_eager_frames", text + (f"; {counters}" if counters else ""))
+        return Change(False, "fewer_eager_frames", text)
     elif moved:
         return Change(False, "moved", f"the break moved: {moved} (same {_graphs(gb)})" + (f"; {counters}" if counters else ""))
     else:
