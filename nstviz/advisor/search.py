@@ -87,10 +87,12 @@ from nstviz.advisor.judge import (
 from nstviz.advisor.precheck import _annotation_refuses, precheck
 from nstviz.advisor.propose import _plain_function_name as plain_function_name
 from nstviz.advisor.propose import _Proposal, _short_break, def_line, local_name, plan_candidates, qualname_at
+from nstviz.advisor.remedies import flags_hinted as _flags_of
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.capture._introspect import unwrap
+from nstviz.passes.failures import recompile_limit_hits
 from nstviz.passes.improvement import eager_frames, judge_change
-from nstviz.report import Break, Candidate, OutputCheck, Recommendation, Run
+from nstviz.report import Candidate, OutputCheck, Recommendation, Run
 
 __all__ = [
     "Advice",
@@ -130,6 +132,8 @@ class Trials(Protocol):
         decorator: how the pasted code spells nonstrict_trace.
         none_inputs_ok: the torch takes ``None`` leaves as nonstrict_trace inputs, so an
             explicit ``None`` at a call site is no reason to refuse or adapt a candidate.
+        other_inputs (optional): ``other_inputs(marks) -> (match, why)``, the rewrites' outputs
+            on other inputs of the same shapes; absent or None: no source rewrites are tried.
     """
 
     decorator: str
@@ -299,7 +303,7 @@ def search(
     while True:
         if not queue:  # then adapters and pytree classes, then source rewrites of the breaks left
             queue, deferred = deferred, []
-            if not queue:
+            if not queue and getattr(trials, "other_inputs", None) is not None:
                 queue = rewrite_candidates(current, resolve, results, order)
             if not queue:
                 break
@@ -429,7 +433,7 @@ def search(
             results[k] = replace(results[k], error=f"{results[k].error}; not kept: no later attempt made it compile")
         kept, current, last_check = list(confirmed[0]), confirmed[1], confirmed[2]
     config_kept: list[str] = []
-    if try_config is not None and (current.breaks or current.error):
+    if try_config is not None and (current.breaks or current.error or recompile_limit_hits(current)):
         config_kept, current, last_check = _try_config_hints(
             try_config, _marks(kept), current, last_check, clock, order, results, say
         )
@@ -491,12 +495,12 @@ def _try_config_hints(
 
     Returns the flags kept, and the run and check as of the last one kept.
     """
-    from nstviz.advisor.remedies import config_code, config_plans
+    from nstviz.advisor.remedies import config_code, config_plans, recompile_plans, recompile_text
 
     config_kept: list[str] = []
     budget_s = clock.budget_s
     config_attempts = 0
-    for flags in config_plans(current.breaks):
+    for flags in [*config_plans(current.breaks), *recompile_plans(current)]:
         if set(flags) <= set(config_kept) or config_attempts >= MAX_CONFIG_ATTEMPTS:
             continue
         if len(flags) > 1 and config_kept:
@@ -535,7 +539,8 @@ def _try_config_hints(
         order.append(name)
         results[name] = Candidate(
             function=name,
-            why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]),
+            why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]) if hinted else (
+                recompile_text(current) + ": sizes that change compiled as dynamic (dynamic=None)"),
             kind="config",
             code=config_code(flags),
             **attempt_fields(outcome, run_name, current, run, check, clock.durations[-1]),
@@ -565,12 +570,6 @@ def _marks(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
 
 def _pytree_how(remedy: Any) -> str:
     return "register_dataclass" if getattr(remedy, "flatten", None) is None else "register_pytree_node"
-
-
-def _flags_of(b: Break) -> tuple[str, ...]:
-    from nstviz.advisor.remedies import flags_hinted
-
-    return flags_hinted(b)
 
 
 def _candidate(p: _Proposal, status: str) -> Candidate:

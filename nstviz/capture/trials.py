@@ -53,6 +53,8 @@ class Trials:
         self.rng = rng
         self.decorator = _torch_compat.nonstrict_trace_spelling()
         self.none_inputs_ok = _torch_compat.nonstrict_accepts_none()
+        # source rewrites are verified on other inputs: only a callable has inputs to vary
+        self.other_inputs = self._other_inputs if subject.entry == "compare" else None
 
     def resolve(self, name: str) -> Callable[..., Any] | None:
         """The function ``name`` stands for in the user's namespace, or None."""
@@ -80,7 +82,7 @@ class Trials:
         with _torch_compat.dynamo_config_patch(flags):
             return self.try_marks(marks, run_name)
 
-    def other_inputs(self, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
+    def _other_inputs(self, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
         """Outputs on new inputs of the same shapes: eager vs compiled with the rewrites among ``marks``.
 
         A rewrite is proven on the attempt's inputs by the attempt itself; this checks it on two

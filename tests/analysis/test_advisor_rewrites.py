@@ -65,3 +65,47 @@ def test_a_branch_with_a_side_effect_is_not_rewritten():
     assert [(c.function, c.status) for c in rewrites] == [("rewrite: logged", "rejected")]
     assert rewrites[0].precheck == ("`if h.sum() > 0`: a branch is not side-effect free tensor code; not rewritten",)
     assert report.recommendation is None
+
+
+RECOMPILES = '''
+import torch
+
+@torch.compile(backend="eager")
+def step(x):
+    return x.sin() * 2
+
+ys = [step(torch.ones(n)) for n in range(1, 12)]
+'''
+
+
+def test_recompile_limit_names_the_failing_guard_and_dynamic_sizes_are_kept_for_fewer_graphs():
+    # automatic dynamic shapes off (as a user may set it): each new size recompiles, 8 graphs, then eager
+    with torch._dynamo.config.patch(automatic_dynamic_shapes=False):
+        report = nstviz.trace_code(RECOMPILES, {}, auto=True, budget_s=120, max_attempts=4)
+    assert dynamo_graphs(report.runs["baseline"]) == 8
+    cand = {c.function: c for c in report.candidates}["config: automatic_dynamic_shapes=True"]
+    assert cand.why == (
+        "step hit the recompile limit, failing guard: tensor 'x' size mismatch at index 0. expected 8, actual 9: "
+        "sizes that change compiled as dynamic (dynamic=None)"
+    )
+    assert (cand.status, cand.error) == ("improved", "8 -> 2 graphs")
+    rec = report.recommendation
+    assert rec is not None and (rec.config, rec.graphs_before, rec.graphs_after, rec.outputs_match) == (
+        ("automatic_dynamic_shapes",), 8, 2, True
+    )
+    assert "torch._dynamo.config.automatic_dynamic_shapes = True" in rec.code
+
+
+def nonzero_after_print(x):
+    y = x * 2
+    m = y > 0
+    print("hi")
+    idx = torch.nonzero(m)
+    return idx.sum() + y.sum()
+
+
+def test_a_config_hint_that_keeps_the_graph_count_is_not_recommended():
+    report = nstviz.compare(nonzero_after_print, torch.randn(3, 4), auto=True, budget_s=120, max_attempts=4)
+    cfg = {c.function: c for c in report.candidates}["config: capture_dynamic_output_shape_ops=True"]
+    assert cfg.status == "no_change" and "(same 2 graphs)" in cfg.error, cfg.error
+    assert report.recommendation is None
