@@ -10,6 +10,8 @@ outputs also equal eager on other inputs of the same shapes (``Trials.other_inpu
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -37,7 +39,7 @@ def rewrite_candidates(
     for p in plan_candidates(run):
         if p.depth != 0 or not p.breaks:
             continue
-        obj = p.obj or resolve(p.name)
+        obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
         if obj is None:
             continue
         brk = by_id.get(p.breaks[0])
@@ -86,3 +88,16 @@ def second_inputs(trials: Any, marks: tuple[Any, ...]) -> tuple[bool | None, str
     if check is None:
         return None, "no second input set to verify the rewrite on"
     return check(marks)
+
+
+def _in_file(path: str, qualname: str) -> Callable | None:
+    """The function ``qualname`` of the imported module whose file is ``path`` (library code), or None."""
+    norm = os.path.abspath(path)
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if f and os.path.abspath(f) == norm:
+            obj: Any = mod
+            for part in qualname.split("."):
+                obj = getattr(obj, part, None)
+            return obj if callable(obj) else None
+    return None
