@@ -30,7 +30,8 @@ def rewrite_candidates(
 ) -> list[_Proposal]:
     """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
 
-    A function whose breaks no rewrite fits gets one ``rejected`` candidate with the reasons.
+    A function a remedy looked at and turned down (e.g. a branch that prints) gets one
+    ``rejected`` candidate with the reasons; one no remedy fits at all gets none.
     """
     from nstviz.advisor.rewrites import BreakSite, propose
 
@@ -56,12 +57,12 @@ def rewrite_candidates(
         where = _short_break(brk)
         base_key = f"rewrite: {p.name}"
         if proposal is None or not proposal.rewrites:
-            if base_key not in results:
+            if notes and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
                 order.append(base_key)
                 results[base_key] = Candidate(
                     function=base_key, why=f"{p.name} contains the break at {where}", status="rejected",
                     kind="rewrite", file=p.frame.file, line=p.frame.line,
-                    precheck=tuple(notes) or ("no source rewrite fits this break",),
+                    precheck=tuple(notes),
                 )
             continue
         for r in proposal.rewrites:
