@@ -194,6 +194,7 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
         if isinstance(value, types.ModuleType) and not hasattr(module, name):
             imports[f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"] = None
             lines.append(f"{alias}.{name} = {name}  # the rewrite uses it")
+    lines = [line for line in lines if line not in imports]  # an import the rewrite's source repeats
     if original.__code__.co_freevars:  # a closure: its code cannot be swapped, rebind it instead
         lines.append(f"{target} = {attr}")
     else:

@@ -124,7 +124,7 @@ class Trials:
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
-        return True, f"outputs equal eager on {len(sets)} more input sets of the same shapes"
+        return True, f"outputs equal eager on {len(sets)} more input set{'s' if len(sets) > 1 else ''} of the same shapes"
 
     def adapt(self, qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
         """An adapter for a function refused for None inputs (installed only during runs)."""
