@@ -43,8 +43,12 @@ def test_longformer_item_break_the_advisor_explains_and_does_not_hide():
         # 4 -> 3 graphs only because Dynamo gives up on a whole frame ("graph break in a for/while
         # loop"): it runs as Python. Dynamo's counter 2 -> 0 and explain's 4 -> 3 graphs do not show it.
         "config: capture_scalar_outputs=True": "worse",
+        "rewrite: LongformerEncoder.forward": "rejected",  # issue 19: no .item() rewrite fits, said why
     }
     by = {c.function: c for c in report.candidates}
+    assert by["rewrite: LongformerEncoder.forward"].precheck == (
+        "`is_global_attn = is_index_global_attn.flatten().any().item()` is not used as a size or bound: no check added",
+    )
     enc = by["LongformerEncoder.forward"]
     assert "DataDependentOutputException: aten._local_scalar_dense.default" in enc.error
     assert "cannot trace data-dependent operations" in enc.error  # the cause is data-dependent
