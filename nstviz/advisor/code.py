@@ -24,7 +24,7 @@ from nstviz.advisor.propose import _Proposal, def_line, local_name
 from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
 from nstviz.tracing.stacks import installed_package
 
-__all__ = ["Mark", "apply_code", "recommendation_code"]
+__all__ = ["Mark", "apply_code", "recommendation_code", "rewrite_lines"]
 
 _MAIN_MODULES = ("__main__", "builtins", "__mp_main__")
 
@@ -94,6 +94,7 @@ def recommendation_code(
     adapters: Sequence[Mark] = (),
     pytree: Sequence[Any] = (),
     decorator: str = "torch._dynamo.nonstrict_trace",
+    rewrites: Sequence[Any] = (),
 ) -> str:
     """Paste-ready code: imports, one rebinding per place a function is looked up, hooks, config.
 
@@ -107,6 +108,8 @@ def recommendation_code(
             (:class:`nstviz.capture.adapters.PytreeType`), registered before the marks.
         decorator: the spelling of nonstrict_trace in the code: ``torch.compiler.nonstrict_trace``
             on a torch that has the public name (2.14), ``torch._dynamo.nonstrict_trace`` (2.13).
+        rewrites: source rewrites (:class:`nstviz.advisor.rewrites.Rewrite`): their rewritten
+            ``def`` and the line that puts it in place (:func:`rewrite_lines`), first.
     """
     imports: dict[str, None] = {"import torch": None}
     body: list[str] = []
@@ -114,6 +117,8 @@ def recommendation_code(
     need_hook = False
     pytree_lines = [line for t in pytree for line in _pytree_lines(t, imports)]
     adapter_lines = [line for m in adapters for line in _adapter_lines(m, imports, decorator)]
+    rewritten = [line for r in rewrites for line in rewrite_lines(r, imports)]
+    config = {**{k: v for r in rewrites for k, v in r.config.items()}, **(config or {})}
     for m in marks:
         module = _module_of(m.obj)
         owners, attr = _owner_path(m.qualname)
@@ -144,6 +149,7 @@ def recommendation_code(
             body.append(_rebind(target, owners, attr, m.obj, prefix, decorator) + comment)
         need_hook |= m.forward
     lines = [*sorted(imports, key=lambda line: line != "import functools"), ""]
+    lines += rewritten
     if pytree_lines:
         lines += ["# Let nonstrict_trace take these classes as inputs and outputs (pytree containers):", *pytree_lines]
     if adapter_lines:
@@ -157,6 +163,43 @@ def recommendation_code(
     for key, value in (config or {}).items():
         lines.append(f"torch._dynamo.config.{key} = {value!r}")
     return "\n".join(lines) + "\n"
+
+
+def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
+    """A source rewrite as pasted: its rewritten ``def``, then the line that puts it in place.
+
+    In a library module the original keeps its place and its module's globals: its ``__code__``
+    becomes the rewritten one (modules the rewrite uses that the module does not import are
+    bound in it). A function of the user's own namespace is redefined by name (a method set on
+    its class); paste it after the original ``def``.
+    """
+    original = rewrite.original
+    module = _module_of(original)
+    owners, attr = _owner_path(original.__qualname__)
+    lines = [*rewrite.source.rstrip("\n").splitlines()]
+    new_free = set(rewrite.function.__code__.co_freevars) - set(original.__code__.co_freevars)
+    if _is_users_namespace(module, original) or module is None:
+        if owners:
+            owner = ".".join(owners)
+            static = inspect.getattr_static(_owner_object(original, owners), attr, None)
+            wrap = type(static).__name__ if isinstance(static, (staticmethod, classmethod)) else ""
+            lines.append(f"{owner}.{attr} = {wrap}({attr})" if wrap else f"{owner}.{attr} = {attr}")
+        return [*lines, ""]
+    stmt, alias = _import_line(module)
+    imports[stmt] = None
+    target = f"{alias}.{original.__qualname__}"
+    cells = dict(zip(rewrite.function.__code__.co_freevars, rewrite.function.__closure__ or (), strict=False))
+    for name in sorted(new_free):
+        value = cells[name].cell_contents
+        if isinstance(value, types.ModuleType) and not hasattr(module, name):
+            imports[f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"] = None
+            lines.append(f"{alias}.{name} = {name}  # the rewrite uses it")
+    lines = [line for line in lines if line not in imports]  # an import the rewrite's source repeats
+    if original.__code__.co_freevars:  # a closure: its code cannot be swapped, rebind it instead
+        lines.append(f"{target} = {attr}")
+    else:
+        lines.append(f"{target}.__code__ = {attr}.__code__  # keeps {alias}'s globals; every caller sees it")
+    return [*lines, ""]
 
 
 def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str, decorator: str) -> str:
@@ -267,7 +310,10 @@ def apply_code(
     marks: list[Mark] = []
     adapters: list[Mark] = []
     classes: list[Any] = []
+    rewrites = [p.remedy for p in kept if p.kind == "rewrite"]
     for p in kept:
+        if p.kind == "rewrite":
+            continue
         where = f"{os.path.basename(p.frame.file)}:{def_line(p) or p.frame.line}"
         mark = Mark(
             qualname=local_name(p), obj=p.obj, where=where, caller_files=[c.file for c in p.callers], forward=p.forward
@@ -280,4 +326,4 @@ def apply_code(
             continue
         if not any(m.obj is p.obj for m in marks):
             marks.append(mark)
-    return recommendation_code(marks, config, adapters=adapters, pytree=classes, decorator=decorator)
+    return recommendation_code(marks, config, adapters=adapters, pytree=classes, decorator=decorator, rewrites=rewrites)

@@ -1,8 +1,7 @@
 """Judge: what one attempt did compared with the marks kept before it (improved, failed...).
 
 The improvement rule itself is :func:`nstviz.passes.improvement.judge_change` (fewer Dynamo
-graphs, else fewer frames run eagerly, else a failed compile that now compiles; outputs
-verified); this module turns it into a candidate's status and the sentence that says why.
+graphs, else a failed compile that now compiles; outputs verified); this module turns it into a candidate's status and the sentence that says why.
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ Steps:
    (``try_marks`` runs the code again as run ``attempt-N``), so each attempt also checks the
    combination; ``breaks_before`` of a candidate is the count with the marks kept so far. A
    candidate is kept only when its attempt improves on the marks kept so far
-   (:func:`nstviz.passes.improvement.judge_change`: fewer Dynamo graphs, else fewer frames
-   run eagerly, else a failed compile that now compiles; with the outputs verified). Fewer
+   (:func:`nstviz.passes.improvement.judge_change`: fewer Dynamo graphs, else a failed
+   compile that now compiles; with the outputs verified). Fewer
    distinct break sites, or a lower ``counters["graph_break"]``, with as many graphs is
    ``no_change`` and said as such ("the break moved: ...", "same 20 graphs (...)"). After a
    ``fullgraph=True`` failure whose fatal break moves on to a later one, the attempt is kept
@@ -45,6 +45,12 @@ Steps:
    class ("(it got Box)", or a non-graphable output class) is tried again with the class
    registered with pytree (``kind="pytree"``). Both are judged like marks and count against
    ``max_attempts`` and ``budget_s``.
+3c. **Source rewrites** (:mod:`nstviz.advisor.rewriting`), once no mark is left to try: for each
+   break left, the rewrites of its innermost user function that fit it (a data-dependent ``if``
+   to ``torch.where``/``torch.cond``, ``.item()`` hints, loops to tensor ops, numpy on numbers to
+   ``math``), each tried on top of the kept set (``kind="rewrite"``) and judged the same way; a
+   rewrite that improves is kept only when its outputs also equal eager on other inputs of the
+   same shapes. The breaks it reveals get mark candidates, and marks unlock further rewrites.
 4. **Config hints.** With ``try_config``, the ``torch._dynamo.config`` flags the remaining
    breaks hint at (:mod:`nstviz.advisor.remedies`) are tried on top of the kept marks, as
    candidates of ``kind="config"`` judged the same way.
@@ -81,9 +87,12 @@ from nstviz.advisor.judge import (
 from nstviz.advisor.precheck import _annotation_refuses, precheck
 from nstviz.advisor.propose import _plain_function_name as plain_function_name
 from nstviz.advisor.propose import _Proposal, _short_break, def_line, local_name, plan_candidates, qualname_at
+from nstviz.advisor.remedies import flags_hinted as _flags_of
+from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.capture._introspect import unwrap
+from nstviz.passes.failures import recompile_limit_hits
 from nstviz.passes.improvement import eager_frames, judge_change
-from nstviz.report import Break, Candidate, OutputCheck, Recommendation, Run
+from nstviz.report import Candidate, OutputCheck, Recommendation, Run
 from nstviz.report.timing import best_index
 
 __all__ = [
@@ -124,6 +133,8 @@ class Trials(Protocol):
         decorator: how the pasted code spells nonstrict_trace.
         none_inputs_ok: the torch takes ``None`` leaves as nonstrict_trace inputs, so an
             explicit ``None`` at a call site is no reason to refuse or adapt a candidate.
+        other_inputs (optional): ``other_inputs(marks) -> (match, why)``, the rewrites' outputs
+            on other inputs of the same shapes; absent or None: no source rewrites are tried.
     """
 
     decorator: str
@@ -292,9 +303,13 @@ def search(
     verified: list[tuple[list[_Proposal], Run, OutputCheck | None]] = []
     """Every ``confirmed`` set, in order: the recommendation is the best of them."""
 
-    while queue or deferred:
-        if not queue:
+    while True:
+        if not queue:  # then adapters and pytree classes, then source rewrites of the breaks left
             queue, deferred = deferred, []
+            if not queue and getattr(trials, "other_inputs", None) is not None:
+                queue = rewrite_candidates(current, resolve, results, order)
+            if not queue:
+                break
         p = queue.pop(0)
         key = p.key or p.name
         if p.replaces is None and p.breaks and all(k in resolved for k in p.breaks):
@@ -356,6 +371,11 @@ def search(
         if p.kind == "nonstrict" and p.obj is not None:
             seen_objs.add(id(unwrap(p.obj)))
         outcome = judge(current, run, check, set(p.break_gb_ids))
+        if outcome.improved and p.kind == "rewrite":  # proven on these inputs; also on others before kept
+            same, why = second_inputs(trials, marks)
+            outcome.error = f"{outcome.error}; {why}" if same else f"{outcome.error}, but not kept: {why}"
+            if same is not True:
+                outcome.status, outcome.improved = "failed" if same is False else "no_change", False
         if outcome.status == "worse" and check.match is False and p.notes:
             outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
         if outcome.status in ("no_change", "worse") and outcome.error is None:
@@ -421,7 +441,7 @@ def search(
         best = tied[best_index([(dynamo_graphs(r), r.timing) for _, r, _ in tied])]
         kept, current, last_check = list(best[0]), best[1], best[2]
     config_kept: list[str] = []
-    if try_config is not None and (current.breaks or current.error):
+    if try_config is not None and (current.breaks or current.error or recompile_limit_hits(current)):
         config_kept, current, last_check = _try_config_hints(
             try_config, _marks(kept), current, last_check, clock, order, results, say
         )
@@ -431,7 +451,7 @@ def search(
         return Advice(candidates, None)
     if not judge_change(baseline, current, last_check).improved:
         return Advice(candidates, None)  # each kept step improved; the set as a whole must too
-    functions = tuple(k.name for k in kept if k.kind != "adapter" and not k.via_adapter)
+    functions = tuple(k.name for k in kept if k.kind not in ("adapter", "rewrite") and not k.via_adapter)
     recommendation = Recommendation(
         functions=functions,
         adapters=tuple(k.name for k in kept if k.kind == "adapter" or k.via_adapter),
@@ -483,12 +503,12 @@ def _try_config_hints(
 
     Returns the flags kept, and the run and check as of the last one kept.
     """
-    from nstviz.advisor.remedies import config_code, config_plans
+    from nstviz.advisor.remedies import config_code, config_plans, recompile_plans, recompile_text
 
     config_kept: list[str] = []
     budget_s = clock.budget_s
     config_attempts = 0
-    for flags in config_plans(current.breaks):
+    for flags in [*config_plans(current.breaks), *recompile_plans(current)]:
         if set(flags) <= set(config_kept) or config_attempts >= MAX_CONFIG_ATTEMPTS:
             continue
         if len(flags) > 1 and config_kept:
@@ -527,7 +547,8 @@ def _try_config_hints(
         order.append(name)
         results[name] = Candidate(
             function=name,
-            why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]),
+            why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]) if hinted else (
+                recompile_text(current) + ": sizes that change compiled as dynamic (dynamic=None)"),
             kind="config",
             code=config_code(flags),
             **attempt_fields(outcome, run_name, current, run, check, clock.durations[-1]),
@@ -541,7 +562,7 @@ def _try_config_hints(
 
 def _marks_of(p: _Proposal) -> tuple[Any, ...]:
     """What an attempt passes to ``try_marks`` for one proposal."""
-    if p.kind == "adapter":
+    if p.kind in ("adapter", "rewrite"):
         return (p.remedy,)
     if p.kind == "pytree":
         return (*p.with_marks, p.remedy)
@@ -555,16 +576,8 @@ def _marks(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
     return tuple(out)
 
 
-
 def _pytree_how(remedy: Any) -> str:
     return "register_dataclass" if getattr(remedy, "flatten", None) is None else "register_pytree_node"
-
-
-def _flags_of(b: Break) -> tuple[str, ...]:
-    from nstviz.advisor.remedies import flags_hinted
-
-    return flags_hinted(b)
-
 
 
 def _candidate(p: _Proposal, status: str) -> Candidate:
@@ -581,13 +594,14 @@ def _candidate(p: _Proposal, status: str) -> Candidate:
     )
 
 
-
 def _functions(kept: Sequence[_Proposal]) -> tuple[tuple[str, Callable], ...]:
     """The recommended functions (as ``Recommendation.functions`` names them) and their objects."""
-    return tuple((k.name, k.obj) for k in kept if k.kind != "adapter" and not k.via_adapter and k.obj is not None)
+    return tuple(
+        (k.name, k.obj) for k in kept if k.kind not in ("adapter", "rewrite") and not k.via_adapter and k.obj is not None
+    )
 
 
 def _remedies(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
     """The adapters and pytree classes of the kept set, in ``Recommendation`` order."""
     ads = [k.remedy if k.kind == "adapter" else k.with_marks[0] for k in kept if k.kind == "adapter" or k.via_adapter]
-    return (*ads, *(k.remedy for k in kept if k.kind == "pytree"))
+    return (*ads, *(k.remedy for k in kept if k.kind in ("pytree", "rewrite")))

@@ -32,7 +32,7 @@ from nstviz.capture.recorder import Backend
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
 from nstviz.capture.timed_runs import observed_body, time_run
-from nstviz.capture.trials import Trials, refreshing, split_remedies
+from nstviz.capture.trials import Trials, refreshing, rewrites_applied, split_remedies
 from nstviz.capture.trials import compare as _compare
 from nstviz.capture.trials import failed as _failed
 from nstviz.capture.trials import snapshot as _snapshot
@@ -210,6 +210,7 @@ class Session:
                 # a recommended config remedy, adapter or pytree registration applies here too
                 with (
                     _torch_compat.dynamo_config_patch(flags),
+                    rewrites_applied(remedies),
                     adapters.installed(ads),
                     adapters.registered(classes, subject.code_namespace) as refresh,
                 ):

@@ -10,9 +10,10 @@ the user classes the advisor asks for. The helpers here (output snapshots and co
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nstviz.capture import _torch_compat, adapters, marking
@@ -26,7 +27,10 @@ from nstviz.report import OutputCheck, OutputComparison, Run
 if TYPE_CHECKING:
     from nstviz.capture.session import Session
 
-__all__ = ["Trials", "compare", "failed", "failure_words", "refreshing", "snapshot", "split_remedies"]
+__all__ = [
+    "Trials", "compare", "failed", "failure_words", "refreshing", "rewrites_applied", "rewrites_in", "snapshot",
+    "split_remedies",
+]
 
 
 class Trials:
@@ -49,6 +53,8 @@ class Trials:
         self.rng = rng
         self.decorator = _torch_compat.nonstrict_trace_spelling()
         self.none_inputs_ok = _torch_compat.nonstrict_accepts_none()
+        # source rewrites are verified on other inputs: only a callable has inputs to vary
+        self.other_inputs = self._other_inputs if subject.entry == "compare" else None
 
     def resolve(self, name: str) -> Callable[..., Any] | None:
         """The function ``name`` stands for in the user's namespace, or None."""
@@ -60,8 +66,12 @@ class Trials:
         self.checkpoint.restore()
         session.runs_total = max(session.runs_total, session.runs_done + 2)  # this attempt + the nonstrict run
         functions, ads, classes = split_remedies(marks)
-        # adapters and pytree registrations are undone after the run, also on errors
-        with adapters.installed(ads), adapters.registered(classes, subject.code_namespace) as refresh:
+        # adapters, pytree registrations and source rewrites are undone after the run, also on errors
+        with (
+            rewrites_applied(marks),
+            adapters.installed(ads),
+            adapters.registered(classes, subject.code_namespace) as refresh,
+        ):
             current = refreshing(subject.rematch(functions), refresh)
             result = session._run(run_name, subject.body, self.rng, functions, marks=current)
         session.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
@@ -71,6 +81,50 @@ class Trials:
         """An attempt with the breaks' config hints set (and ``marks`` marked)."""
         with _torch_compat.dynamo_config_patch(flags):
             return self.try_marks(marks, run_name)
+
+    def _other_inputs(self, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
+        """Outputs on new inputs of the same shapes: eager vs compiled with the rewrites among ``marks``.
+
+        A rewrite is proven on the attempt's inputs by the attempt itself; this checks it on two
+        more input sets (other random values, and the inputs negated, which usually takes a
+        data-dependent branch's other side). Returns ``(match, why)``; ``match`` is None when
+        there is no second input set (``trace_code`` runs code, not a callable with inputs).
+        """
+        import torch
+
+        from nstviz.capture.outputs import compare_outputs
+
+        subject = self.subject
+        if subject.entry != "compare" or subject.eager_body is None:
+            return None, "no second input set: the code is not a callable with inputs"
+        fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
+        eager = _torch_compat.compiled_original(fn) or fn
+        if _torch_compat.is_compiled_object(fn) and hasattr(fn, "__self__") and not hasattr(eager, "__self__"):
+            eager = eager.__get__(fn.__self__)
+        sets = other_input_sets(args, kwargs)
+        if not sets:
+            return None, "no second input set: the inputs have no tensors to vary"
+        self.checkpoint.restore()
+        try:
+            want = []
+            for a, k in sets:
+                torch.manual_seed(0)
+                want.append(snapshot({"return": eager(*a, **k)}))
+            _torch_compat.dynamo_reset()
+            with _torch_compat.dynamo_config_patch(flags or {}), rewrites_applied(marks):
+                compiled = torch.compile(eager, backend="eager")
+                for i, ((a, k), w) in enumerate(zip(sets, want, strict=True)):
+                    torch.manual_seed(0)
+                    got = snapshot({"return": compiled(*a, **k)})
+                    c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
+                    if c.match is False:
+                        return False, f"outputs differ from eager on input set {i + 2} (same shapes, other values)"
+        except Exception as e:  # a rewrite that fails on other values is not kept
+            return False, f"failed on another input set: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        finally:
+            _torch_compat.dynamo_reset()
+            self.checkpoint.restore()
+        return True, f"outputs equal eager on {len(sets)} more input set{'s' if len(sets) > 1 else ''} of the same shapes"
 
     def adapt(self, qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
         """An adapter for a function refused for None inputs (installed only during runs)."""
@@ -122,9 +176,30 @@ def split_remedies(items: Iterable[Any]) -> tuple[tuple[Any, ...], list[Any], li
             plain.append(item.inner)
         elif isinstance(item, adapters.PytreeType):
             classes.append(item)
+        elif _is_rewrite(item):
+            continue  # applied around the run (rewrites_in)
         else:
             plain.append(item)
     return tuple(plain), ads, classes
+
+
+def _is_rewrite(item: Any) -> bool:
+    """A source rewrite (``nstviz.advisor.rewrites.Rewrite``): it has a live ``applied()`` and pasteable ``source``."""
+    return callable(getattr(item, "applied", None)) and isinstance(getattr(item, "source", None), str)
+
+
+def rewrites_in(items: Iterable[Any]) -> list[Any]:
+    """The source rewrites among an attempt's marks (applied with ``rewrite.applied()`` around the run)."""
+    return [item for item in items if _is_rewrite(item)]
+
+
+@contextlib.contextmanager
+def rewrites_applied(items: Iterable[Any]) -> Iterator[None]:
+    """Apply the source rewrites among ``items`` while the block runs; each undoes itself after, also on errors."""
+    with contextlib.ExitStack() as stack:
+        for rewrite in rewrites_in(items):
+            stack.enter_context(rewrite.applied())
+        yield
 
 
 def failed(result: RunResult) -> bool:
@@ -164,6 +239,38 @@ def compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple
             nondeterministic = True
             comparisons.append(again)
     return tuple(comparisons), nondeterministic
+
+
+def other_input_sets(args: tuple[Any, ...], kwargs: dict[str, Any], seed: int = 1) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """Two more input sets of the same shapes: other random values, and the float inputs negated.
+
+    Floating tensors get new normal values (same mean and spread); integer tensors (token ids)
+    new values within their observed range. Empty when no tensor input varies.
+    """
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+
+    def other(a: Any) -> Any:
+        if not isinstance(a, torch.Tensor) or a.numel() == 0:
+            return a
+        if a.is_floating_point():
+            spread = a.float().std() if a.numel() > 1 else torch.tensor(1.0)
+            return (torch.randn(a.shape, generator=g) * spread + a.float().mean()).to(a.dtype).to(a.device)
+        if a.dtype in (torch.int32, torch.int64) and int(a.min()) < int(a.max()):
+            return torch.randint(int(a.min()), int(a.max()) + 1, a.shape, generator=g, dtype=a.dtype).to(a.device)
+        return a
+
+    def neg(a: Any) -> Any:
+        return -a if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+
+    out = []
+    for f in (other, neg):
+        a2, k2 = tuple(f(a) for a in args), {k: f(v) for k, v in kwargs.items()}
+        changed = any(x is not y for x, y in zip((*a2, *k2.values()), (*args, *kwargs.values()), strict=True))
+        if changed:
+            out.append((a2, k2))
+    return out
 
 
 def _modules_for_files(files: Iterable[str]) -> list[Any]:

@@ -286,8 +286,8 @@ def build_headline(
     ):
         # fewer (or other) break sites, as many graphs: not an improvement, said as what it is
         chips.append(Chip(kind="note", text=_short(change.text)))
-    elif change.improved and change.kind == "fewer_eager_frames":
-        chips.append(Chip(kind="note", text=_short(change.text), tone="good"))  # what explain cannot see
+    elif change.kind == "fewer_eager_frames":  # what explain cannot see; not an improvement on its own
+        chips.append(Chip(kind="note", text=_short(change.text)))
     if raised:
         chips.append(Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad"))
     else:

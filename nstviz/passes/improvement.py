@@ -2,9 +2,7 @@
 
 A run is better than another when Dynamo compiled it into **fewer graphs** (fewer places
 where eager Python runs between compiled code; not when more frames run eagerly, which is
-what takes graphs away), else, with as many graphs, when **fewer frames run eagerly** (frames
-Dynamo gave up on: a compile that failed or was skipped and gave no graph, or a frame that hit
-``recompile_limit``, run as plain Python), else when it is a **failed compile that now compiles** (an error, or a
+what takes graphs away), else when it is a **failed compile that now compiles** (an error, or a
 ``fullgraph=True`` failure, gone); and in every case only with the **outputs verified**
 (the output check says they match). The one exception: a failed compile that now compiles
 when there is nothing to compare with (the failed run left no outputs and no eager run was
@@ -13,6 +11,11 @@ made, e.g. ``trace_code``), or when the code gave no values at all to compare (t
 reference run" / "...: nothing to compare"). The advisor keeps an attempt on this, the recommendation
 needs it, and the headline turns green on it (:mod:`nstviz.advisor.search`,
 :mod:`nstviz.passes.headline`).
+
+With as many graphs, **fewer frames run eagerly** (frames Dynamo gave up on: a compile that
+failed or was skipped and gave no graph, or a frame that hit ``recompile_limit``) is reported
+(``kind="fewer_eager_frames"``) but is not an improvement: ``torch._dynamo.explain`` counts the
+same graphs, and a recommendation must lower that count (issue 19).
 
 Fewer *distinct break sites*, or a lower ``counters["graph_break"]``, with as many graphs is
 not an improvement: the same graphs run with eager Python between them. It is said as what it
@@ -178,8 +181,9 @@ def judge_change(
         better = Change(True, "fewer_graphs", f"{gb} -> {ga} graphs")
     elif ga > gb:
         return Change(False, "more_graphs", f"{gb} -> {ga} graphs" + (f" ({counters})" if counters else ""))
-    elif ea < eb:
-        better = Change(True, "fewer_eager_frames", f"{eb - ea} fewer frame(s) run eagerly (same {_graphs(gb)})")
+    elif ea < eb:  # reported, not kept: explain's graph count is what a change must lower
+        text = f"{eb - ea} fewer frame(s) run eagerly, but the same {_graphs(gb)}: not an improvement"
+        return Change(False, "fewer_eager_frames", text)
     elif moved:
         return Change(False, "moved", f"the break moved: {moved} (same {_graphs(gb)})" + (f"; {counters}" if counters else ""))
     else:
@@ -198,7 +202,6 @@ def judge_change(
 def improves(before: Run, after: Run, check: OutputCheck | None) -> bool:
     """Whether ``after`` is an improvement on ``before``.
 
-    Fewer graphs, else as many graphs and fewer frames run eagerly, else a failed compile that
-    now compiles; with the outputs verified (:func:`judge_change` says which, and what changed).
+    Fewer graphs, else a failed compile that now compiles; with the outputs verified (:func:`judge_change` says which, and what changed).
     """
     return judge_change(before, after, check).improved

@@ -524,7 +524,7 @@ class Candidate:
     error: str | None = None
     gb_id: str | None = None
     elapsed_s: float | None = None
-    kind: Literal["nonstrict", "config", "adapter", "pytree"] = "nonstrict"
+    kind: Literal["nonstrict", "config", "adapter", "pytree", "rewrite"] = "nonstrict"
     """``"nonstrict"``: trace ``function`` non-strictly; ``"config"``: set the config flags in ``code``;
     ``"adapter"``: trace it through an adapter that drops its ``None`` arguments (``code``);
     ``"pytree"``: register a user class with ``torch.utils._pytree`` and trace the function (``code``)."""

@@ -43,8 +43,12 @@ def test_longformer_item_break_the_advisor_explains_and_does_not_hide():
         # 4 -> 3 graphs only because Dynamo gives up on a whole frame ("graph break in a for/while
         # loop"): it runs as Python. Dynamo's counter 2 -> 0 and explain's 4 -> 3 graphs do not show it.
         "config: capture_scalar_outputs=True": "worse",
+        "rewrite: LongformerEncoder.forward": "rejected",  # issue 19: no .item() rewrite fits, said why
     }
     by = {c.function: c for c in report.candidates}
+    assert by["rewrite: LongformerEncoder.forward"].precheck == (
+        "`is_global_attn = is_index_global_attn.flatten().any().item()` is not used as a size or bound: no check added",
+    )
     enc = by["LongformerEncoder.forward"]
     assert "DataDependentOutputException: aten._local_scalar_dense.default" in enc.error
     assert "cannot trace data-dependent operations" in enc.error  # the cause is data-dependent
@@ -69,6 +73,8 @@ def test_reformer_failures_name_their_real_causes():
         # the cache class registered with pytree on top of the adapter: the breaks stay, and two
         # frames that compiled a graph before now run eagerly (an improvement is fewer graphs)
         "pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache": "worse",
+        # issue 19: the np.lcm chunk-length helper rewritten to math.lcm, verified on other token ids
+        "rewrite: ReformerModel.forward (numpy-to-math)": "improved",
     }
     by = {c.function: c for c in report.candidates}
     assert by["ReformerLayer.backward_pass"].error.startswith(
@@ -90,7 +96,20 @@ def test_reformer_failures_name_their_real_causes():
     )
     assert "torch.utils._pytree.register_pytree_node(modeling_reformer.ReformerDynamicCache" in cache.code
     assert not any("data-dependent" in (c.error or "") for c in report.candidates)
-    assert report.recommendation is None
+    rewrite = by["rewrite: ReformerModel.forward (numpy-to-math)"]
+    assert (rewrite.kind, rewrite.error) == (
+        "rewrite", "5 -> 4 graphs; outputs equal eager on 1 more input set of the same shapes"
+    )
+    rec = report.recommendation
+    assert rec is not None and (rec.functions, rec.graphs_before, rec.graphs_after) == ((), 5, 4)
+    assert (rec.breaks_before, rec.breaks_after, rec.outputs_match) == (4, 1, True)
+    assert "        return math.lcm(config.lsh_attn_chunk_length, config.local_attn_chunk_length)\n" in rec.code
+    assert "modeling_reformer._get_least_common_mult_chunk_len.__code__ = _get_least_common_mult_chunk_len.__code__" in (
+        rec.code
+    )
+    assert rec.code.count("import math\n") == 1
+    # pasted in fresh processes: nstviz's capture as the advisor measured; explain 5 -> 4 graphs
+    check_paste(report, "reformer_eval")
 
 
 def test_siglip2_config_hint_is_the_remedy_when_nonstrict_cannot_help():

@@ -1,8 +1,8 @@
 """The one predicate of an improvement (nstviz.passes.improvement) on hand-built runs, and its uses.
 
-An improvement is fewer Dynamo graphs, else as many graphs and fewer frames run eagerly, else a
-failed compile that now compiles, and only with the outputs verified. Fewer distinct break sites
-or a lower counters["graph_break"] alone is said as what it is.
+An improvement is fewer Dynamo graphs, else a failed compile that now compiles, and only with
+the outputs verified. Fewer frames run eagerly with as many graphs, fewer distinct break sites or
+a lower counters["graph_break"] alone is said as what it is, and not kept.
 """
 
 from nstviz.advisor.search import run_advisor
@@ -84,10 +84,11 @@ def test_a_fatal_break_that_moved_on_is_not_an_improvement():
     assert (change.improved, change.text) == (False, "the break moved: modeling_x.py:1 -> modeling_x.py:9; the compile still fails")
 
 
-def test_fewer_frames_run_eagerly_with_as_many_graphs_is_an_improvement():
+def test_fewer_frames_run_eagerly_with_as_many_graphs_is_reported_but_not_an_improvement():
     assert eager_frames(run("a", 2, compiles=(LIMIT,))) == 1
     change = judge_change(run("a", 2, compiles=(LIMIT,)), run("b", 2), MATCH)
-    assert (change.improved, change.kind) == (True, "fewer_eager_frames")
+    assert (change.improved, change.kind) == (False, "fewer_eager_frames")
+    assert change.text == "1 fewer frame(s) run eagerly, but the same 2 graphs: not an improvement"
 
 
 def test_fewer_graphs_because_a_frame_gave_up_is_not_an_improvement():
@@ -205,4 +206,6 @@ def test_frames_dynamo_gave_up_on_run_eagerly():
     # frames 0 and 1 break before their first op (nothing ran eagerly before it); frame 3 gave up
     assert (eager_frames(base), eager_frames(marked)) == (1, 0)
     change = judge_change(base, marked, MATCH)
-    assert (change.improved, change.kind, change.text) == (True, "fewer_eager_frames", "1 fewer frame(s) run eagerly (same 1 graph)")
+    assert (change.improved, change.kind, change.text) == (
+        False, "fewer_eager_frames", "1 fewer frame(s) run eagerly, but the same 1 graph: not an improvement"
+    )

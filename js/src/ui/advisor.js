@@ -15,6 +15,7 @@ const KIND_TITLES = {
   config: "set the config flags in the code below",
   adapter: "trace it non-strictly through an adapter that drops its None arguments (code below)",
   pytree: "register the class with torch.utils._pytree and trace the function non-strictly (code below)",
+  rewrite: "replace the function with the rewritten def in the code below (outputs checked against eager)",
 };
 
 // What a recommendation applies, in words: marks, adapters, pytree classes, config flags.

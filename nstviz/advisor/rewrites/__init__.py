@@ -67,7 +67,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     known = False
     remedies = []
     if "GB0170" in text or "Data-dependent branching" in text or "generic_jump" in text:
-        remedies += [propose_branch, propose_loop]
+        # a branch on an ndarray that numpy made of Python numbers is a data-dependent jump too
+        remedies += [propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         remedies.append(propose_scalar)

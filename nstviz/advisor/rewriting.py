@@ -1,0 +1,104 @@
+"""The advisor's source rewrites: proposals for the breaks left, and their verdict on other inputs.
+
+For each break of the current run (most graph breaks first) whose innermost user function
+resolves to a plain Python ``def`` (not torch's, not a lambda), :func:`nstviz.advisor.rewrites.propose`
+gives the rewrites that fit the break; each becomes an attempt of ``kind="rewrite"``, run on
+top of the kept marks like any other (the rewrite applied live with ``rewrite.applied()`` and
+undone after) and judged by the same rule. A rewrite that improves is kept only when its
+outputs also equal eager on other inputs of the same shapes (``Trials.other_inputs``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from nstviz.advisor.propose import _Proposal, _short_break, plan_candidates
+from nstviz.report import Candidate, Run
+
+__all__ = ["rewrite_candidates", "second_inputs"]
+
+
+def rewrite_candidates(
+    run: Run,
+    resolve: Callable[[str], Callable | None],
+    results: dict[str, Candidate],
+    order: list[str],
+) -> list[_Proposal]:
+    """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
+
+    A function a remedy looked at and turned down (e.g. a branch that prints) gets one
+    ``rejected`` candidate with the reasons; one no remedy fits at all gets none.
+    """
+    from nstviz.advisor.rewrites import BreakSite, propose
+
+    by_id = {b.id: b for b in run.breaks}
+    out: list[_Proposal] = []
+    for p in plan_candidates(run):
+        if p.depth != 0 or not p.breaks:
+            continue
+        obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
+        if obj is None:
+            continue
+        brk = by_id.get(p.breaks[0])
+        if brk is None:
+            continue
+        site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
+        try:
+            proposal = propose(obj, site)
+        except Exception as e:  # a remedy that cannot read the function is a note, not a crash
+            proposal = None
+            notes = [f"{type(e).__name__}: {e}"]
+        else:
+            notes = proposal.notes
+        where = _short_break(brk)
+        base_key = f"rewrite: {p.name}"
+        if proposal is None or not proposal.rewrites:
+            if notes and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
+                order.append(base_key)
+                results[base_key] = Candidate(
+                    function=base_key, why=f"{p.name} contains the break at {where}", status="rejected",
+                    kind="rewrite", file=p.frame.file, line=p.frame.line,
+                    precheck=tuple(notes),
+                )
+            continue
+        for r in proposal.rewrites:
+            key = f"{base_key} ({r.remedy})"
+            if key in results:
+                continue
+            why = f"{p.name} contains the break at {where}: rewritten, {r.remedy} ({r.description})"
+            q = replace(
+                p, kind="rewrite", key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
+                break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=[],
+            )
+            order.append(key)
+            results[key] = Candidate(
+                function=key, why=why, status="skipped", kind="rewrite", file=p.frame.file,
+                line=p.frame.line, code=r.source,
+            )
+            out.append(q)
+    return out
+
+
+def second_inputs(trials: Any, marks: tuple[Any, ...]) -> tuple[bool | None, str]:
+    """The rewrite's outputs on other inputs (``trials.other_inputs``), or why they are not known."""
+    check = getattr(trials, "other_inputs", None)
+    if check is None:
+        return None, "no second input set to verify the rewrite on"
+    return check(marks)
+
+
+def _in_file(path: str, qualname: str) -> Callable | None:
+    """The function ``qualname`` of the imported module whose file is ``path`` (library code), or None."""
+    norm = os.path.abspath(path)
+    for mod in list(sys.modules.values()):
+        f = getattr(mod, "__file__", None)
+        if f and os.path.abspath(f) == norm:
+            obj: Any = mod
+            for part in qualname.split("."):
+                obj = getattr(obj, part, None)
+            return obj if callable(obj) else None
+    return None
