@@ -25,7 +25,7 @@ from typing import Any
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
-from nstviz.advisor.rewrites.buffers import propose_buffer_ints
+from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.loops import propose_loop
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
@@ -81,7 +81,9 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         known = True
     if not known:
         remedies = [propose_branch, propose_scalar, propose_loop, propose_numpy_scalars]
-    remedies += [propose_buffer_ints] if not known or "GB0170" in text or "generic_jump" in text else []
+    # buffers of `self` only exist for a method: for a plain function the remedy has nothing to say
+    on_method = owner_class(fn) is not None
+    remedies += [propose_buffer_ints] if on_method and (not known or "GB0170" in text or "generic_jump" in text) else []
     remedies += [propose_experts_implementation] if not known or "GB0036" in text or "Dynamic shape" in text else []
     out = Proposal()
     for remedy in dict.fromkeys(remedies):
