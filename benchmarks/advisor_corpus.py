@@ -76,9 +76,11 @@ def _registry() -> dict[str, tuple[str, list[str]]]:
     return out
 
 
-def _exec_code(code: str) -> None:
-    # as a user's own module: Dynamo can import it by its __name__
+def _exec_code(code: str, model: Any = None) -> None:
+    # as a user's own module: Dynamo can import it by its __name__; `model` is the built model, for
+    # code that says "after building or loading `model`" (transformers' experts switch)
     module = types.ModuleType("__recommendation__")
+    module.__dict__["model"] = model
     sys.modules[module.__name__] = module
     exec(compile(code, "<recommendation>", "exec"), module.__dict__)
 
@@ -109,19 +111,20 @@ def _times(fn, reps: int) -> dict[str, float]:
 
 def worker_measure(job: str, code: str, backend: str, reps: int, save: str | None = None,
                    ref: str | None = None) -> dict[str, Any]:
-    """explain's counts, compile time, steady state and the output check of one job (code run first).
+    """explain's counts, compile time, steady state and the output check of one job (code run after the build).
 
     ``save``: write the compiled call's outputs there (``torch.save``); ``ref``: compare the compiled
     outputs with the ones saved there too (``match_baseline``: the baseline compile's, when the
     baseline itself does not match eager)."""
-    _exec_code(code)
     import collections
 
     import torch
 
     from tests.models.measure import flat_tensors, same
 
+    # the code runs after the model is built, before anything is compiled (as a user pastes it)
     model, inputs = _jobs()[job].make()
+    _exec_code(code, model)
     res: dict[str, Any] = {"job": job}
     eager_out = flat_tensors(_call(model, inputs))
     res["eager"] = _times(lambda: _call(model, inputs), reps)
