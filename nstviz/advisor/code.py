@@ -12,6 +12,7 @@ decorator at the definition is named too. A marked ``forward`` also needs a forw
 
 from __future__ import annotations
 
+import ast
 import inspect
 import os
 import sys
@@ -165,6 +166,23 @@ def recommendation_code(
     return "\n".join(lines) + "\n"
 
 
+def _installs_itself(source: str, attr: str) -> bool:
+    """Whether a rewrite's source puts itself in place (a transformers switch, methods set on their class).
+
+    True when it defines no ``attr`` function, or assigns ``<owner>.attr`` itself.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    defines = any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == attr for n in tree.body)
+    assigns = any(
+        isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets)
+        for n in tree.body
+    )
+    return not defines or assigns
+
+
 def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
     """A source rewrite as pasted: its rewritten ``def``, then the line that puts it in place.
 
@@ -177,6 +195,8 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
     module = _module_of(original)
     owners, attr = _owner_path(original.__qualname__)
     lines = [*rewrite.source.rstrip("\n").splitlines()]
+    if _installs_itself(rewrite.source, attr):  # e.g. a config switch, or defs that it assigns itself
+        return [*lines, ""]
     new_free = set(rewrite.function.__code__.co_freevars) - set(original.__code__.co_freevars)
     if _is_users_namespace(module, original) or module is None:
         if owners:

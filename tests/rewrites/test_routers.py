@@ -78,3 +78,14 @@ def test_real_moe_models(build, cls_name, before):
     call = "model, (torch.randint(0, 100, (1, 8)),)"
     assert graphs_in_fresh_process([], "", call, setup) == before
     assert graphs_in_fresh_process([], best.source, call, setup) == 1
+
+
+def test_the_pasted_code_of_the_switch_is_its_own_line_not_a_code_swap():
+    from nstviz.advisor.code import rewrite_lines
+
+    wrapper = toys_routers.ToyExperts.__dict__["forward"]
+    r = propose_experts_implementation(wrapper, GB0036).rewrites[0]
+    imports: dict[str, None] = {}
+    lines = rewrite_lines(r, imports)
+    assert "model.set_experts_implementation('grouped_mm')" in lines
+    assert not any("__code__" in line for line in lines), lines  # the switch defines no function to swap in
