@@ -74,6 +74,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from nstviz.advisor import kept as kept_set
 from nstviz.advisor.code import apply_code
 from nstviz.advisor.judge import (
     attempt_fields,
@@ -270,7 +271,7 @@ def search(
         )
         q = replace(
             p, kind="pytree", key=key, remedy=remedy, problems=[], reasons=[why], breaks=list(p.breaks),
-            via_adapter=p.kind == "adapter", replaces=None, with_marks=_marks_of(p),
+            via_adapter=p.kind == "adapter", replaces=None, with_marks=kept_set.marks_of(p),
             break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
         )
         order.append(key)
@@ -348,7 +349,7 @@ def search(
                 continue
         clock.attempts += 1
         run_name = f"attempt-{clock.attempts}"
-        marks = _marks([k for k in kept if k is not p.replaces]) + _marks_of(p)
+        marks = kept_set.marks([k for k in kept if k is not p.replaces]) + kept_set.marks_of(p)
         say(f"{run_name}: trying {key} ({len(marks)} marked)")
         t0 = time.monotonic()
         try:
@@ -443,7 +444,7 @@ def search(
     config_kept: list[str] = []
     if try_config is not None and (current.breaks or current.error or recompile_limit_hits(current)):
         config_kept, current, last_check = _try_config_hints(
-            try_config, _marks(kept), current, last_check, clock, order, results, say
+            try_config, kept_set.marks(kept), current, last_check, clock, order, results, say
         )
 
     candidates = tuple(results[k] for k in order)
@@ -468,7 +469,7 @@ def search(
         eager_frames_before=eager_frames(baseline),
         eager_frames_after=eager_frames(current),
     )
-    return Advice(candidates, recommendation, functions=_functions(kept), remedies=_remedies(kept))
+    return Advice(candidates, recommendation, functions=kept_set.functions(kept), remedies=kept_set.remedies(kept))
 
 
 @dataclass
@@ -560,22 +561,6 @@ def _try_config_hints(
     return config_kept, current, last_check
 
 
-def _marks_of(p: _Proposal) -> tuple[Any, ...]:
-    """What an attempt passes to ``try_marks`` for one proposal."""
-    if p.kind in ("adapter", "rewrite"):
-        return (p.remedy,)
-    if p.kind == "pytree":
-        return (*p.with_marks, p.remedy)
-    return (p.obj,) if p.obj is not None else ()
-
-
-def _marks(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
-    out: list[Any] = []
-    for k in kept:
-        out += [m for m in _marks_of(k) if not any(m is x for x in out)]
-    return tuple(out)
-
-
 def _pytree_how(remedy: Any) -> str:
     return "register_dataclass" if getattr(remedy, "flatten", None) is None else "register_pytree_node"
 
@@ -592,16 +577,3 @@ def _candidate(p: _Proposal, status: str) -> Candidate:
         line=def_line(p) or p.frame.line,
         precheck=tuple(p.problems),
     )
-
-
-def _functions(kept: Sequence[_Proposal]) -> tuple[tuple[str, Callable], ...]:
-    """The recommended functions (as ``Recommendation.functions`` names them) and their objects."""
-    return tuple(
-        (k.name, k.obj) for k in kept if k.kind not in ("adapter", "rewrite") and not k.via_adapter and k.obj is not None
-    )
-
-
-def _remedies(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
-    """The adapters and pytree classes of the kept set, in ``Recommendation`` order."""
-    ads = [k.remedy if k.kind == "adapter" else k.with_marks[0] for k in kept if k.kind == "adapter" or k.via_adapter]
-    return (*ads, *(k.remedy for k in kept if k.kind in ("pytree", "rewrite")))

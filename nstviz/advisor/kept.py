@@ -1,0 +1,42 @@
+"""The advisor's kept set: what an attempt passes to ``try_marks``, and what a Recommendation lists."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from nstviz.advisor.propose import _Proposal
+
+
+def marks_of(p: _Proposal) -> tuple[Any, ...]:
+    """What an attempt passes to ``try_marks`` for one proposal."""
+    if p.kind in ("adapter", "rewrite"):
+        return (p.remedy,)
+    if p.kind == "pytree":
+        return (*p.with_marks, p.remedy)
+    return (p.obj,) if p.obj is not None else ()
+
+
+def marks(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
+    """What an attempt passes to ``try_marks`` for the kept set (each object once)."""
+    out: list[Any] = []
+    for k in kept:
+        out += [m for m in marks_of(k) if not any(m is x for x in out)]
+    return tuple(out)
+
+
+def functions(kept: Sequence[_Proposal]) -> tuple[tuple[str, Callable], ...]:
+    """The recommended functions (as ``Recommendation.functions`` names them) and their objects."""
+    return tuple(
+        (k.name, k.obj) for k in kept if k.kind not in ("adapter", "rewrite") and not k.via_adapter and k.obj is not None
+    )
+
+
+def remedies(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
+    """The adapters and pytree classes of the kept set, in ``Recommendation`` order."""
+    ads = [k.remedy if k.kind == "adapter" else k.with_marks[0] for k in kept if k.kind == "adapter" or k.via_adapter]
+    return (*ads, *(k.remedy for k in kept if k.kind in ("pytree", "rewrite")))
+
+
+__all__ = ["functions", "marks", "marks_of", "remedies"]
