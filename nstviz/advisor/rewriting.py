@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -27,11 +27,13 @@ def rewrite_candidates(
     resolve: Callable[[str], Callable | None],
     results: dict[str, Candidate],
     order: list[str],
+    only: Collection[str] | None = None,
 ) -> list[_Proposal]:
     """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
 
     A function a remedy looked at and turned down (e.g. a branch that prints) gets one
-    ``rejected`` candidate with the reasons; one no remedy fits at all gets none.
+    ``rejected`` candidate with the reasons; one no remedy fits at all gets none. ``only``:
+    just the rewrites of these remedies (``Rewrite.remedy``), and no rejected candidates.
     """
     from nstviz.advisor.rewrites import BreakSite, propose
 
@@ -56,8 +58,9 @@ def rewrite_candidates(
             notes = proposal.notes
         where = _short_break(brk)
         base_key = f"rewrite: {p.name}"
-        if proposal is None or not proposal.rewrites:
-            if notes and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
+        rewrites = [r for r in (proposal.rewrites if proposal else []) if only is None or r.remedy in only]
+        if not rewrites:
+            if notes and only is None and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
                 order.append(base_key)
                 results[base_key] = Candidate(
                     function=base_key, why=f"{p.name} contains the break at {where}", status="rejected",
@@ -65,8 +68,10 @@ def rewrite_candidates(
                     precheck=tuple(notes),
                 )
             continue
-        for r in proposal.rewrites:
-            key = f"{base_key} ({r.remedy})"
+        # a variant that also sets a config flag (buffer ints with allow_rnn) first: it does more
+        for r in sorted(rewrites, key=lambda r: not r.config):
+            flags = "".join(f", {f}={v}" for f, v in sorted(r.config.items()))
+            key = f"{base_key} ({r.remedy}{flags})"
             if key in results:
                 continue
             why = f"{p.name} contains the break at {where}: rewritten, {r.remedy} ({r.description})"
@@ -83,12 +88,12 @@ def rewrite_candidates(
     return out
 
 
-def second_inputs(trials: Any, marks: tuple[Any, ...]) -> tuple[bool | None, str]:
-    """The rewrite's outputs on other inputs (``trials.other_inputs``), or why they are not known."""
+def second_inputs(trials: Any, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
+    """The rewrite's outputs on other inputs (``trials.other_inputs``, with ``flags`` set), or why they are not known."""
     check = getattr(trials, "other_inputs", None)
     if check is None:
         return None, "no second input set to verify the rewrite on"
-    return check(marks)
+    return check(marks, flags) if flags else check(marks)
 
 
 def _in_file(path: str, qualname: str) -> Callable | None:

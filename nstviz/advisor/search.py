@@ -22,6 +22,13 @@ Steps:
    ``None`` leaves: ``none_inputs_ok``), lambda or generator (GB0236 on 2.13 and 2.14.1);
    it is no ``leaf_function`` of the code; annotations name no non-pytree type. Failures are ``rejected`` with
    the reasons.
+3a. **First, what answers a break's own kind exactly** (before any mark: the budget is best
+   spent there): the rewrites made for one kind of code (:data:`TARGETED_REWRITES`:
+   transformers' experts switch for an eager experts loop, Python ints for 0-d int buffers)
+   when a break fits them; then, for the data-dependent breaks left (GB0124, GB0033, GB0036:
+   no mark can trace ``.item()`` or ``nonzero``), the config flags they name
+   (``capture_scalar_outputs``, ``capture_dynamic_output_shape_ops``). A flag kept (fewer
+   graphs) stays set in every later attempt.
 3. **Try.** Candidates are tried one at a time *on top of the ones already kept*
    (``try_marks`` runs the code again as run ``attempt-N``), so each attempt also checks the
    combination; ``breaks_before`` of a candidate is the count with the marks kept so far. A
@@ -57,6 +64,10 @@ Steps:
 5. **Recommend** the kept set (and flags), verified by the last improving attempt (which ran
    exactly that set), with paste-ready code (:mod:`nstviz.advisor.code`).
 
+Timing: attempts are not timed as they run (the trials time the baseline and the recommended
+run); when verified sets tie on graphs, each is timed then (``Trials.time_attempt``) and the
+least steady-state time wins.
+
 Verdicts: a hard compile error that an attempt removes is an improvement (outputs checked
 against eager); so are fewer Dynamo graphs, whatever the distinct breaks do; the recommendation
 is made only when the kept set as a whole improves on the baseline; failures carry the real
@@ -71,11 +82,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.code import apply_code
+from nstviz.advisor.config_trials import Clock, TryConfig, timed, try_config_hints
 from nstviz.advisor.judge import (
     attempt_fields,
     dynamo_graphs,
@@ -87,8 +99,8 @@ from nstviz.advisor.judge import (
 )
 from nstviz.advisor.precheck import _annotation_refuses, precheck
 from nstviz.advisor.propose import _plain_function_name as plain_function_name
-from nstviz.advisor.propose import _Proposal, _short_break, def_line, local_name, plan_candidates, qualname_at
-from nstviz.advisor.remedies import flags_hinted as _flags_of
+from nstviz.advisor.propose import _Proposal, def_line, local_name, plan_candidates, qualname_at
+from nstviz.advisor.remedies import config_plans
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.capture._introspect import unwrap
 from nstviz.passes.failures import recompile_limit_hits
@@ -109,9 +121,11 @@ __all__ = [
 ]
 
 TryMarks = Callable[[tuple[Callable, ...], str], tuple[Run, OutputCheck]]
-TryConfig = Callable[[tuple[Callable, ...], dict[str, bool], str], tuple[Run, OutputCheck]]
-"""Like :data:`TryMarks`, with ``torch._dynamo.config`` flags patched for the run."""
-MAX_CONFIG_ATTEMPTS = 3
+EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
+"""Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
+them, their own flag may; tried after the targeted rewrites, before any mark."""
+TARGETED_REWRITES = frozenset({"experts-implementation", "buffer-int"})
+"""Rewrites made for one kind of code, tried before any mark when a break fits them."""
 
 
 class Trials(Protocol):
@@ -225,7 +239,7 @@ def search(
     resolve, try_marks, try_config = trials.resolve, trials.try_marks, trials.try_config
     adapt, register = trials.adapt, trials.register
     decorator, none_inputs_ok = trials.decorator, trials.none_inputs_ok
-    clock = _Clock(time.monotonic(), budget_s, baseline.wall_time_s)
+    clock = Clock(time.monotonic(), budget_s, baseline.wall_time_s)
     say = progress or (lambda _msg: None)
     compiled_region = {plain_function_name(c.function) for c in baseline.compiles if c.function}
     compiled_region |= {plain_function_name(g.function) for g in baseline.graphs if g.function}
@@ -304,7 +318,25 @@ def search(
     verified: list[tuple[list[_Proposal], Run, OutputCheck | None]] = []
     """Every ``confirmed`` set, in order: the recommendation is the best of them."""
 
+    config_kept: list[str] = []
+    # First what answers a break's own kind exactly: the rewrites made for one kind of code (an
+    # eager experts loop, 0-d int buffers), then the config flags a data-dependent break names
+    # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.
+    if getattr(trials, "other_inputs", None) is not None:
+        queue[:0] = rewrite_candidates(current, resolve, results, order, only=TARGETED_REWRITES)
+    early_config = try_config is not None
+
     while True:
+        if early_config and (not queue or queue[0].kind != "rewrite"):
+            early_config = False
+            plans = config_plans([b for b in current.breaks if b.gb_id in EARLY_CONFIG_GB])
+            if plans and try_config is not None:
+                config_kept, current, last_check = try_config_hints(
+                    try_config, kept_set.marks(kept), current, last_check, clock, order, results, say, plans=plans,
+                )
+                if config_kept:
+                    confirmed = (list(kept), current, last_check)
+                    verified.append(confirmed)
         if not queue:  # then adapters and pytree classes, then source rewrites of the breaks left
             queue, deferred = deferred, []
             if not queue and getattr(trials, "other_inputs", None) is not None:
@@ -353,7 +385,10 @@ def search(
         say(f"{run_name}: trying {key} ({len(marks)} marked)")
         t0 = time.monotonic()
         try:
-            run, check = try_marks(marks, run_name)
+            if config_kept and try_config is not None:
+                run, check = try_config(marks, {f: True for f in config_kept}, run_name)
+            else:
+                run, check = try_marks(marks, run_name)
         except KeyboardInterrupt:
             raise
         except Exception as exc:  # a failure of the attempt itself, not of the user's code
@@ -373,7 +408,7 @@ def search(
             seen_objs.add(id(unwrap(p.obj)))
         outcome = judge(current, run, check, set(p.break_gb_ids))
         if outcome.improved and p.kind == "rewrite":  # proven on these inputs; also on others before kept
-            same, why = second_inputs(trials, marks)
+            same, why = second_inputs(trials, marks, {f: True for f in config_kept})
             outcome.error = f"{outcome.error}; {why}" if same else f"{outcome.error}, but not kept: {why}"
             if same is not True:
                 outcome.status, outcome.improved = "failed" if same is False else "no_change", False
@@ -439,12 +474,13 @@ def search(
         kept, current, last_check = list(confirmed[0]), confirmed[1], confirmed[2]
     if len(verified) > 1:  # as few graphs as the last verified set, then the least steady-state time
         tied = [v for v in verified if dynamo_graphs(v[1]) == dynamo_graphs(confirmed[1])]
+        if len(tied) > 1:
+            tied = [(k, timed(trials, k, r, config_kept), c) for k, r, c in tied]
         best = tied[best_index([(dynamo_graphs(r), r.timing) for _, r, _ in tied])]
         kept, current, last_check = list(best[0]), best[1], best[2]
-    config_kept: list[str] = []
     if try_config is not None and (current.breaks or current.error or recompile_limit_hits(current)):
-        config_kept, current, last_check = _try_config_hints(
-            try_config, kept_set.marks(kept), current, last_check, clock, order, results, say
+        config_kept, current, last_check = try_config_hints(
+            try_config, kept_set.marks(kept), current, last_check, clock, order, results, say, kept=config_kept,
         )
 
     candidates = tuple(results[k] for k in order)
@@ -470,95 +506,6 @@ def search(
         eager_frames_after=eager_frames(current),
     )
     return Advice(candidates, recommendation, functions=kept_set.functions(kept), remedies=kept_set.remedies(kept))
-
-
-@dataclass
-class _Clock:
-    """The search's attempts so far and its time budget."""
-
-    start: float
-    budget_s: float
-    first_estimate: float
-    """How long one attempt is expected to take before any ran (the baseline's wall time)."""
-    durations: list[float] = field(default_factory=list)
-    attempts: int = 0
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.start
-
-    def estimate(self) -> float:
-        return max(self.durations) if self.durations else self.first_estimate
-
-
-def _try_config_hints(
-    try_config: TryConfig,
-    marks: tuple[Any, ...],
-    current: Run,
-    last_check: OutputCheck | None,
-    clock: _Clock,
-    order: list[str],
-    results: dict[str, Candidate],
-    say: Callable[[str], None],
-) -> tuple[list[str], Run, OutputCheck | None]:
-    """Try the ``torch._dynamo.config`` flags the remaining breaks hint at, on top of ``marks``.
-
-    Returns the flags kept, and the run and check as of the last one kept.
-    """
-    from nstviz.advisor.remedies import config_code, config_plans, recompile_plans, recompile_text
-
-    config_kept: list[str] = []
-    budget_s = clock.budget_s
-    config_attempts = 0
-    for flags in [*config_plans(current.breaks), *recompile_plans(current)]:
-        if set(flags) <= set(config_kept) or config_attempts >= MAX_CONFIG_ATTEMPTS:
-            continue
-        if len(flags) > 1 and config_kept:
-            continue  # a single flag already helped; the other was tried on top of it
-        name = "config: " + ", ".join(f"{f}=True" for f in flags)
-        if clock.elapsed() + clock.estimate() > budget_s:
-            order.append(name)
-            results[name] = Candidate(
-                function=name, why="the break's own hint", status="skipped", kind="config",
-                code=config_code(flags), error=f"time budget ({budget_s:g} s) used up",
-            )
-            continue
-        clock.attempts += 1
-        config_attempts += 1
-        run_name = f"attempt-{clock.attempts}"
-        applied = {f: True for f in (*config_kept, *flags)}
-        say(f"{run_name}: trying {name}")
-        t0 = time.monotonic()
-        try:
-            run, check = try_config(marks, applied, run_name)
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:
-            clock.durations.append(time.monotonic() - t0)
-            order.append(name)
-            results[name] = Candidate(
-                function=name, why="the break's own hint", status="failed", kind="config",
-                code=config_code(flags), run=run_name, error=f"{type(exc).__name__}: {exc}",
-            )
-            continue
-        clock.durations.append(time.monotonic() - t0)
-        outcome = judge(current, run, check)
-        if outcome.status == "no_change" and outcome.error is None:
-            outcome.error = stayed_text(current, run)
-        hinted = [b for b in current.breaks if set(flags) & set(_flags_of(b))]
-        order.append(name)
-        results[name] = Candidate(
-            function=name,
-            why="hinted by the break at " + ", ".join(_short_break(b) for b in hinted[:3]) if hinted else (
-                recompile_text(current) + ": sizes that change compiled as dynamic (dynamic=None)"),
-            kind="config",
-            code=config_code(flags),
-            **attempt_fields(outcome, run_name, current, run, check, clock.durations[-1]),
-        )
-        if outcome.improved:
-            config_kept += [f for f in flags if f not in config_kept]
-            current = run
-            last_check = check
-    return config_kept, current, last_check
 
 
 def _pytree_how(remedy: Any) -> str:

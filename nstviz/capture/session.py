@@ -90,6 +90,8 @@ class Session:
         self.targets: dict[str, tuple[marking.Target, ...]] = {}
         self.notes: list[str] = []
         self.advisor_keys: set[Any] = set()
+        self._untimed: dict[str, list[Any] | None] = {}
+        """Advisor attempts not timed yet, with the compiled calls they were seen to make."""
         self._reads_cache: dict[int, tuple[NonInputRead, ...]] = {}
         self._hooks_before: set[int] | None = None
         self._names_before: set[str] = set()
@@ -303,25 +305,54 @@ class Session:
             lift_source_marks=lift,
             echo=self.echo,
         )
-        if self.timing and self._worth_timing(name, result):
-            self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
-            # the timed calls run dozens of times: what they change in place (parameters, an
-            # optimizer, input tensors) is put back, so the namespace ends as after the run
-            timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
-            try:
-                timing, note = self._time(name, observed, functions, marks, lift, result)
-            finally:
-                if timed_state is not None:
-                    timed_state.restore()
-                    timed_state.discard()
-            if timing is not None:
-                result.run = dataclasses.replace(result.run, timing=timing)
-            if note is not None:
-                self.notes.append(note)
+        if self.timing and name.startswith("attempt-"):
+            # an attempt is timed only if the advisor must choose between it and another with as
+            # few graphs (time_attempt): most attempts are never compared by time
+            self._untimed[name] = observed
+        elif self.timing and self._worth_timing(name, result):
+            self._attach_timing(name, observed, functions, marks, lift, result)
         self.results[name] = result
         self.notes.extend(result.notes)
         self.runs_done += 1
         return result
+
+    def time_attempt(
+        self,
+        name: str,
+        functions: Sequence[Callable[..., Any]],
+        marks: Callable[[], Sequence[Callable[..., Any]]] | None,
+    ) -> Run | None:
+        """Time the advisor's attempt ``name`` now (its remedies applied by the caller); its Run, timed."""
+        result = self.results.get(name)
+        if not self.timing or result is None or name not in self._untimed or not self._worth_timing(name, result):
+            return None
+        self._attach_timing(name, self._untimed.pop(name), functions, marks, False, result)
+        return result.run
+
+    def _attach_timing(
+        self,
+        name: str,
+        observed: list[Any] | None,
+        functions: Sequence[Callable[..., Any]],
+        marks: Callable[[], Sequence[Callable[..., Any]]] | None,
+        lift: bool,
+        result: RunResult,
+    ) -> None:
+        """Time run ``name`` and put the figures on ``result.run`` (``Run.timing``)."""
+        self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
+        # the timed calls run dozens of times: what they change in place (parameters, an
+        # optimizer, input tensors) is put back, so the namespace ends as after the run
+        timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
+        try:
+            timing, note = self._time(name, observed, functions, marks, lift, result)
+        finally:
+            if timed_state is not None:
+                timed_state.restore()
+                timed_state.discard()
+        if timing is not None:
+            result.run = dataclasses.replace(result.run, timing=timing)
+        if note is not None:
+            self.notes.append(note)
 
     def _time(
         self,

@@ -77,6 +77,26 @@ class Trials:
         session.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
         return finish_run(session._plain_run(result, run_name), session.stacks.stacks), self._check(result, run_name)
 
+    def time_attempt(self, marks: tuple[Any, ...], flags: dict[str, bool], run_name: str) -> Run | None:
+        """Time the attempt ``run_name`` (made with ``marks`` and ``flags``) now; its Run, or None when not timed.
+
+        Attempts are not timed as they run: the advisor times only those it must choose between
+        by time (as few graphs as the best), with their remedies applied again for the timing.
+        """
+        session, subject = self.session, self.subject
+        functions, ads, classes = split_remedies(marks)
+        with (
+            _torch_compat.dynamo_config_patch(flags),
+            rewrites_applied(marks),
+            adapters.installed(ads),
+            adapters.registered(classes, subject.code_namespace) as refresh,
+        ):
+            current = refreshing(subject.rematch(functions), refresh)
+            timed = session.time_attempt(run_name, functions, current)
+        if timed is None:
+            return None
+        return finish_run(session._plain_run(session.results[run_name], run_name), session.stacks.stacks)
+
     def try_config(self, marks: tuple[Any, ...], flags: dict[str, bool], run_name: str) -> tuple[Run, OutputCheck]:
         """An attempt with the breaks' config hints set (and ``marks`` marked)."""
         with _torch_compat.dynamo_config_patch(flags):

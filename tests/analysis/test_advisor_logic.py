@@ -512,10 +512,11 @@ def test_time_budget_marks_the_rest_skipped(monkeypatch):
     with 1.5 s, the first attempt runs and the second is not started (1 s more would exceed it)."""
     import types
 
-    from nstviz.advisor import search as advisor
+    from nstviz.advisor import config_trials, search
 
     clock = [100.0]
-    monkeypatch.setattr(advisor, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    for module in (search, config_trials):  # the search and its Clock read the same clock
+        monkeypatch.setattr(module, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
 
     def one_second(marks, name):
         clock[0] += 1.0
@@ -677,3 +678,27 @@ def test_an_adapter_replaces_a_kept_mark_that_falls_back_on_none_inputs():
     assert got["leaf"].error.endswith("; replaced by adapter: leaf, which did better")
     assert (rec.functions, rec.adapters, rec.breaks_before, rec.breaks_after) == (("other_leaf",), ("leaf",), 1, 0)
     assert "\ntest_advisor_logic.leaf = _leaf_adapter\n" in rec.code
+
+
+def test_an_item_break_gets_its_config_flag_first_and_later_marks_keep_it():
+    b_item = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0124", reason="Unsupported Tensor.item() call")
+    calls = []
+
+    def try_config(marks, flags, run_name):
+        names = frozenset(getattr(m, "__qualname__", "?") for m in marks)
+        calls.append((run_name, names, dict(flags)))
+        left = [] if flags.get("capture_scalar_outputs") else [b_item]
+        left += [] if "leaf" in names else [B_LEAF]
+        return run(run_name, *left), MATCH
+
+    def try_marks(marks, run_name):
+        return try_config(marks, {}, run_name)
+
+    base = run("baseline", B_LEAF, b_item)
+    cands, rec = run_advisor(base, resolve, try_marks, try_config=try_config, budget_s=60, max_attempts=10)
+    assert calls[0] == ("attempt-1", frozenset(), {"capture_scalar_outputs": True})  # before any mark
+    assert all(flags == {"capture_scalar_outputs": True} for _, _, flags in calls[1:])  # kept for the rest
+    assert by_fn(cands)["config: capture_scalar_outputs=True"].status == "improved"
+    assert rec is not None and rec.config == ("capture_scalar_outputs",) and rec.functions == ("leaf",)
+    assert rec.graphs_before == 3 and rec.graphs_after == 1
+    assert "torch._dynamo.config.capture_scalar_outputs = True" in rec.code

@@ -7,13 +7,14 @@ for a speed ratio: the machine's load decides those.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 
 import torch
 
 import nstviz
 from nstviz.jupyter.static_summary import html_summary
-from nstviz.report import Report, RunTiming
+from nstviz.report import Report, Run, RunTiming
 
 
 def helper(x):
@@ -122,19 +123,41 @@ def test_a_run_that_raised_is_not_timed_and_a_note_says_so():
     assert any("baseline: not timed: the run raised" in n for n in report.notes), report.notes
 
 
-def test_compare_auto_times_the_attempts_that_may_be_recommended():
+def test_compare_auto_times_the_baseline_and_the_recommendation_not_each_attempt():
     report = nstviz.compare(toy, torch.ones(8), auto=True)
     assert report.recommendation is not None and "helper" in report.recommendation.functions[0]
     attempts = {n: r for n, r in report.runs.items() if n.startswith("attempt-")}
     assert attempts
-    for name, run in attempts.items():
-        timing = run.timing
-        if report.counts[name].graphs <= report.counts["baseline"].graphs:
-            assert timing is not None and timing.steady is not None, name
-            assert timing.eager is None  # eager is the baseline's: not measured again per attempt
-            assert timing.graphs == report.counts[name].graphs
+    # one attempt lowered the graph count: nothing to choose between by time, so none is timed
+    assert all(run.timing is None for run in attempts.values())
+    assert _measured(report.runs["baseline"].timing).eager is not None
     nst = _measured(report.runs["nonstrict"].timing)
     assert nst.graphs == report.recommendation.graphs_after
+
+
+class _TimingTrials:
+    """What the advisor's tie-break asks of the trials: time one attempt now."""
+
+    def __init__(self):
+        self.asked: list[tuple[tuple, dict, str]] = []
+
+    def time_attempt(self, marks, flags, run_name):
+        self.asked.append((marks, flags, run_name))
+        return dataclasses.replace(Run(name=run_name), timing=RunTiming(graphs=1, first_call_s=0.1))
+
+
+def test_the_advisor_times_an_attempt_only_when_asked_to_break_a_tie():
+    from nstviz.advisor.config_trials import timed as _timed
+
+    trials = _TimingTrials()
+    untimed = Run(name="attempt-2")
+    timed = _timed(trials, [], untimed, ["capture_scalar_outputs"])
+    assert timed.timing is not None and trials.asked == [((), {"capture_scalar_outputs": True}, "attempt-2")]
+    already = dataclasses.replace(untimed, timing=RunTiming(graphs=1, first_call_s=0.1))
+    assert _timed(trials, [], already, []) is already  # measured once: not again
+    assert _timed(trials, [], Run(name="baseline"), []).timing is None  # only attempts are timed late
+    assert _timed(object(), [], untimed, []) is untimed  # trials that cannot time: as it was
+    assert len(trials.asked) == 1
 
 
 def bump(x, w):
