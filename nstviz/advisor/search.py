@@ -331,9 +331,11 @@ def search(
             early_config = False
             plans = config_plans([b for b in current.breaks if b.gb_id in EARLY_CONFIG_GB])
             if plans and try_config is not None:
+                before = current
                 config_kept, current, last_check = try_config_hints(
                     try_config, kept_set.marks(kept), current, last_check, clock, order, results, say, plans=plans,
                 )
+                resolved |= {b.id for b in before.breaks} - {b.id for b in current.breaks}
                 if config_kept:
                     confirmed = (list(kept), current, last_check)
                     verified.append(confirmed)

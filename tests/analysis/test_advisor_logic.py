@@ -699,6 +699,9 @@ def test_an_item_break_gets_its_config_flag_first_and_later_marks_keep_it():
     assert calls[0] == ("attempt-1", frozenset(), {"capture_scalar_outputs": True})  # before any mark
     assert all(flags == {"capture_scalar_outputs": True} for _, _, flags in calls[1:])  # kept for the rest
     assert by_fn(cands)["config: capture_scalar_outputs=True"].status == "improved"
+    gone = by_fn(cands)["other_leaf"]  # its break is gone with the flag: not tried
+    assert gone.status == "skipped" and "not needed" in gone.error
+    assert all("other_leaf" not in names for _, names, _ in calls)
     assert rec is not None and rec.config == ("capture_scalar_outputs",) and rec.functions == ("leaf",)
     assert rec.graphs_before == 3 and rec.graphs_after == 1
     assert "torch._dynamo.config.capture_scalar_outputs = True" in rec.code
