@@ -28,12 +28,15 @@ def rewrite_candidates(
     results: dict[str, Candidate],
     order: list[str],
     only: Collection[str] | None = None,
+    run_eager: Callable[[], bool] | None = None,
 ) -> list[_Proposal]:
     """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
 
     A function a remedy looked at and turned down (e.g. a branch that prints) gets one
     ``rejected`` candidate with the reasons; one no remedy fits at all gets none. ``only``:
     just the rewrites of these remedies (``Rewrite.remedy``), and no rejected candidates.
+    ``run_eager`` runs the code eagerly on its input sets: a break in a C or builtin call then
+    gets a custom op too, its fake built from the calls recorded around it.
     """
     from nstviz.advisor.rewrites import BreakSite, propose
 
@@ -49,8 +52,9 @@ def rewrite_candidates(
         if brk is None:
             continue
         site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
+        calls = _recorded(obj, run_eager) if run_eager is not None and only is None and _c_call(brk) else []
         try:
-            proposal = propose(obj, site)
+            proposal = propose(obj, site, calls)
         except Exception as e:  # a remedy that cannot read the function is a note, not a crash
             proposal = None
             notes = [f"{type(e).__name__}: {e}"]
@@ -86,6 +90,26 @@ def rewrite_candidates(
             )
             out.append(q)
     return out
+
+
+_C_CALL_GB = frozenset({"GB4347", "GB9493", "GB0059", "GB0007", "GB0026", "GB0294", "GB0124", "GB0033", "GB0109"})
+"""Breaks in a call Dynamo cannot follow (C code, builtins, numpy, ``.item()``/``.tolist()``)."""
+
+
+def _c_call(brk: Any) -> bool:
+    return brk.gb_id in _C_CALL_GB
+
+
+def _recorded(obj: Callable, run_eager: Callable[[], bool]) -> list[tuple[Any, ...]]:
+    """``obj``'s positional arguments in eager runs of the code on its input sets (none when they fail)."""
+    from nstviz.advisor.rewrites import recorded_calls
+
+    try:
+        with recorded_calls(obj) as calls:
+            ran = run_eager()
+    except Exception:  # a function that cannot be wrapped to record: no custom op
+        return []
+    return list(calls) if ran else []
 
 
 def second_inputs(trials: Any, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:

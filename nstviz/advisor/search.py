@@ -342,7 +342,7 @@ def search(
         if not queue:  # then adapters and pytree classes, then source rewrites of the breaks left
             queue, deferred = deferred, []
             if not queue and getattr(trials, "other_inputs", None) is not None:
-                queue = rewrite_candidates(current, resolve, results, order)
+                queue = rewrite_candidates(current, resolve, results, order, run_eager=getattr(trials, "run_eager", None))
             if not queue:
                 break
         p = queue.pop(0)

@@ -146,6 +146,30 @@ class Trials:
             self.checkpoint.restore()
         return True, f"outputs equal eager on {len(sets)} more input set{'s' if len(sets) > 1 else ''} of the same shapes"
 
+    def run_eager(self) -> bool:
+        """Run the callable eagerly on its inputs and on the other input sets; False when it cannot.
+
+        The advisor records a function's calls around this (a custom op's fake is built from
+        their output shapes). False when the code is not a callable with inputs, or an eager run
+        fails. State is restored after.
+        """
+        subject = self.subject
+        if subject.entry != "compare":
+            return False
+        fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
+        eager = _torch_compat.compiled_original(fn) or fn
+        if _torch_compat.is_compiled_object(fn) and hasattr(fn, "__self__") and not hasattr(eager, "__self__"):
+            eager = eager.__get__(fn.__self__)
+        self.checkpoint.restore()
+        try:
+            for a, k in [(args, kwargs), *other_input_sets(args, kwargs)]:
+                eager(*a, **k)
+        except Exception:  # no calls to build a fake from
+            return False
+        finally:
+            self.checkpoint.restore()
+        return True
+
     def adapt(self, qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
         """An adapter for a function refused for None inputs (installed only during runs)."""
         callers = [m.__dict__ for m in _modules_for_files(caller_files)]

@@ -67,6 +67,30 @@ def test_a_branch_with_a_side_effect_is_not_rewritten():
     assert report.recommendation is None
 
 
+def test_a_c_call_nothing_traces_becomes_a_custom_op_with_its_fake_from_recorded_calls():
+    torch.manual_seed(0)
+    model = toys.Quantized().eval()
+    code_before = toys.floor_quarters.__code__
+    with torch.no_grad():
+        report = nstviz.compare(model, torch.randn(3, 6), auto=True, budget_s=120, max_attempts=6, time=False)
+    got = {c.function: c for c in report.candidates}
+    assert got["floor_quarters"].status == "failed"  # a data-dependent .tolist(): no mark traces it
+    kept = got["rewrite: floor_quarters (custom-op)"]
+    assert (kept.kind, kept.status) == ("rewrite", "improved"), kept.error
+    assert "fake from 3 observed calls" in kept.why and "outputs equal eager on 2 more input sets" in kept.error
+    rec = report.recommendation
+    assert rec is not None and rec.graphs_after == 1 < rec.graphs_before
+    assert '@torch.library.custom_op("nstviz_fix::floor_quarters", mutates_args=())' in rec.code
+    assert "_floor_quarters_eager = _rewrite_toys.floor_quarters" in rec.code
+    assert "_rewrite_toys.floor_quarters = floor_quarters" in rec.code
+    assert toys.floor_quarters.__code__ is code_before  # nothing left patched
+    from torch._library.custom_ops import OPDEFS
+
+    assert not [name for name in OPDEFS if name.startswith("nstviz_fix::")]  # no op left registered
+    assert _graphs_after_paste(rec.code, "Quantized") == 1
+    assert _graphs_after_paste("import torch\n", "Quantized") == rec.graphs_before
+
+
 RECOMPILES = '''
 import torch
 

@@ -17,6 +17,7 @@ import itertools
 import re
 import types
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -30,7 +31,7 @@ from nstviz.advisor.rewrites._source import (
     raw_function,
 )
 
-__all__ = ["NAMESPACE", "propose_custom_op", "recorded_calls"]
+__all__ = ["NAMESPACE", "CustomOpRewrite", "propose_custom_op", "recorded_calls"]
 
 NAMESPACE = "nstviz_fix"
 _serial = itertools.count(1)
@@ -145,21 +146,63 @@ def propose_custom_op(fn: Any, brk: BreakSite | None, calls: Sequence[tuple[Any,
     name = re.sub(r"\W", "_", raw.__qualname__.replace(".<locals>.", "_"))
     returns = "torch.Tensor" if isinstance(raw(*calls[0]), torch.Tensor) else f"tuple[{', '.join(['torch.Tensor'] * len(fakes))}]"
     source = _code(name, f"{NAMESPACE}::{name}", params, ann, returns, fakes, aliases, raw.__name__, brk)
-    live_name = f"{name}_{next(_serial)}"
-    ns: dict[str, Any] = {"torch": torch, raw.__name__: types.FunctionType(
-        raw.__code__, raw.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)}
-    op_code = source.split("# nstviz:")[0].replace(f'"{NAMESPACE}::{name}"', f'"{NAMESPACE}::{live_name}"')
-    exec(compile(op_code, f"<nstviz custom op for {raw.__qualname__}>", "exec"), ns)
     new_def = ast.parse(source.split("# nstviz:", 1)[1].split("\n", 1)[1]).body[0]
     assert isinstance(new_def, ast.FunctionDef)
-    out.rewrites.append(Rewrite(
+    op_global = f"_{name}_op"
+    out.rewrites.append(CustomOpRewrite(
         remedy="custom-op",
         description=f"{raw.__qualname__} runs as the custom op {NAMESPACE}::{name} (fake from {len(calls)} observed calls)",
         source=source,
         original=raw,
-        function=build_function(src, new_def, {"torch": torch, f"_{name}_op": ns[f"_{name}_op"]}),
+        function=build_function(src, new_def, {"torch": torch, op_global: _unregistered}),
+        op_code=source.split("# nstviz:")[0],
+        op_name=f"{NAMESPACE}::{name}",
+        op_global=op_global,
     ))
     return out
+
+
+def _unregistered(*args: Any) -> Any:
+    raise RuntimeError("nstviz: this custom op is registered only while its rewrite is applied")
+
+
+@dataclass
+class CustomOpRewrite(Rewrite):
+    """A rewrite whose function calls a custom op: the op is registered while applied, and removed after.
+
+    Each application registers the op under a name of its own (torch keeps one definition per
+    name), so nothing nstviz defined stays registered in ``torch.library`` after the advisor.
+    """
+
+    op_code: str = ""
+    """The op's definition and fake (the pasted code before the rewritten ``def``)."""
+    op_name: str = ""
+    """``nstviz_fix::<name>`` as pasted."""
+    op_global: str = ""
+    """The name the rewritten function calls the op by (a closure cell of its own)."""
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[None]:
+        """Register the op, run the block with the rewrite in place, then remove the op; always undone."""
+        from torch._library import custom_ops as torch_custom_ops
+
+        raw = self.original
+        live = f"{self.op_name}_{next(_serial)}"
+        ns: dict[str, Any] = {"torch": torch, raw.__name__: types.FunctionType(
+            raw.__code__, raw.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)}
+        exec(compile(self.op_code.replace(f'"{self.op_name}"', f'"{live}"'),
+                     f"<nstviz custom op for {raw.__qualname__}>", "exec"), ns)
+        op = ns[self.op_global]
+        code = self.function.__code__  # type: ignore[attr-defined]
+        cell = dict(zip(code.co_freevars, self.function.__closure__ or (), strict=False))[self.op_global]  # type: ignore[attr-defined]
+        cell.cell_contents = op
+        try:
+            with super().applied():
+                yield
+        finally:
+            cell.cell_contents = _unregistered
+            op._lib._destroy()
+            torch_custom_ops.OPDEFS.pop(live, None)
 
 
 def _code(name: str, qual: str, params: list[str], ann: list[str], returns: str, fakes: list[str], aliases: bool,
