@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nstviz.advisor.rewrites._source import FunctionSource, installed
+from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source, installed
 
 __all__ = ["BreakSite", "Proposal", "Rewrite"]
 
@@ -65,6 +65,19 @@ _IMPURE_METHODS = {
     "retain_grad", "record_stream", "__setitem__", "write", "print",
 }
 _PURE_BUILTINS = {"abs", "len", "min", "max", "isinstance", "range", "tuple", "list", "float", "int", "bool"}
+
+
+def begin(fn: object, brk: BreakSite | None) -> tuple[BreakSite, Proposal, FunctionSource | None]:
+    """What every source remedy starts from: the break (or an unknown one), an empty proposal, the source.
+
+    The source is None when ``fn`` cannot be read as a plain ``def``; the proposal then holds why.
+    """
+    out = Proposal()
+    try:
+        return brk or BreakSite(), out, function_source(fn)
+    except RewriteError as e:
+        out.notes.append(str(e))
+        return brk or BreakSite(), out, None
 
 
 def resolve(node: ast.expr, src: FunctionSource) -> Any:

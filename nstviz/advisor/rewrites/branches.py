@@ -18,6 +18,7 @@ from nstviz.advisor.rewrites._core import (
     Renamer,
     Rewrite,
     assigned_names,
+    begin,
     call,
     function_locals,
     paste_source,
@@ -25,7 +26,7 @@ from nstviz.advisor.rewrites._core import (
     pure_expr,
     tensor_bool,
 )
-from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
+from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function
 
 __all__ = ["propose_branch", "shape_only"]
 
@@ -136,12 +137,8 @@ def _free_loads(stmts: list[ast.stmt]) -> list[str]:
 
 def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
     """Rewrites of the data-dependent ``if`` at the break's line (``torch.where`` first, then ``torch.cond``)."""
-    brk = brk or BreakSite()
-    out = Proposal()
-    try:
-        src = function_source(fn)
-    except RewriteError as e:
-        out.notes.append(str(e))
+    brk, out, src = begin(fn, brk)
+    if src is None:
         return out
     local = function_locals(src.tree)
     out.rewrites += _ifexp_rewrites(src, src.local_line(brk.line), local, out.notes)

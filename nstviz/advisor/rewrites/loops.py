@@ -19,6 +19,7 @@ from nstviz.advisor.rewrites._core import (
     Proposal,
     Renamer,
     Rewrite,
+    begin,
     call,
     function_locals,
     paste_source,
@@ -26,7 +27,7 @@ from nstviz.advisor.rewrites._core import (
     resolve,
     tensor_bool,
 )
-from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
+from nstviz.advisor.rewrites._source import FunctionSource, build_function
 
 __all__ = ["ELEMENTWISE", "propose_loop"]
 
@@ -99,12 +100,8 @@ def _stack_comprehensions(src: FunctionSource, line: int | None) -> list[tuple[a
 
 def propose_loop(fn: object, brk: BreakSite | None = None) -> Proposal:
     """Vectorised or ``torch.vmap`` forms of ``torch.stack([... for r in t])``; ``t.unbind(0)`` for iteration breaks."""
-    brk = brk or BreakSite()
-    out = Proposal()
-    try:
-        src = function_source(fn)
-    except RewriteError as e:
-        out.notes.append(str(e))
+    brk, out, src = begin(fn, brk)
+    if src is None:
         return out
     local = function_locals(src.tree)
     line = src.local_line(brk.line)

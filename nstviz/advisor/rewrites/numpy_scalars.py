@@ -20,7 +20,7 @@ import types
 import numpy as np
 import torch
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, call, paste_source, resolve
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, paste_source, resolve
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
 
 __all__ = ["NUMPY_TO_MATH", "propose_numpy_scalars"]
@@ -67,12 +67,8 @@ def _helpers(src: FunctionSource, line: int | None) -> list[types.FunctionType]:
 
 def propose_numpy_scalars(fn: object, brk: BreakSite | None = None) -> Proposal:
     """``np.<f>(numbers)`` -> ``math.<f>(numbers)`` in the function and in the helpers it calls."""
-    brk = brk or BreakSite()
-    out = Proposal()
-    try:
-        src = function_source(fn)
-    except RewriteError as e:
-        out.notes.append(str(e))
+    brk, out, src = begin(fn, brk)
+    if src is None:
         return out
     targets = [src]
     for h in _helpers(src, src.local_line(brk.line)):

@@ -17,8 +17,8 @@ import copy
 
 import torch
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, call, paste_source
-from nstviz.advisor.rewrites._source import RewriteError, build_function, function_source
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, paste_source
+from nstviz.advisor.rewrites._source import build_function
 
 __all__ = ["propose_scalar", "size_check_name"]
 
@@ -66,12 +66,8 @@ def _uses_as_size(tree: ast.AST, name: str) -> bool:
 
 def propose_scalar(fn: object, brk: BreakSite | None = None) -> Proposal:
     """Insert a size check after each ``.item()`` / ``int(t)`` assignment (on the break's line if known)."""
-    brk = brk or BreakSite()
-    out = Proposal()
-    try:
-        src = function_source(fn)
-    except RewriteError as e:
-        out.notes.append(str(e))
+    brk, out, src = begin(fn, brk)
+    if src is None:
         return out
     line = src.local_line(brk.line)
     new_def = copy.deepcopy(src.tree)
