@@ -54,9 +54,6 @@ __all__ = [
 ]
 
 
-_ONLY_WHEN_THEY_FIT = (propose_buffer_ints, propose_experts_implementation)
-
-
 def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -> Proposal:
     """Every remedy that fits the break, in order of value: branches, scalars, loops, numpy, custom op.
 
@@ -92,8 +89,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     for remedy in dict.fromkeys(remedies):
         p = remedy(fn, brk)
         out.rewrites += p.rewrites
-        # the buffers and experts remedies fit only some classes: their "does not apply" is no reason
-        out.notes += p.notes if p.rewrites or remedy not in _ONLY_WHEN_THEY_FIT else []
+        out.notes += p.notes if p.fits else []  # a remedy made for other code: no reason to list
     if len(calls) >= 2:
         p = propose_custom_op(fn, brk, calls)
         out.rewrites += p.rewrites

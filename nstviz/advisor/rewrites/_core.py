@@ -55,6 +55,9 @@ class Proposal:
 
     rewrites: list[Rewrite] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    fits: bool = True
+    """False: the remedy is made for other code (not a transformers experts module, no int
+    buffers); its notes say so, and are no reason to report the function as rejected."""
 
 
 # -- purity: only tensor ops and local assignments -------------------------------------------------

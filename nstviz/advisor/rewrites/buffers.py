@@ -368,10 +368,12 @@ def propose_buffer_ints(fn: object, brk: BreakSite | None = None) -> Proposal:
     cls = owner_class(fn)
     if cls is None:
         out.notes.append("not a method of a class: no buffers of `self` to read as ints")
+        out.fits = False
         return out
     buffers = constant_buffers(cls, out.notes)
     if not buffers:
         out.notes.append(f"{cls.__qualname__}: no non-persistent 0-d int buffer built from `self` in __init__")
+        out.fits = False
         return out
     readers = [(a, s) for a, s in _methods(cls)
                if any(isinstance(n, ast.Attribute) and n.attr in buffers and isinstance(n.value, ast.Name)

@@ -83,6 +83,7 @@ def propose_experts_implementation(fn: object, brk: BreakSite | None = None) -> 
     found = experts_interface(cls) if cls is not None else None
     if cls is None or found is None:
         out.notes.append("not a transformers experts module (no use_experts_implementation dispatch)")
+        out.fits = False
         return out
     iface, original = found
     try:
