@@ -292,6 +292,37 @@ def search(
         results[key] = replace(_candidate(q, "skipped"), function=key, kind="pytree", precheck=(), code=code_for([q]))
         deferred.append(q)
 
+    def plan_revealed(before: Run, after: Run, *, again: bool = False) -> None:
+        """Candidates for the breaks ``after`` has and ``before`` had not (revealed by an attempt kept).
+
+        ``again`` (a config flag kept, which changes the breaks of every function): a candidate
+        already planned takes the new breaks on too, and is tried after all if it was passed over
+        as not needed.
+        """
+        revealed = [b for b in after.breaks if b.id not in {x.id for x in before.breaks}]
+        for q in plan_candidates(after, revealed):
+            if q.name in results and not again:
+                continue
+            if q.name in results:
+                waiting = next((w for w in queue if w.name == q.name and w.kind == q.kind), None)
+                if waiting is not None:  # still to try: for its new breaks too
+                    waiting.breaks += [k for k in q.breaks if k not in waiting.breaks]
+                elif results[q.name].status == "skipped" and (results[q.name].error or "").startswith("not needed"):
+                    precheck(q, resolve, compiled_region, already_marked, **checks)
+                    if not q.problems:  # its old breaks went, new ones came: to try after all
+                        results[q.name] = replace(results[q.name], error=None)
+                        queue.append(q)
+                continue
+            precheck(q, resolve, compiled_region, already_marked, **checks)
+            order.append(q.name)
+            if q.problems:
+                results[q.name] = _candidate(q, "rejected")
+                if q.none_args:
+                    queue_adapter(q, f"{q.name} is called with an explicit None, which nonstrict_trace refuses (GB0236)")
+            else:
+                results[q.name] = _candidate(q, "skipped")
+                queue.append(q)
+
     for p in plan:
         precheck(p, resolve, compiled_region, already_marked, **checks)
         key = p.name
@@ -337,6 +368,7 @@ def search(
                 )
                 resolved |= {b.id for b in before.breaks} - {b.id for b in current.breaks}
                 if config_kept:
+                    plan_revealed(before, current, again=True)
                     confirmed = (list(kept), current, last_check)
                     verified.append(confirmed)
         if not queue:  # then adapters and pytree classes, then source rewrites of the breaks left
@@ -454,21 +486,9 @@ def search(
                 verified.append(confirmed)
             after_keys = {b.id for b in run.breaks}
             resolved |= {b.id for b in current.breaks if b.id not in after_keys}
-            revealed = [b for b in run.breaks if b.id not in {x.id for x in current.breaks}]
+            plan_revealed(current, run)
             current = run
             last_check = check
-            for q in plan_candidates(run, revealed):
-                if q.name in results:
-                    continue
-                precheck(q, resolve, compiled_region, already_marked, **checks)
-                order.append(q.name)
-                if q.problems:
-                    results[q.name] = _candidate(q, "rejected")
-                    if q.none_args:
-                        queue_adapter(q, f"{q.name} is called with an explicit None, which nonstrict_trace refuses (GB0236)")
-                else:
-                    results[q.name] = _candidate(q, "skipped")
-                    queue.append(q)
 
     if trial:  # never confirmed: back to the last improvement
         for k in trial:

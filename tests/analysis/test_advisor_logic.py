@@ -705,3 +705,28 @@ def test_an_item_break_gets_its_config_flag_first_and_later_marks_keep_it():
     assert rec is not None and rec.config == ("capture_scalar_outputs",) and rec.functions == ("leaf",)
     assert rec.graphs_before == 3 and rec.graphs_after == 1
     assert "torch._dynamo.config.capture_scalar_outputs = True" in rec.code
+
+
+def test_a_config_flag_that_reveals_a_new_break_in_a_function_gets_that_function_tried():
+    b_item = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0124", reason="Unsupported Tensor.item() call")
+    b_item2 = brk([loc(compiled_entry), loc(other_leaf, 2)], gb="GB0124", reason="Unsupported Tensor.item() call")
+    b_new = brk([loc(compiled_entry), loc(other_leaf, 2)], gb="GB0026", reason="Attempted to call function marked as skipped")
+    calls = []
+
+    def try_config(marks, flags, run_name):
+        names = frozenset(getattr(m, "__qualname__", "?") for m in marks)
+        calls.append((run_name, names, dict(flags)))
+        if not flags.get("capture_scalar_outputs"):
+            return run(run_name, b_item, b_item2, B_LEAF), MATCH
+        return run(run_name, *([] if "other_leaf" in names else [b_new]), B_LEAF), MATCH
+
+    cands, rec = run_advisor(
+        run("baseline", b_item, b_item2, B_LEAF), resolve, lambda m, n: try_config(m, {}, n), try_config=try_config,
+        budget_s=60, max_attempts=10,
+    )
+    got = by_fn(cands)
+    assert got["config: capture_scalar_outputs=True"].status == "improved"  # 4 -> 3 graphs, a new break in other_leaf
+    # its .item() breaks are gone, a new one came: other_leaf is tried for it (not passed over as not needed)
+    assert got["other_leaf"].status == "improved" and got["other_leaf"].run is not None
+    assert ("attempt-2", frozenset({"other_leaf"}), {"capture_scalar_outputs": True}) in calls
+    assert rec is not None and "other_leaf" in rec.functions and rec.config == ("capture_scalar_outputs",)
