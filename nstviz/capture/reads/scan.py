@@ -164,32 +164,7 @@ def _on_value(
             return
         value = target
         attrs = attrs[n:]
-    if _is_randomness(value, None, []):
-        _add_random(ctx, dotted, line, via)
-        return
-    if _is_rng_object(value):
-        _add_random(ctx, ".".join([dotted, *attrs[:1]]), line, via)
-        return
-    if _is_code_like(value):
-        callee = _user_function(value)
-        if callee is not None:
-            callees.append((callee, None, f"{callee.__qualname__}()", line))
-        return
-    if isinstance(value, _SKIP_VALUE_TYPES):
-        return
-    mutated = _mutation(instrs, end, attrs, is_method)
-    if mutated:
-        _add(
-            ctx,
-            dotted,
-            "nonlocal_mutation",
-            line,
-            via,
-            f"changes the global {_describe(value)} `{dotted}` in place ({mutated}): under nonstrict_trace "
-            "this happens once, when the function is traced, not on every call of the compiled code",
-        )
-        return
-    _add(ctx, dotted, "global", line, via, _baked_detail("the global", dotted, value))
+    _on_nonlocal(value, dotted, "global", (attrs, end, is_method), instrs, line, ctx, via, callees)
 
 
 def _on_closure(
@@ -221,11 +196,27 @@ def _on_closure(
         if _is_randomness(target, value, attrs[:n]):
             _add_random(ctx, ".".join([name, *attrs[:n]]), line, via)
         return
+    _on_nonlocal(value, name, "closure", (attrs, end, is_method), instrs, line, ctx, via, callees)
+
+
+def _on_nonlocal(
+    value: Any,
+    label: str,
+    kind: str,
+    chain: tuple[list[str], int, bool],
+    instrs: list[dis.Instruction],
+    line: int,
+    ctx: _Ctx,
+    via: str | None,
+    callees: list,
+) -> None:
+    """A non-module value read as a global or a closure variable (``kind``), named ``label``."""
+    attrs, end, is_method = chain
     if _is_randomness(value, None, []):
-        _add_random(ctx, name, line, via)
+        _add_random(ctx, label, line, via)
         return
     if _is_rng_object(value):
-        _add_random(ctx, ".".join([name, *attrs[:1]]), line, via)
+        _add_random(ctx, ".".join([label, *attrs[:1]]), line, via)
         return
     if _is_code_like(value):
         callee = _user_function(value)
@@ -234,19 +225,20 @@ def _on_closure(
         return
     if isinstance(value, _SKIP_VALUE_TYPES):
         return
+    what = "the global" if kind == "global" else "the closure variable"
     mutated = _mutation(instrs, end, attrs, is_method)
     if mutated:
         _add(
             ctx,
-            name,
+            label,
             "nonlocal_mutation",
             line,
             via,
-            f"changes the closure {_describe(value)} `{name}` in place ({mutated}): under nonstrict_trace "
-            "this happens once, when the function is traced, not on every call of the compiled code",
+            f"changes {what.replace(' variable', '')} {_describe(value)} `{label}` in place ({mutated}): under "
+            "nonstrict_trace this happens once, when the function is traced, not on every call of the compiled code",
         )
         return
-    _add(ctx, name, "closure", line, via, _baked_detail("the closure variable", name, value))
+    _add(ctx, label, kind, line, via, _baked_detail(what, label, value))
 
 
 def _on_self(
