@@ -24,7 +24,8 @@ Steps:
    the reasons.
 3a. **First, what answers a break's own kind exactly** (before any mark: the budget is best
    spent there): the rewrites made for one kind of code (:data:`TARGETED_REWRITES`:
-   transformers' experts switch for an eager experts loop, Python ints for 0-d int buffers)
+   transformers' experts switch for an eager experts loop, or every expert run with the router's
+   mask where there is no switch; Python ints for 0-d int buffers)
    when a break fits them; then, for the data-dependent breaks left (GB0124, GB0033, GB0036:
    no mark can trace ``.item()`` or ``nonzero``), the config flags they name
    (``capture_scalar_outputs``, ``capture_dynamic_output_shape_ops``). A flag kept (fewer
@@ -124,7 +125,7 @@ TryMarks = Callable[[tuple[Callable, ...], str], tuple[Run, OutputCheck]]
 EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 """Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
 them, their own flag may; tried after the targeted rewrites, before any mark."""
-TARGETED_REWRITES = frozenset({"experts-implementation", "buffer-int"})
+TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int"})
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
 
 

@@ -27,6 +27,7 @@ from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
+from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
 from nstviz.advisor.rewrites.loops import propose_loop
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
@@ -45,6 +46,7 @@ __all__ = [
     "propose",
     "propose_branch",
     "propose_custom_op",
+    "propose_dense_experts",
     "propose_loop",
     "propose_numpy_scalars",
     "propose_scalar",
@@ -84,7 +86,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     # buffers of `self` only exist for a method: for a plain function the remedy has nothing to say
     on_method = owner_class(fn) is not None
     remedies += [propose_buffer_ints] if on_method and (not known or "GB0170" in text or "generic_jump" in text) else []
-    remedies += [propose_experts_implementation] if not known or "GB0036" in text or "Dynamic shape" in text else []
+    if not known or "GB0036" in text or "Dynamic shape" in text:
+        remedies += [propose_experts_implementation, propose_dense_experts]
     out = Proposal()
     for remedy in dict.fromkeys(remedies):
         p = remedy(fn, brk)
