@@ -146,6 +146,48 @@ class Trials:
             self.checkpoint.restore()
         return True, f"outputs equal eager on {len(sets)} more input set{'s' if len(sets) > 1 else ''} of the same shapes"
 
+    def graphs_elsewhere(self, marks: tuple[Any, ...], flags: dict[str, bool]) -> tuple[int, int] | None:
+        """Dynamo graphs of one call on another input set and random state: as written, then with ``marks`` and ``flags``.
+
+        Where the graph count depends on values (random routing in training, data-dependent
+        loops), fewer graphs on the attempt's inputs can be luck; the recommendation must lower
+        the count here too. None when the code is not a callable with inputs, or a count fails.
+        """
+        import torch
+
+        from nstviz.capture.timed_runs import timing_backend
+        from nstviz.capture.timing import time_calls
+
+        subject = self.subject
+        if subject.entry != "compare":
+            return None
+        fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
+        a, k = (other_input_sets(args, kwargs) or [(args, kwargs)])[0]
+        functions, ads, classes = split_remedies(marks)
+        counts: list[int] = []
+        self.checkpoint.restore()
+        try:
+            for remedied in (False, True):
+                with contextlib.ExitStack() as stack:
+                    current: Callable[[], Sequence[Callable[..., Any]]] = tuple
+                    if remedied:
+                        stack.enter_context(_torch_compat.dynamo_config_patch(flags))
+                        stack.enter_context(rewrites_applied(marks))
+                        stack.enter_context(adapters.installed(ads))
+                        refresh = stack.enter_context(adapters.registered(classes, subject.code_namespace))
+                        current = refreshing(subject.rematch(functions), refresh)
+                    stack.enter_context(marking.marked(list(current())))
+                    torch.manual_seed(1)  # another random state than the attempts' (dropout, router noise)
+                    timing = time_calls([(fn, a, k)], backend=timing_backend(self.session.backend), eager=False,
+                                        warmup=0, calls=1, budget_s=None)
+                counts.append(timing.graphs)
+        except Exception:  # a count that cannot be made is no verdict
+            return None
+        finally:
+            _torch_compat.dynamo_reset()
+            self.checkpoint.restore()
+        return counts[0], counts[1]
+
     def run_eager(self) -> bool:
         """Run the callable eagerly on its inputs and on the other input sets; False when it cannot.
 

@@ -730,3 +730,35 @@ def test_a_config_flag_that_reveals_a_new_break_in_a_function_gets_that_function
     assert got["other_leaf"].status == "improved" and got["other_leaf"].run is not None
     assert ("attempt-2", frozenset({"other_leaf"}), {"capture_scalar_outputs": True}) in calls
     assert rec is not None and "other_leaf" in rec.functions and rec.config == ("capture_scalar_outputs",)
+
+
+class _Elsewhere:
+    """Trials whose graph count on another input set and random state is given."""
+
+    def __init__(self, table, counts):
+        self.table, self.counts, self.asked = table, counts, []
+        self.resolve, self.try_marks = resolve, table
+        self.try_config = self.adapt = self.register = None
+        self.decorator, self.none_inputs_ok = "torch._dynamo.nonstrict_trace", False
+
+    def graphs_elsewhere(self, marks, flags):
+        self.asked.append((tuple(getattr(m, "__qualname__", "?") for m in marks), dict(flags)))
+        return self.counts
+
+
+def test_fewer_graphs_that_do_not_hold_on_other_inputs_are_not_recommended():
+    from nstviz.advisor.search import search
+
+    table = Table({frozenset({"leaf"}): ((B_STATS,), MATCH)}, ((B_LEAF, B_STATS), MATCH))
+    base = run("baseline", B_LEAF, B_STATS)
+    held = search(base, _Elsewhere(table, (3, 2)), budget_s=60, max_attempts=10)
+    assert held.recommendation is not None and held.recommendation.functions == ("leaf",)
+    luck = _Elsewhere(table, (18, 18))
+    advice = search(base, luck, budget_s=60, max_attempts=10)
+    assert luck.asked == [(("leaf",), {})]  # the recommended set, once
+    assert advice.recommendation is None
+    leaf_cand = by_fn(advice.candidates)["leaf"]
+    assert leaf_cand.status == "improved" and leaf_cand.error.endswith(
+        "not recommended: on another input set and random state the graphs do not drop (18 -> 18): "
+        "the graph count depends on the values"
+    )
