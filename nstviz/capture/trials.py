@@ -150,8 +150,9 @@ class Trials:
         """Dynamo graphs of one call on another input set and random state: as written, then with ``marks`` and ``flags``.
 
         Where the graph count depends on values (random routing in training, data-dependent
-        loops), fewer graphs on the attempt's inputs can be luck; the recommendation must lower
-        the count here too. None when the code is not a callable with inputs, or a count fails.
+        loops), fewer graphs on the attempt's inputs can be luck: where the code as written gives
+        as many graphs here, the recommendation must lower the count here too. None when the code
+        is not a callable with inputs, or a count fails.
         """
         import torch
 
