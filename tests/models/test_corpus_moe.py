@@ -7,9 +7,11 @@ and Dynamo's counter to 0 (``breaks 5 -> 4``, ``graph breaks 10 -> 0``), while
 (17 -> 17 with this config). What it does change is a frame Dynamo gave up on: the resume
 function after ``modeling_switch_transformers.py:174`` failed on ``aten.nonzero`` at its start
 and ran as Python; with the flag that code is traced (as many graphs, one frame fewer run eagerly).
-Issue 19: a recommendation must lower explain's graph count, so that is reported and not kept:
-no recommendation. No source rewrite fits the router's ``nonzero`` either (no rewrite
-candidate).
+Issue 19: a recommendation must lower explain's graph count, so that flag is no remedy. Switch's
+experts are one module each (no batched switch in transformers): the eager loop is rewritten to
+run every expert with the router's mask (``rewrites/dense_experts.py``), static shapes: 17 -> 5
+graphs; what is left is Dynamo's ``ContextVar.reset`` in transformers' output capturing
+(GB0088, "Observed exception") and the decoder stack called with None arguments.
 """
 
 from __future__ import annotations
@@ -18,22 +20,33 @@ import pytest
 
 transformers = pytest.importorskip("transformers")
 
-from tests.models.corpus_checks import auto, statuses  # noqa: E402
+from tests.models.corpus_checks import auto, check_paste, statuses  # noqa: E402
 
 ST = "transformers.models.switch_transformers.modeling_switch_transformers."
 
 
 @pytest.mark.slow
-def test_switch_transformers_config_flag_that_keeps_17_graphs_is_reported_not_recommended():
+def test_switch_transformers_experts_run_every_expert_with_the_routers_mask():
     report = auto("switch_moe_eval")
     assert len(report.runs["baseline"].breaks) == 5
-    cfg = {c.function: c for c in report.candidates}["config: capture_dynamic_output_shape_ops=True"]
-    assert (cfg.status, cfg.error) == ("no_change", "1 fewer frame(s) run eagerly, but the same 17 graphs: not an improvement")
     assert statuses(report) == {
-        ST + "SwitchTransformersExperts.forward": "failed",  # nonzero: a dynamic output shape (GB0251)
-        ST + "SwitchTransformersStack.forward": "failed",
+        ST + "SwitchTransformersExperts.forward": "skipped",  # its break is gone with the rewrite
+        ST + "SwitchTransformersStack.forward": "failed",  # called with None arguments (GB0236)
+        "rewrite: SwitchTransformersExperts.forward (experts-dense)": "improved",
         "adapter: " + ST + "SwitchTransformersStack.forward": "failed",
-        "config: capture_dynamic_output_shape_ops=True": "no_change",
     }
-    assert report.recommendation is None
-    assert report.summary().splitlines()[0] == "nothing was marked (baseline only), 5 breaks, 17 graphs, outputs match eager"
+    by = {c.function: c for c in report.candidates}
+    dense = by["rewrite: SwitchTransformersExperts.forward (experts-dense)"]
+    assert (dense.run, dense.breaks_before, dense.breaks_after, dense.outputs_match) == ("attempt-1", 5, 3, True)
+    assert dense.error == "17 -> 5 graphs; outputs equal eager on 1 more input set of the same shapes"
+    assert "'NoneType' object is not subscriptable" in by["adapter: " + ST + "SwitchTransformersStack.forward"].error
+    rec = report.recommendation
+    assert (rec.functions, rec.config, rec.graphs_before, rec.graphs_after, rec.outputs_match) == ((), (), 17, 5, True)
+    assert "for expert_idx in [[_nstviz_e] for _nstviz_e in range(len(expert_mask))]:" in rec.code
+    assert "nonzero" not in rec.code
+    assert rec.code.endswith(
+        "modeling_switch_transformers.SwitchTransformersExperts.forward.__code__ = forward.__code__  "
+        "# keeps modeling_switch_transformers's globals; every caller sees it\n"
+    )
+    assert report.summary().splitlines()[0].startswith("5 breaks → 3, 17 graphs → 5, outputs match")
+    check_paste(report, "switch_moe_eval")  # explain in fresh processes: 17 -> 5 graphs
