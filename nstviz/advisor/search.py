@@ -296,11 +296,12 @@ def search(
     def plan_revealed(before: Run, after: Run, *, again: bool = False) -> None:
         """Candidates for the breaks ``after`` has and ``before`` had not (revealed by an attempt kept).
 
-        ``again`` (a config flag kept, which changes the breaks of every function): a candidate
-        already planned takes the new breaks on too, and is tried after all if it was passed over
-        as not needed.
+        ``again`` (a config flag kept, which changes the breaks of every function): every break
+        left counts as new; a candidate already planned takes them on too, and is tried after all
+        if it was passed over as not needed (its old breaks went with the flag, the ones left are
+        still on its stack).
         """
-        revealed = [b for b in after.breaks if b.id not in {x.id for x in before.breaks}]
+        revealed = list(after.breaks) if again else [b for b in after.breaks if b.id not in {x.id for x in before.breaks}]
         for q in plan_candidates(after, revealed):
             if q.name in results and not again:
                 continue
