@@ -303,6 +303,7 @@ def search(
         """
         revealed = list(after.breaks) if again else [b for b in after.breaks if b.id not in {x.id for x in before.breaks}]
         for q in plan_candidates(after, revealed):
+            precheck(q, resolve, compiled_region, already_marked, **checks)  # it names q as results do
             if q.name in results and not again:
                 continue
             if q.name in results:
@@ -310,12 +311,10 @@ def search(
                 if waiting is not None:  # still to try: for its new breaks too
                     waiting.breaks += [k for k in q.breaks if k not in waiting.breaks]
                 elif results[q.name].status == "skipped" and (results[q.name].error or "").startswith("not needed"):
-                    precheck(q, resolve, compiled_region, already_marked, **checks)
                     if not q.problems:  # its old breaks went, new ones came: to try after all
                         results[q.name] = replace(results[q.name], error=None)
                         queue.append(q)
                 continue
-            precheck(q, resolve, compiled_region, already_marked, **checks)
             order.append(q.name)
             if q.problems:
                 results[q.name] = _candidate(q, "rejected")

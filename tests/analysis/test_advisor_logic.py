@@ -764,3 +764,4 @@ def test_fewer_graphs_that_do_not_hold_on_other_inputs_are_not_recommended():
         "not recommended: on another input set and random state the graphs do not drop (3 -> 3): "
         "the graph count depends on the values"
     )
+    assert len(advice.candidates) == len({c.function for c in advice.candidates})  # each candidate once
