@@ -28,7 +28,9 @@ def test_longt5_forward_turns_a_hard_compile_error_into_a_working_compile():
     adapter = by["adapter: " + LT5 + "LongT5TransientGlobalAttention.forward"]
     assert (adapter.status, adapter.breaks_before, adapter.breaks_after, adapter.outputs_match) == ("failed", 1, 1, True)
     assert "RuntimeError: Sizes of tensors must match except in dimension 4" in adapter.error
-    assert by["adapter: " + LT5 + "LongT5Stack.forward"].error == "attempt limit (8) reached"
+    # the stack's adapter fits in the attempts now (attempts are not timed): it fails on the same mismatch
+    stack = by["adapter: " + LT5 + "LongT5Stack.forward"]
+    assert stack.status == "failed" and "RuntimeError: Sizes of tensors must match except in dimension 4" in stack.error
     rec = report.recommendation
     assert (rec.functions, rec.adapters) == ((LT5 + "LongT5TransientGlobalAttention.forward",), ())
     assert report.runs["nonstrict"].error is None

@@ -184,7 +184,7 @@ class CustomOpRewrite(Rewrite):
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         """Register the op, run the block with the rewrite in place, then remove the op; always undone."""
-        from torch._library import custom_ops as torch_custom_ops
+        from nstviz.capture._torch_compat import drop_custom_op
 
         raw = self.original
         live = f"{self.op_name}_{next(_serial)}"
@@ -201,8 +201,7 @@ class CustomOpRewrite(Rewrite):
                 yield
         finally:
             cell.cell_contents = _unregistered
-            op._lib._destroy()
-            torch_custom_ops.OPDEFS.pop(live, None)
+            drop_custom_op(op, live)
 
 
 def _code(name: str, qual: str, params: list[str], ann: list[str], returns: str, fakes: list[str], aliases: bool,

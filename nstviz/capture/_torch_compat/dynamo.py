@@ -425,3 +425,15 @@ def import_inductor() -> None:
     import torch._inductor.compile_fx  # noqa: F401
 
 
+
+
+def drop_custom_op(op: Any, name: str) -> None:
+    """Remove a ``torch.library.custom_op`` nstviz defined (its registrations and its definition ``name``)."""
+    lib = getattr(op, "_lib", None)
+    if lib is not None:
+        lib._destroy()
+    try:
+        from torch._library import custom_ops
+    except ImportError:  # a torch without the registry: nothing kept there
+        return
+    getattr(custom_ops, "OPDEFS", {}).pop(name, None)
