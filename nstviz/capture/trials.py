@@ -65,14 +65,8 @@ class Trials:
         session, subject = self.session, self.subject
         self.checkpoint.restore()
         session.runs_total = max(session.runs_total, session.runs_done + 2)  # this attempt + the nonstrict run
-        functions, ads, classes = split_remedies(marks)
-        # adapters, pytree registrations and source rewrites are undone after the run, also on errors
-        with (
-            rewrites_applied(marks),
-            adapters.installed(ads),
-            adapters.registered(classes, subject.code_namespace) as refresh,
-        ):
-            current = refreshing(subject.rematch(functions), refresh)
+        functions, _, _ = split_remedies(marks)
+        with self._remedies(marks) as current:
             result = session._run(run_name, subject.body, self.rng, functions, marks=current)
         session.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
         return finish_run(session._plain_run(result, run_name), session.stacks.stacks), self._check(result, run_name)
@@ -83,15 +77,9 @@ class Trials:
         Attempts are not timed as they run: the advisor times only those it must choose between
         by time (as few graphs as the best), with their remedies applied again for the timing.
         """
-        session, subject = self.session, self.subject
-        functions, ads, classes = split_remedies(marks)
-        with (
-            _torch_compat.dynamo_config_patch(flags),
-            rewrites_applied(marks),
-            adapters.installed(ads),
-            adapters.registered(classes, subject.code_namespace) as refresh,
-        ):
-            current = refreshing(subject.rematch(functions), refresh)
+        session = self.session
+        functions, _, _ = split_remedies(marks)
+        with _torch_compat.dynamo_config_patch(flags), self._remedies(marks) as current:
             timed = session.time_attempt(run_name, functions, current)
         if timed is None:
             return None
@@ -117,10 +105,7 @@ class Trials:
         subject = self.subject
         if subject.entry != "compare" or subject.eager_body is None:
             return None, "no second input set: the code is not a callable with inputs"
-        fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
-        eager = _torch_compat.compiled_original(fn) or fn
-        if _torch_compat.is_compiled_object(fn) and hasattr(fn, "__self__") and not hasattr(eager, "__self__"):
-            eager = eager.__get__(fn.__self__)
+        eager, args, kwargs = self._eager_call()
         sets = other_input_sets(args, kwargs)
         if not sets:
             return None, "no second input set: the inputs have no tensors to vary"
@@ -164,7 +149,6 @@ class Trials:
             return None
         fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
         a, k = (other_input_sets(args, kwargs) or [(args, kwargs)])[0]
-        functions, ads, classes = split_remedies(marks)
         counts: list[int] = []
         self.checkpoint.restore()
         try:
@@ -173,10 +157,7 @@ class Trials:
                     current: Callable[[], Sequence[Callable[..., Any]]] = tuple
                     if remedied:
                         stack.enter_context(_torch_compat.dynamo_config_patch(flags))
-                        stack.enter_context(rewrites_applied(marks))
-                        stack.enter_context(adapters.installed(ads))
-                        refresh = stack.enter_context(adapters.registered(classes, subject.code_namespace))
-                        current = refreshing(subject.rematch(functions), refresh)
+                        current = stack.enter_context(self._remedies(marks))
                     stack.enter_context(marking.marked(list(current())))
                     torch.manual_seed(1)  # another random state than the attempts' (dropout, router noise)
                     timing = time_calls([(fn, a, k)], backend=timing_backend(self.session.backend), eager=False,
@@ -199,10 +180,7 @@ class Trials:
         subject = self.subject
         if subject.entry != "compare":
             return False
-        fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
-        eager = _torch_compat.compiled_original(fn) or fn
-        if _torch_compat.is_compiled_object(fn) and hasattr(fn, "__self__") and not hasattr(eager, "__self__"):
-            eager = eager.__get__(fn.__self__)
+        eager, args, kwargs = self._eager_call()
         self.checkpoint.restore()
         try:
             for a, k in [(args, kwargs), *other_input_sets(args, kwargs)]:
@@ -212,6 +190,28 @@ class Trials:
         finally:
             self.checkpoint.restore()
         return True
+
+    @contextlib.contextmanager
+    def _remedies(self, marks: tuple[Any, ...]) -> Iterator[Callable[[], Sequence[Callable[..., Any]]]]:
+        """Source rewrites, adapters and pytree registrations of ``marks`` in place; yields the functions to mark.
+
+        Everything is undone after the block, also on errors.
+        """
+        functions, ads, classes = split_remedies(marks)
+        with (
+            rewrites_applied(marks),
+            adapters.installed(ads),
+            adapters.registered(classes, self.subject.code_namespace) as refresh,
+        ):
+            yield refreshing(self.subject.rematch(functions), refresh)
+
+    def _eager_call(self) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
+        """``compare()``'s callable as written (not compiled, bound like the compiled one), and its inputs."""
+        fn, args, kwargs = (self.subject.namespace[k] for k in ("fn", "args", "kwargs"))
+        eager = _torch_compat.compiled_original(fn) or fn
+        if _torch_compat.is_compiled_object(fn) and hasattr(fn, "__self__") and not hasattr(eager, "__self__"):
+            eager = eager.__get__(fn.__self__)
+        return eager, args, kwargs
 
     def adapt(self, qualname: str, function: Callable[..., Any], caller_files: Sequence[str]) -> Any:
         """An adapter for a function refused for None inputs (installed only during runs)."""
