@@ -16,6 +16,8 @@ SPEC: ``{"page": str (file path), "viewport": [w, h], "color_scheme": "light"|"d
 - ``{"do": "hover_node", "pane": int, "name": str}``: move the mouse over a node.
 - ``{"do": "wait_for", "js": str, "timeout_ms": int}``: wait until ``js`` is truthy (use this
   for anything the page does asynchronously; the timeout is a safety net, not a threshold).
+- ``{"do": "drag", "selector": str, "dx": int, "dy": int}``: drag the element's centre by (dx, dy)
+  with the real mouse, in a few moves.
 - ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}`` (only before asserting
   that something did NOT happen).
 Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "requests": [...],
@@ -113,6 +115,15 @@ def _step(page, step: dict[str, Any]) -> Any:
     if do == "mouse":
         for m in step["moves"]:
             getattr(page.mouse, m[0])(*m[1:])
+        return True
+    if do == "drag":
+        box = page.locator(step["selector"]).bounding_box()
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + step.get("dx", 0), y + step.get("dy", 0), steps=5)
+        page.mouse.up()
+        page.wait_for_timeout(step.get("settle_ms", 80))
         return True
     if do == "screenshot":
         Path(step["path"]).parent.mkdir(parents=True, exist_ok=True)
