@@ -33,12 +33,13 @@ SIZES = {"wide": [1500, 950], "laptop": [1100, 800], "widget": [670, 800]}
 SEE = r"""() => {
   const q = (s, r = document) => [...r.querySelectorAll(s)];
   const lineH = (el) => { const cs = getComputedStyle(el); const lh = parseFloat(cs.lineHeight); return Number.isFinite(lh) ? lh : parseFloat(cs.fontSize) * 1.4; };
-  // words of el's text broken over two lines (one rect per line a word spans)
+  // words of el's text broken over two lines (one rect per line a word spans); a break after a
+  // hyphen ("user-" / "defined") is how text wraps, not a cut word
   const broken = (el) => {
     const out = [];
     const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      const re = /\S+/g; let m;
+      const re = /[^\s-]+/g; let m;
       while ((m = re.exec(n.data))) {
         const r = document.createRange(); r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
         const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
@@ -76,7 +77,7 @@ OVERVIEW = r"""() => {
   const cells = q('.nsv-kv dt, .nsv-kv dd, .nsv-table th, .nsv-table td', body).filter((e) => e.offsetParent);
   const bad = cells.map((e) => [e.textContent, broken(e)]).filter(([, b]) => b.length);
   const rows = q('.nsv-outputs tbody tr', body).filter((e) => e.offsetParent);
-  return { height: body.scrollHeight, broken: bad, firstOutputs: rows.slice(0, 3).map((r) => r.cells[0].textContent), outputRows: rows.length };
+  return { height: body.scrollHeight, broken: bad, firstOutputs: rows.slice(0, 3).map((r) => r.dataset.path || r.cells[0].textContent), outputRows: rows.length };
 }"""
 
 CHROME = r"""() => {
@@ -217,9 +218,13 @@ INTERACT = r"""async () => {
 FILTERS = r"""async () => {
   const root = document.querySelector('#nstviz-root');
   root.querySelector('.nsv-tab[data-tab=overview]').click();
-  const rows = () => [...root.querySelectorAll('.nsv-outputs tbody tr')].filter((e) => e.offsetParent).map((r) => r.cells[0].textContent);
+  const rows = () => [...root.querySelectorAll('.nsv-outputs tbody tr')].filter((e) => e.offsetParent).map((r) => r.dataset.path || r.cells[0].textContent);
   const box = (name) => [...root.querySelectorAll('.nsv-outputs label')].find((l) => l.textContent.includes(name)).querySelector('input');
-  const out = { all: rows().length };
+  const out = { first: rows().length };
+  const more = root.querySelector('.nsv-outputs .nsv-out-more');
+  out.more = more && more.textContent;
+  if (more) more.click();
+  out.all = rows().length;
   box('tensors only').click();
   out.tensors = rows();
   box('tensors only').click();
@@ -280,7 +285,7 @@ def test_improved_advisor_card_is_not_in_the_error_colour(acted):
 def test_output_check_filters(acted):
     f = acted["filters"]
     assert "error" not in f, f
-    assert f["all"] == 47
+    assert (f["first"], f["more"], f["all"]) == (8, "show all 47", 47), f
     assert f["tensors"] == ["return.logits", "return.hidden"]
     assert f["diffs"] == [] and "no value differs" in f["diffText"]
 

@@ -1,12 +1,13 @@
 // ui/summary.js — the headline and per-run numbers, the output check and the notes.
-// Owns: drawing report.headline (its chips, as they are), report.counts, report.outputs'
-//   details and report.notes.
+// Owns: drawing report.headline (its chips, as they are), report.counts (one table, a column
+//   per run), and report.notes; the output check is ui/outputcheck.js.
 // Must not: keep state or listen to anything (it renders once per Report); derive a headline,
 //   a verdict or counts of its own (Python computes them once: nstviz/analysis/headline.py,
 //   nstviz/analysis/counts.py).
 
 import { h } from "./dom.js";
 import { errorHead } from "./output.js";
+import { renderOutputCheck } from "./outputcheck.js";
 import { renderTiming } from "./timing.js";
 
 function fmtNum(x) {
@@ -42,36 +43,38 @@ export function markLines(run) {
   return lines;
 }
 
+/** Rows of the per-run counts table: [label, value of a run's counts and Run]. */
+const COUNT_ROWS = [
+  ["graphs", (c) => c.graphs], ["distinct breaks", (c) => c.breaks], ["graph breaks (Dynamo's counter)", (c) => c.graph_breaks],
+  ["breaks reached", (c) => c.break_hits], ["ops", (c) => c.ops], ["ATen ops", (c) => c.aten_ops], ["non-strict regions", (c) => c.regions],
+  ["inlined nodes", (c) => c.inlined_nodes], ["one full graph", (c) => (c.full_graph == null ? null : c.full_graph ? "yes" : "no")],
+  ["wall time", (c, run) => (run.wall_time_s ? `${fmtNum(run.wall_time_s)} s` : null)],
+];
+
+/** The runs' counts side by side: one row per count, one column per run (compact, numbers never wrap). */
+function countsTable(report, names) {
+  const counts = names.map((n) => (report.counts && report.counts[n]) || {});
+  const rows = COUNT_ROWS.map(([label, get]) => [label, names.map((n, k) => get(counts[k], report.runs[n] || {}))])
+    .filter(([, vals]) => vals.some((v) => v != null));
+  const runClass = (n) => `nsv-run-${n === "baseline" ? "baseline" : n === "nonstrict" ? "nonstrict" : "attempt"}`;
+  return h("div", { class: "nsv-scroll-x" }, h("table", { class: "nsv-table nsv-counts" },
+    h("thead", null, h("tr", null, h("th", null, ""), names.map((n) => h("th", { class: `nsv-num ${runClass(n)}` }, n)))),
+    h("tbody", null, rows.map(([label, vals]) => h("tr", null, h("th", { scope: "row" }, label),
+      vals.map((v) => h("td", { class: "nsv-num" }, v == null ? "—" : String(v))))))));
+}
+
 export function renderSummary(report, index) {
-  const cards = [];
-  for (const name of index.runNames) {
+  const names = index.runNames;
+  const extras = [];
+  for (const name of names) {
     const run = report.runs[name];
-    const c = (report.counts && report.counts[name]) || {};
-    const rows = [
-      ["graphs", c.graphs], ["distinct breaks", c.breaks], ["graph breaks (Dynamo's counter)", c.graph_breaks], ["breaks reached", c.break_hits], ["ops", c.ops],
-      ["ATen ops", c.aten_ops], ["non-strict regions", c.regions], ["inlined nodes", c.inlined_nodes],
-      ["one full graph", c.full_graph ? "yes" : "no"],
-    ];
-    if (run.wall_time_s) rows.push(["wall time", `${fmtNum(run.wall_time_s)} s`]);
-    cards.push(h("div", { class: `nsv-card nsv-card-${name === "baseline" ? "baseline" : name === "nonstrict" ? "nonstrict" : "attempt"}` },
-      h("div", { class: "nsv-card-title" }, name),
-      h("dl", { class: "nsv-kv" }, rows.filter((r) => r[1] != null).map(([k, v]) => [h("dt", null, k), h("dd", null, String(v))])),
-      run.error ? h("div", { class: "nsv-error-line" }, `raised ${errorHead(run)}`) : null,
-      ...markLines(run).map((line) => h("div", { class: "nsv-muted nsv-small" }, line)),
-    ));
+    if (run.error) extras.push(h("div", { class: "nsv-error-line", "data-run": name }, `${name} raised ${errorHead(run)}`));
+    for (const line of markLines(run)) extras.push(h("div", { class: "nsv-muted nsv-small", "data-run": name }, `${name} · ${line}`));
   }
-  const o = report.outputs || {};
-  const verdict = outputsChip(report);
-  const details = (o.details || []).map((d) =>
-    h("tr", null, h("td", { class: "nsv-mono" }, d.path), h("td", { class: d.match === false ? "nsv-bad" : d.match ? "nsv-good" : "" }, d.match == null ? "—" : d.match ? "match" : "differ"),
-      h("td", null, fmtNum(d.max_abs_diff)), h("td", null, fmtNum(d.max_rel_diff)), h("td", { class: "nsv-mono" }, [d.shape, d.dtype].filter(Boolean).join(" ")), h("td", null, d.note || "")));
   return h("div", { class: "nsv-summary" },
-    h("div", { class: "nsv-cards" }, cards),
-    renderTiming(report, index.runNames),
-    h("div", { class: "nsv-outputs" },
-      h("div", { class: "nsv-section-title" }, "Output check"),
-      h("div", { class: verdict && verdict.tone === "bad" ? "nsv-bad" : verdict && verdict.tone === "good" ? "nsv-good" : "nsv-muted" }, (verdict ? verdict.text : "") + (o.nondeterministic ? " · the baseline is non-deterministic" : "")),
-      details.length ? h("table", { class: "nsv-table" }, h("thead", null, h("tr", null, ["value", "result", "max |Δ|", "max rel", "shape", "note"].map((t) => h("th", null, t)))), h("tbody", null, details)) : null),
+    h("div", { class: "nsv-counts-wrap" }, countsTable(report, names), extras),
+    renderTiming(report, names),
+    renderOutputCheck(report.outputs, outputsChip(report), fmtNum),
     (report.notes || []).length ? h("ul", { class: "nsv-notes" }, report.notes.map((t) => h("li", null, t))) : null,
   );
 }
