@@ -40,6 +40,14 @@ export function recommendationEffect(rec) {
   return parts.join(", ");
 }
 
+// Candidate.error is what the attempt did, in words: an error only for a failed or worse
+// attempt; an improvement ("9 -> 3 graphs") reads in the good colour, no change in muted.
+export function outcomeClass(status) {
+  if (status === "improved") return "nsv-cand-outcome nsv-good";
+  if (status === "failed" || status === "worse") return "nsv-cand-outcome nsv-error-line";
+  return "nsv-cand-outcome nsv-muted";
+}
+
 export function renderAdvisor(report) {
   const rec = report.recommendation;
   const tone = { improved: "good", worse: "bad", failed: "bad", no_change: "neutral", rejected: "neutral", skipped: "neutral" };
@@ -73,5 +81,5 @@ export function renderAdvisor(report) {
       ].filter(Boolean).join(" · ")),
       c.code ? h("pre", { class: "nsv-pre nsv-cand-code" }, c.code) : null,
       (c.precheck || []).length ? h("ul", { class: "nsv-hints" }, c.precheck.map((t) => h("li", null, t))) : null,
-      c.error ? h("div", { class: "nsv-error-line" }, `${c.gb_id ? c.gb_id + ": " : ""}${c.error}`) : null)));
+      c.error ? h("div", { class: outcomeClass(c.status) }, `${c.gb_id ? c.gb_id + ": " : ""}${c.error}`) : null)));
 }

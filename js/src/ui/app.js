@@ -14,11 +14,12 @@ import { bindModel, Store } from "../state/store.js";
 import { renderOutput } from "./output.js";
 import { progressStatus, progressView } from "./progress.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
-import { markSelectedBreak, renderBreaks } from "./breaks.js";
+import { breakBadge, markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
 import { makeDebugHook } from "./debug.js";
+import { placeBelow } from "./helpbox.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
 import { renderHeadline, renderSummary } from "./summary.js";
@@ -184,10 +185,10 @@ export class App {
     this.tabBodies = {};
     const tabDefs = [["overview", "Overview"], ["breaks", `Breaks`], ["source", "Source"], ["node", "Node"], ["output", "Output"]];
     if (hasAdvisor(r)) tabDefs.push(["advisor", "Advisor"]);
-    const nBreaks = this.index.runNames.reduce((s, n) => s + (this.index.run(n).breaks || []).length, 0);
+    const badge = breakBadge(this.index), nBreaks = badge.n;
     const tabBar = h("div", { class: "nsv-tabs", role: "tablist" }, tabDefs.map(([id, label]) => {
       const b = h("button", { class: "nsv-tab", role: "tab", type: "button", "data-tab": id, "aria-selected": "false", onclick: () => this.store.set({ tab: id }) },
-        label, id === "breaks" ? h("span", { class: "nsv-badge" }, String(nBreaks)) : null);
+        label, id === "breaks" ? h("span", { class: "nsv-badge", title: badge.title }, String(nBreaks)) : null);
       this.tabs[id] = b;
       return b;
     }));
@@ -247,6 +248,7 @@ export class App {
     this.root.appendChild(this.toast);
     this.keyHandler = (ev) => {
       const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement && document.activeElement.tagName);
+      if (ev.key === "Escape" && this.help) { this.toggleHelp(); ev.preventDefault(); return; }
       if (ev.key === "?" && !typing && (this.el.contains(document.activeElement) || this.host.standalone)) { this.toggleHelp(); ev.preventDefault(); return; }
       if (ev.key === "/" && !/^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement && document.activeElement.tagName)) {
         if (this.el.contains(document.activeElement) || this.host.standalone) { this.searchInput.focus(); ev.preventDefault(); }
@@ -533,13 +535,14 @@ export class App {
       ["click a node", "select it: details, source lines, the same op in the other pane"], ["click a group", "expand or collapse it"],
       ["double-click", "zoom in there"], ["/", "search (name, op, target, module; prefixes op: target: module: name: region:)"],
       ["Enter / Shift+Enter", "next / previous match"], ["Shift + ↑ / ↓", "walk to the selected node's first input / user"],
-      ["arrows", "pan"], ["Esc", "clear the selection"], ["⊟ ◫ ⊞", "collapse all, expand non-strict regions, expand all"],
+      ["arrows", "pan"], ["Esc", "clear the selection; close this help"], ["⊟ ◫ ⊞", "collapse all, expand non-strict regions, expand all"],
     ];
     this.help = h("div", { class: "nsv-help", role: "dialog", "aria-label": "help" },
       h("div", { class: "nsv-help-head" }, h("strong", null, "Graph view"), h("button", { class: "nsv-btn nsv-btn-small", type: "button", onclick: () => this.toggleHelp() }, "close")),
       h("dl", { class: "nsv-kv nsv-kv-wide" }, rows.map(([k, v]) => [h("dt", { class: "nsv-mono" }, k), h("dd", null, v)])),
       h("div", { class: "nsv-muted nsv-small" }, "Orange marks nodes inlined from functions traced with torch._dynamo.nonstrict_trace; a dashed node is the opaque call Dynamo keeps for one."));
     this.root.appendChild(this.help);
+    placeBelow(this.help, this.searchInput.closest(".nsv-toolbar"), this.el);
   }
 
   toggleFullscreen() {

@@ -65,6 +65,19 @@ export function renderBreaks(host, report, index, cb) {
   return total;
 }
 
+/**
+ * The Breaks tab's badge: distinct breaks of the runs compared (baseline and nonstrict, or a
+ * single run's), not the advisor's attempts (listed in the tab, but trials, not the code).
+ * @returns {{n:number, title:string}}
+ */
+export function breakBadge(index) {
+  const compared = index.runNames.filter((n) => !/^attempt-/.test(n));
+  const per = compared.map((n) => [n, ((index.run(n) || {}).breaks || []).length]);
+  const n = per.reduce((s, [, k]) => s + k, 0);
+  const attempts = index.runNames.length - compared.length;
+  return { n, title: per.map(([r, k]) => `${k} in ${r}`).join(", ") + (attempts ? "; the advisor's attempts are not counted" : "") };
+}
+
 /** Mark break (run, i) as selected in the list. */
 export function markSelectedBreak(host, sel) {
   for (const el of host.querySelectorAll(".nsv-break")) {
