@@ -20,6 +20,7 @@ import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
 import { makeDebugHook } from "./debug.js";
 import { placeBelow } from "./helpbox.js";
+import { sideResizable } from "./resizer.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
 import { renderHeadline, renderSummary } from "./summary.js";
@@ -244,7 +245,7 @@ export class App {
     this.legend = h("div", { class: "nsv-legend" });
     const main = h("main", { class: "nsv-main" }, toolbar, this.paneHost, this.legend);
     this.root.appendChild(header);
-    this.root.appendChild(h("div", { class: "nsv-body" }, side, main));
+    this.root.appendChild(sideResizable(h("div", { class: "nsv-body" }, side, main), side, this.store));
     this.root.appendChild(this.toast);
     this.keyHandler = (ev) => {
       const typing = /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement && document.activeElement.tagName);

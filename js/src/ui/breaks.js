@@ -7,6 +7,7 @@
 import { clear, h, safeUrl } from "./dom.js";
 import { CAUSED_HELP, REACHED_HELP, inRankOrder, tallyOf, where } from "./format.js";
 import { sourceExcerpt } from "./source.js";
+import { breakable } from "./wrap.js";
 
 /**
  * @param {HTMLElement} host
@@ -36,7 +37,7 @@ export function renderBreaks(host, report, index, cb) {
         h("button", { class: "nsv-break-head", type: "button", "aria-expanded": "false", onclick: () => cb.onSelect(run, i) },
           h("span", { class: `nsv-chip nsv-chip-${status || "none"}` }, status || (b.fatal ? "fatal" : "break")),
           b.fatal ? h("span", { class: "nsv-chip nsv-chip-fatal" }, "fullgraph") : null,
-          h("span", { class: "nsv-break-reason" }, b.gb_type || b.reason),
+          h("span", { class: "nsv-break-reason" }, breakable(b.gb_type || b.reason)),
           tally.caused_text ? h("span", { class: "nsv-count", title: CAUSED_HELP }, tally.caused_text) : null,
           tally.reached != null ? h("span", { class: "nsv-count nsv-muted", title: REACHED_HELP }, `reached ${tally.reached}×`) : null),
         h("div", { class: "nsv-break-meta" },

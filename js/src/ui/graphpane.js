@@ -15,6 +15,7 @@ import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
+import { graphOptionLabel } from "./pickerlabel.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -76,9 +77,10 @@ export class GraphPane {
     clear(this.graphSel);
     for (const x of idx.graphs(this.run)) {
       if (g && x.level !== g.level) continue;
-      this.graphSel.appendChild(h("option", { value: x.id }, `${x.id} · ${x.nodes.length} nodes${x.function ? " · " + x.function : ""}`));
+      this.graphSel.appendChild(h("option", { value: x.id }, graphOptionLabel(x)));
     }
     if (g) this.graphSel.value = g.id;
+    this.graphSel.title = g ? graphOptionLabel(g) : "";
   }
 
   pickLevel(level) {

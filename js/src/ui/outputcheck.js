@@ -8,6 +8,7 @@
 //   in the page other than as text (h() text children only).
 
 import { h } from "./dom.js";
+import { breakable } from "./wrap.js";
 
 /** Rows shown before "show all". */
 export const FIRST_ROWS = 8;
@@ -28,18 +29,10 @@ export function filterOutputs(details, { diffsOnly = false, tensorsOnly = false 
   return details.filter((d) => (!diffsOnly || d.match === false) && (!tensorsOnly || isTensor(d)));
 }
 
-/** A dotted path with break opportunities after its dots and brackets (no word is cut). */
-function pathText(path) {
-  const parts = String(path).split(/(?<=[.\]])/);
-  const out = [];
-  parts.forEach((p, k) => { if (k) out.push(h("wbr")); out.push(p); });
-  return out;
-}
-
 function row(d, fmtNum) {
   const result = d.match == null ? "—" : d.match ? "match" : "differ";
   return h("tr", { "data-match": String(d.match), "data-path": d.path },
-    h("td", { class: "nsv-mono nsv-out-path" }, pathText(d.path),
+    h("td", { class: "nsv-mono nsv-out-path" }, breakable(d.path),
       d.shape || d.dtype ? h("div", { class: "nsv-muted nsv-out-shape" }, [d.dtype, d.shape].filter(Boolean).join(" ")) : null,
       d.note ? h("div", { class: "nsv-muted nsv-small" }, d.note) : null),
     h("td", { class: `nsv-nowrap ${d.match === false ? "nsv-bad" : d.match ? "nsv-good" : ""}` }, result),
