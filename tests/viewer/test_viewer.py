@@ -482,8 +482,8 @@ def test_timing_table_and_bars_from_a_real_compare(write_page, drive, artifacts)
     out = drive({"page": str(page), "steps": [
         {"do": "ready"},
         {"do": "click", "selector": "button.nsv-tab[data-tab=overview]"},
-        {"do": "eval", "js": "[...document.querySelectorAll('#nstviz-root [data-testid=timing] tr[data-run]')].map(tr =>"
-                             " [tr.dataset.run, [...tr.querySelectorAll('td')].slice(0, 5).map(td => td.textContent),"
+        {"do": "eval", "js": "[...document.querySelectorAll('#nstviz-root [data-testid=timing] [data-run]')].map(tr =>"
+                             " [tr.dataset.run, ['run', 'graphs', 'compile', 'steady', 'eager'].map(k => tr.querySelector(`[data-k=${k}]`).textContent),"
                              " tr.querySelector('svg rect') ? tr.querySelector('svg rect').getBoundingClientRect().width : 0,"
                              " tr.querySelectorAll('svg line').length])"},
         {"do": "screenshot", "path": str(artifacts / "timing-table.png")},

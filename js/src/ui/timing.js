@@ -1,6 +1,6 @@
-// ui/timing.js — what each run costs, measured: a small table per Report (one row per timed
-//   run or advisor attempt: graphs, compile, steady state median ± spread, eager) with a bar per
-//   run under its steady-state text (the steady-state median, its quartiles as a whisker, eager's median as a tick).
+// ui/timing.js — what each run costs, measured: one short block per timed run or advisor attempt
+//   (graphs, compile, steady state median ± spread, eager; lines that wrap at words, so a narrow
+//   side panel cuts nothing) with a bar per run (the steady-state median, its quartiles as a whisker, eager's median as a tick).
 // Owns: drawing run.timing as the Report holds it (texts computed in Python: RunTiming.text,
 //   compile_text, CallTiming.text; nstviz/report/timing.py).
 // Must not: compute or compare timings (which run is faster, speedups): the only arithmetic
@@ -46,16 +46,15 @@ export function renderTiming(report, names) {
   const rows = timedRuns(report, names);
   if (!rows.length) return null;
   const scale = scaleOf(rows);
+  const graphs = (n) => ` graph${n === 1 ? "" : "s"}`;
   return h("div", { class: "nsv-timing", "data-testid": "timing" },
     h("div", { class: "nsv-section-title" }, "Timing"),
-    h("div", { class: "nsv-scroll-x" }, h("table", { class: "nsv-table" },
-      h("thead", null, h("tr", null, ["run", "graphs", "compile", "steady state (median ± spread)", "eager"].map((c) => h("th", null, c)))),
-      h("tbody", null, rows.map(([name, t]) => h("tr", { "data-run": name, title: t.text },
-        h("td", { class: "nsv-mono" }, name),
-        h("td", null, String(t.graphs)),
-        h("td", null, t.compile_text || ""),
-        h("td", null, t.steady ? t.steady.text : "—", timingBar(t, scale)),
-        h("td", null, t.eager ? t.eager.text : "—")))))),
+    rows.map(([name, t]) => h("div", { class: "nsv-trun", "data-run": name, title: t.text },
+      h("div", null, h("span", { class: "nsv-mono nsv-trun-name", "data-k": "run" }, name), " · ",
+        h("span", { "data-k": "graphs" }, String(t.graphs)), graphs(t.graphs), " · compile ", h("span", { class: "nsv-num", "data-k": "compile" }, t.compile_text || "—")),
+      h("div", null, "compiled ", h("span", { "data-k": "steady" }, t.steady ? t.steady.text : "—"),
+        " · eager ", h("span", { "data-k": "eager" }, t.eager ? t.eager.text : "—")),
+      timingBar(t, scale))),
     h("div", { class: "nsv-muted nsv-small" },
       "bar: the compiled call's median, its quartiles as a whisker, eager's median as a tick; "
       + "recompiles while timing are said in each row's tooltip"));
