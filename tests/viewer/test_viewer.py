@@ -306,7 +306,7 @@ def test_dark_theme_and_narrow_width(write_page, drive, artifacts):
     ]})
     r, g, b = dark["results"][1]
     assert r + g + b < 3 * 80, "the canvas follows the dark theme"
-    narrow = drive({"page": str(page), "viewport": [640, 900], "steps": [
+    narrow = drive({"page": str(page), "viewport": [540, 900], "steps": [
         {"do": "ready"},
         {"do": "eval", "js": PIXEL},
         {"do": "eval", "js": "(() => { const s = document.querySelector('.nsv-side').getBoundingClientRect();"
@@ -316,7 +316,8 @@ def test_dark_theme_and_narrow_width(write_page, drive, artifacts):
     r, g, b = narrow["results"][1]
     assert r + g + b > 3 * 200, "light by default"
     below, main_width = narrow["results"][2]
-    assert below and main_width > 600, "at a narrow width the panels go under the graph, which keeps the full width"
+    # a ~670 px widget keeps the side panel beside the graph (tests/viewer/test_readable.py); a phone-narrow one stacks
+    assert below and main_width > 500, "at a phone-narrow width the panels go under the graph, which keeps the full width"
     assert dark["errors"] == [] and narrow["errors"] == []
 
 
