@@ -1,7 +1,8 @@
 // ui/outputcheck.js — the Overview's output check: the verdict line, then the compared values
 //   in display order (values that differ first, then tensors, then everything else, the
-//   Report's order kept within each), two filters ("differences only", "tensors only") and a
-//   compact table showing the first rows, with a button for the rest.
+//   Report's order kept within each), two filters ("differences only", "tensors only", when
+//   there are more values than the first rows) and a compact table showing the first rows,
+//   with a button for the rest.
 // Owns: that display order, the filters' state (per render, not synced) and the table.
 // Must not: decide a verdict or reorder the Report itself (report.outputs keeps the order the
 //   capture gave, differing leaves first: nstviz/passes/output_verdict.py); put a Report string
@@ -73,7 +74,7 @@ export function renderOutputCheck(outputs, verdict, fmtNum) {
   const section = h("div", { class: "nsv-outputs" },
     h("div", { class: "nsv-section-title" }, "Output check"),
     h("div", { class: tone }, (verdict ? verdict.text : "") + (o.nondeterministic ? " · the baseline is non-deterministic" : "")),
-    all.length ? h("div", { class: "nsv-out-filters" }, box("diffsOnly", "differences only"), box("tensorsOnly", "tensors only"), count) : null,
+    all.length > FIRST_ROWS ? h("div", { class: "nsv-out-filters" }, box("diffsOnly", "differences only"), box("tensorsOnly", "tensors only"), count) : null,
     all.length ? h("div", { class: "nsv-scroll-x" }, table) : null, empty, all.length ? more : null);
   if (all.length) draw();
   return section;
