@@ -232,6 +232,12 @@ FILTERS = r"""async () => {
   out.diffs = rows();
   out.diffText = root.querySelector('.nsv-outputs').textContent;
   box('differences only').click();
+  // the advisor's attempts: a column each, shown on demand
+  const cols = () => [...root.querySelectorAll('.nsv-counts thead th')].filter((e) => e.offsetParent).map((e) => e.textContent);
+  out.columns = cols();
+  const toggle = root.querySelector('.nsv-attempts-toggle');
+  if (toggle) toggle.click();
+  out.columnsShown = cols();
   return out;
 }"""
 
@@ -288,6 +294,7 @@ def test_output_check_filters(acted):
     assert (f["first"], f["more"], f["all"]) == (8, "show all 47", 47), f
     assert f["tensors"] == ["return.logits", "return.hidden"]
     assert f["diffs"] == [] and "no value differs" in f["diffText"]
+    assert f["columns"] == ["", "baseline", "nonstrict"] and f["columnsShown"] == ["", "baseline", "nonstrict", "attempt-1"], f
 
 
 def test_side_pane_resizes_by_mouse_and_keyboard(acted):

@@ -56,23 +56,39 @@ function countsTable(report, names) {
   const counts = names.map((n) => (report.counts && report.counts[n]) || {});
   const rows = COUNT_ROWS.map(([label, get]) => [label, names.map((n, k) => get(counts[k], report.runs[n] || {}))])
     .filter(([, vals]) => vals.some((v) => v != null));
-  const runClass = (n) => `nsv-run-${n === "baseline" ? "baseline" : n === "nonstrict" ? "nonstrict" : "attempt"}`;
+  const runClass = (n) => `nsv-run-${n === "baseline" ? "baseline" : n === "nonstrict" ? "nonstrict" : "attempt"}${isAttempt(n) ? " nsv-attempt-col" : ""}`;
   return h("div", { class: "nsv-scroll-x" }, h("table", { class: "nsv-table nsv-counts" },
     h("thead", null, h("tr", null, h("th", null, ""), names.map((n) => h("th", { class: `nsv-num ${runClass(n)}` }, n)))),
     h("tbody", null, rows.map(([label, vals]) => h("tr", null, h("th", { scope: "row" }, label),
-      vals.map((v) => h("td", { class: "nsv-num" }, v == null ? "—" : String(v))))))));
+      vals.map((v, k) => h("td", { class: `nsv-num${isAttempt(names[k]) ? " nsv-attempt-col" : ""}` }, v == null ? "—" : String(v))))))));
 }
+
+/** An advisor attempt's run ("attempt-3"): its column starts hidden (the Advisor tab has its story). */
+const isAttempt = (n) => /^attempt-/.test(n);
 
 export function renderSummary(report, index) {
   const names = index.runNames;
   const extras = [];
   for (const name of names) {
     const run = report.runs[name];
-    if (run.error) extras.push(h("div", { class: "nsv-error-line", "data-run": name }, `${name} raised ${errorHead(run)}`));
-    for (const line of markLines(run)) extras.push(h("div", { class: "nsv-muted nsv-small", "data-run": name }, `${name} · ${line}`));
+    const col = isAttempt(name) ? " nsv-attempt-col" : "";
+    if (run.error) extras.push(h("div", { class: `nsv-error-line${col}`, "data-run": name }, `${name} raised ${errorHead(run)}`));
+    for (const line of markLines(run)) extras.push(h("div", { class: `nsv-muted nsv-small${col}`, "data-run": name }, `${name} · ${line}`));
+  }
+  const attempts = names.filter(isAttempt).length;
+  const wrap = h("div", { class: "nsv-counts-wrap", "data-attempts": attempts ? "hidden" : null }, countsTable(report, names), extras);
+  if (attempts) {
+    const label = (shown) => `${shown ? "hide" : "show"} the advisor's ${attempts} attempt${attempts === 1 ? "" : "s"}`;
+    const btn = h("button", { class: "nsv-linkish nsv-small nsv-attempts-toggle", type: "button", "aria-expanded": "false", onclick: () => {
+      const shown = wrap.dataset.attempts === "hidden";
+      wrap.dataset.attempts = shown ? "shown" : "hidden";
+      btn.setAttribute("aria-expanded", String(shown));
+      btn.textContent = label(shown);
+    } }, label(false));
+    wrap.appendChild(btn);
   }
   return h("div", { class: "nsv-summary" },
-    h("div", { class: "nsv-counts-wrap" }, countsTable(report, names), extras),
+    wrap,
     renderTiming(report, names),
     renderOutputCheck(report.outputs, outputsChip(report), fmtNum),
     (report.notes || []).length ? h("ul", { class: "nsv-notes" }, report.notes.map((t) => h("li", null, t))) : null,
