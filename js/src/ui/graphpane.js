@@ -62,6 +62,7 @@ export class GraphPane {
   destroy() {
     this._detach();
     this.gc.destroy();
+    this.el.remove(); // a destroyed pane must not keep its place (and half the height) in the layout
   }
 
   fillPickers() {
