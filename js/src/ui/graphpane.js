@@ -15,6 +15,7 @@ import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
+import { graphAtLevel } from "./levelpick.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -83,8 +84,8 @@ export class GraphPane {
   }
 
   pickLevel(level) {
-    const g = this.app.index.graphs(this.run).find((x) => x.level === level);
-    if (g) this.pick(this.run, g.id);
+    const id = graphAtLevel(this.app.index, this.run, this.graphId, level); // the same compile id where it exists
+    if (id) this.pick(this.run, id);
   }
 
   /** User picked a run/graph in this pane's selectors. */
