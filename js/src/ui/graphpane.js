@@ -299,7 +299,7 @@ export class GraphPane {
       if (idx >= 0) this.onClick(idx);
       return true;
     }
-    if (ev.key === "Enter" && this.hits.length) { this.nextHit(ev.shiftKey ? -1 : 1); return true; }
+    if (ev.key === "Enter" && this.hits.length) { this.app.stepHit(ev.shiftKey ? -1 : 1); return true; } // walks every graph's matches
     return false;
   }
 
