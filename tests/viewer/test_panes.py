@@ -194,3 +194,71 @@ def test_search_walks_every_match_of_both_panes_and_all_graphs(session) -> None:
     back = session["search-back"]
     assert tuple(back["selected"]) == seen[(4 - 1) % n]
     assert back["count"] == f"{(4 - 1) % n + 1} / {n} in {m} graphs"
+
+
+# the minimap's box on screen, and how many drawn nodes / collapsed groups it covers
+MINIMAP = """() => {
+  const root = document.querySelector('#nstviz-root');
+  const m = [...root.querySelectorAll('.nsv-minimap')].find((x) => x.offsetParent);
+  const btn = root.querySelector('button[data-action="minimap"]');
+  const out = {shown: !!m, button: btn ? btn.getAttribute('aria-pressed') : null, covered: 0, drawn: 0};
+  const r = m ? m.getBoundingClientRect() : null;
+  const p = root.__nstviz.panes()[0];
+  const c = root.querySelector('.nsv-canvas').getBoundingClientRect();
+  const {k, tx, ty} = p.camera;
+  for (const b of [...p.nodes, ...p.groups.filter((g) => !g.expanded)]) {
+    const x0 = c.left + b.x * k + tx, y0 = c.top + b.y * k + ty, x1 = x0 + b.w * k, y1 = y0 + b.h * k;
+    if (x1 < c.left || y1 < c.top || x0 > c.right || y0 > c.bottom) continue;
+    out.drawn++;
+    if (r && x1 > r.left && x0 < r.right && y1 > r.top && y0 < r.bottom) out.covered++;
+  }
+  return out;
+}"""
+
+
+def _wide_report():
+    """The training-step fixture with its nonstrict ATen forward made a wide grid (30 chains of
+    20 ops): fitted, it fills the pane to the corner where the minimap sits."""
+    from nstviz.report import Report
+
+    data = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    nodes: list[dict[str, Any]] = []
+    for c in range(30):
+        nodes.append({"name": f"x{c}", "op": "placeholder", "target": f"x{c}", "inputs": [], "region": None})
+        prev = f"x{c}"
+        for j in range(20):
+            nodes.append({"name": f"c{c}_{j}", "op": "call_function", "target": "aten.relu.default", "inputs": [prev], "region": None})
+            prev = f"c{c}_{j}"
+    nodes.append({"name": "output", "op": "output", "target": "output", "inputs": [f"c{c}_19" for c in range(30)], "region": None})
+    graph = next(g for g in data["runs"]["nonstrict"]["graphs"] if g["id"] == "0/0_1:aten_forward")
+    graph["nodes"], graph["op_count"] = nodes, 600
+    return Report.from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_minimap_hides_and_never_covers_the_fitted_graph(size, tmp_path) -> None:
+    _need_bundle()
+    from nstviz.render.html import render_html
+
+    page = tmp_path / "wide.html"
+    page.write_text(render_html(_wide_report()), encoding="utf-8")
+    toggle = {"do": "click", "selector": '#nstviz-root button[data-action="minimap"]', "settle_ms": 150}
+    fit = {"do": "click", "selector": '#nstviz-root button[title="fit to view (0)"]', "settle_ms": 250}
+    steps = [
+        {"do": "ready"},
+        {"do": "eval", "js": MINIMAP},  # 1: a big view, not fitted: the map is there
+        fit, {"do": "eval", "js": MINIMAP},  # 3: fitted: covers nothing
+        {"do": "screenshot", "path": str(ARTIFACTS / f"panes-minimap-fit-{size[0]}x{size[1]}.png")},
+        {"do": "eval", "js": "() => document.querySelector('#nstviz-root .nsv-canvas').focus()"}, {"do": "wait", "ms": 20},
+        {"do": "press", "key": "h", "settle_ms": 200}, {"do": "eval", "js": MINIMAP},  # 8: home view again
+        toggle, {"do": "eval", "js": MINIMAP},  # 10: hidden by the toggle
+        *_mode("side_by_side"), *_mode("single"), {"do": "eval", "js": MINIMAP},  # 17: still hidden
+        toggle, {"do": "eval", "js": MINIMAP},  # 19: back
+    ]
+    out = _run({"page": str(page), "viewport": list(size), "steps": steps}, tmp_path)["results"]
+    assert out[1]["shown"] and out[1]["button"] == "true", out[1]
+    assert out[3]["drawn"] > 20 and out[3]["covered"] == 0, f"the minimap covers {out[3]['covered']} boxes of the fitted graph"
+    assert out[8]["shown"], out[8]
+    assert not out[10]["shown"] and out[10]["button"] == "false", out[10]
+    assert not out[17]["shown"] and out[17]["button"] == "false", "the hidden minimap came back after a mode switch"
+    assert out[19]["shown"] and out[19]["button"] == "true", out[19]

@@ -19,6 +19,7 @@ import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
 import { CrossSearch } from "./crosssearch.js";
+import { minimapToggle } from "./minimaptoggle.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
@@ -237,6 +238,7 @@ export class App {
         tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
         tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
+        minimapToggle(this),
         tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         tool("?", "keyboard and mouse help (?)", () => this.toggleHelp()),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),

@@ -51,6 +51,7 @@ export class GraphPane {
       h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty, this.busy));
     this.gc = new GraphCanvas(this.canvasHost);
     this.gc.minimap = new Minimap(this.gc, this.el.querySelector(".nsv-pane-body"));
+    this.gc.minimap.off = app.store.get("minimap") === false; // the user's toggle, kept in the store
     this.gc.onCamera = () => { this.tip.hidden = true; }; // a tooltip must not outlive what it points at
     this._detach = attachPanZoom(this.gc, {
       onClick: (idx) => this.onClick(idx),
