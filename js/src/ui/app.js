@@ -523,7 +523,7 @@ export class App {
   toggleHelp() {
     if (this.help) { this.help.remove(); this.help = null; return; }
     const rows = [
-      ["drag, wheel, Shift+wheel", "pan"], ["Ctrl/⌘ + wheel, pinch, + / −", "zoom at the cursor"], ["0 / ⤢", "fit the graph"],
+      ["drag; wheel, Shift+wheel (in a notebook: after a click into the graph)", "pan"], ["Ctrl/⌘ + wheel, pinch, + / −", "zoom at the cursor"], ["0 / ⤢", "fit the graph"],
       ["click a node", "select it: details, source lines, the same op in the other pane"], ["click a group", "expand or collapse it"],
       ["double-click", "zoom in there"], ["/", "search (name, op, target, module; prefixes op: target: module: name: region:)"],
       ["Enter / Shift+Enter", "next / previous match"], ["Shift + ↑ / ↓", "walk to the selected node's first input / user"],

@@ -16,6 +16,7 @@ import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
 import { graphAtLevel } from "./levelpick.js";
+import { wheelHint } from "./wheelhint.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -58,6 +59,9 @@ export class GraphPane {
       onDblClick: (idx) => this.onDblClick(idx),
       onHover: (idx, ev) => this.onHover(idx, ev),
       onKey: (ev) => this.onKey(ev),
+      // the wheel rule (interaction/panzoom.js): free where nothing else scrolls (the standalone page, full screen)
+      wheelFree: () => !!app.host.standalone || !!document.fullscreenElement,
+      onWheelPassed: wheelHint(this.el.querySelector(".nsv-pane-body")),
     });
   }
 
