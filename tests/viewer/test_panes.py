@@ -23,6 +23,7 @@ pytestmark = pytest.mark.browser
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "training_step.report.json"
 SIZES = [(1500, 950), (1100, 800)]
+NARROW = (670, 800)  # a ~670 px wide widget (JupyterLab with its file browser open), in a 1100x800 window
 
 # what a person sees: panes shown (laid out, taller than 40 px), the mode button pressed,
 # the page's and the document's scroll state
@@ -72,7 +73,7 @@ def _run(spec: dict[str, Any], tmp: Path) -> dict[str, Any]:
     return out
 
 
-@pytest.fixture(scope="module", params=SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.fixture(scope="module", params=[*SIZES, NARROW], ids=lambda s: "670px-container" if s == NARROW else f"{s[0]}x{s[1]}")
 def session(request, tmp_path_factory) -> dict[str, Any]:
     """Walk the training-step fixture at one window size; returns labelled results."""
     _need_bundle()
@@ -92,6 +93,9 @@ def session(request, tmp_path_factory) -> dict[str, Any]:
             labels.append(label)
 
     add("ready", {"do": "ready"})
+    if request.param == NARROW:
+        add("narrow", {"do": "eval", "js": "() => { document.querySelector('#nstviz-root').style.width = '670px'; }"},
+            {"do": "wait_for", "js": "() => document.querySelector('#nstviz-root .nsv-canvas').getBoundingClientRect().width < 680"})
     add("start", {"do": "eval", "js": STATE})
     for k, m in enumerate(MODES):
         add(f"mode{k}:{m}", *_mode(m))
@@ -122,7 +126,7 @@ def session(request, tmp_path_factory) -> dict[str, Any]:
             {"do": "eval", "js": SEARCH})
     add("search-back", {"do": "press", "key": "Shift+Enter", "settle_ms": 250}, {"do": "wait_for", "js": READY},
         {"do": "eval", "js": SEARCH})
-    out = _run({"page": str(page), "viewport": [w, h], "steps": steps}, tmp)
+    out = _run({"page": str(page), "viewport": [1100, 800] if request.param == NARROW else [w, h], "steps": steps}, tmp)
     res: dict[str, list[Any]] = {}
     for label, r in zip(labels, out["results"], strict=True):
         res.setdefault(label, []).append(r)
