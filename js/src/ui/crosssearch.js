@@ -9,6 +9,8 @@
 
 import { searchNodes } from "../interaction/search.js";
 
+const nextTask = () => new Promise((r) => setTimeout(r, 0));
+
 export class CrossSearch {
   /** @param {import("./app.js").App} app */
   constructor(app) {
@@ -69,7 +71,7 @@ export class CrossSearch {
       for (const gid of s.graphs) {
         const graph = this.app.index.graph(s.run, gid);
         if (!graph || !graph.nodes.length) continue;
-        const entry = await this.app.graphEntry(s.run, gid);
+        const entry = await this.app.graphEntry(s.run, gid, nextTask); // a big graph is built in tasks of its own
         if (token !== this.token) return;
         for (const i of searchNodes(entry.gm, q)) { hits.push({ run: s.run, graph: gid, i }); graphs.add(`${s.run}\u0000${gid}`); }
       }

@@ -59,8 +59,8 @@ export class GraphPane {
       onDblClick: (idx) => this.onDblClick(idx),
       onHover: (idx, ev) => this.onHover(idx, ev),
       onKey: (ev) => this.onKey(ev),
-      // the wheel rule (interaction/panzoom.js): free where nothing else scrolls (the standalone page, full screen)
-      wheelFree: () => !!app.host.standalone || !!document.fullscreenElement,
+      // the wheel rule (interaction/panzoom.js): free where nothing else scrolls (the standalone page that fits, full screen)
+      wheelFree: () => !!document.fullscreenElement || (!!app.host.standalone && document.documentElement.scrollHeight <= innerHeight + 1),
       onWheelPassed: wheelHint(this.el.querySelector(".nsv-pane-body")),
     });
   }
