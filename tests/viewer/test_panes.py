@@ -239,8 +239,11 @@ def _wide_report():
     return Report.from_json(json.dumps(data))
 
 
+CAMERA = "() => ({...document.querySelector('#nstviz-root').__nstviz.panes()[0].camera, scrollY})"
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_minimap_hides_and_never_covers_the_fitted_graph(size, tmp_path) -> None:
+def test_minimap_hides_and_never_covers_the_fitted_graph_and_the_wheel_pans_the_page_that_fits(size, tmp_path) -> None:
     _need_bundle()
     from nstviz.render.html import render_html
 
@@ -258,6 +261,9 @@ def test_minimap_hides_and_never_covers_the_fitted_graph(size, tmp_path) -> None
         toggle, {"do": "eval", "js": MINIMAP},  # 10: hidden by the toggle
         *_mode("side_by_side"), *_mode("single"), {"do": "eval", "js": MINIMAP},  # 17: still hidden
         toggle, {"do": "eval", "js": MINIMAP},  # 19: back
+        {"do": "eval", "js": CAMERA},  # 20
+        {"do": "mouse", "moves": [["move", size[0] - 350, 500], ["wheel", 0, 200]]},
+        {"do": "wait", "ms": 150}, {"do": "eval", "js": CAMERA},  # 23: the page fits: a plain wheel pans the graph
     ]
     out = _run({"page": str(page), "viewport": list(size), "steps": steps}, tmp_path)["results"]
     assert out[1]["shown"] and out[1]["button"] == "true", out[1]
@@ -266,3 +272,4 @@ def test_minimap_hides_and_never_covers_the_fitted_graph(size, tmp_path) -> None
     assert not out[10]["shown"] and out[10]["button"] == "false", out[10]
     assert not out[17]["shown"] and out[17]["button"] == "false", "the hidden minimap came back after a mode switch"
     assert out[19]["shown"] and out[19]["button"] == "true", out[19]
+    assert out[23]["ty"] < out[20]["ty"] - 100 and out[23]["scrollY"] == 0, (out[20], out[23])
