@@ -43,8 +43,11 @@ SEARCH = """() => {
   const sn = document.querySelector('#nstviz-root').__nstviz;
   const panes = sn.panes();
   const sel = panes.map((p) => p.selected ? [p.run, p.graph, p.selected] : null).filter(Boolean);
-  return {count: document.querySelector('#nstviz-root .nsv-search-count').textContent, selected: sel[0] || null,
-    graphs: panes.map((p) => p.graph)};
+  const c = document.querySelector('#nstviz-root .nsv-search-count');
+  const box = document.querySelector('#nstviz-root .nsv-search');
+  return {count: c.textContent, selected: sel[0] || null, graphs: panes.map((p) => p.graph),
+    countClipped: c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(c).lineHeight),
+    boxWidth: Math.round(box.getBoundingClientRect().width)};
 }"""
 
 
@@ -124,6 +127,7 @@ def session(request, tmp_path_factory) -> dict[str, Any]:
     for k in range(5):
         add(f"search-enter{k}", {"do": "press", "key": "Enter", "settle_ms": 250}, {"do": "wait_for", "js": READY},
             {"do": "eval", "js": SEARCH})
+    add("search-shot", {"do": "screenshot", "path": str(ARTIFACTS / f"panes-search-{w}x{h}.png")})
     add("search-back", {"do": "press", "key": "Shift+Enter", "settle_ms": 250}, {"do": "wait_for", "js": READY},
         {"do": "eval", "js": SEARCH})
     out = _run({"page": str(page), "viewport": [1100, 800] if request.param == NARROW else [w, h], "steps": steps}, tmp)
@@ -194,6 +198,7 @@ def test_search_walks_every_match_of_both_panes_and_all_graphs(session) -> None:
         seen.append(tuple(s["selected"]))
         pos = (k % n) + 1
         assert s["count"] == f"{pos} / {n} in {m} graphs", s
+        assert not s["countClipped"] and s["boxWidth"] >= 120, f"count cut or search box squeezed: {s}"
     assert set(seen[:n]) == want, (seen, want)
     back = session["search-back"]
     assert tuple(back["selected"]) == seen[(4 - 1) % n]
