@@ -1,24 +1,31 @@
 // interaction/panzoom.js — mouse, wheel, touch-pad and keyboard input on the graph canvas.
 // Owns: drag to pan, ctrl/cmd+wheel (and pinch) to zoom at the cursor, wheel to pan, click
 //   and double-click and hover dispatch (as box indices), and canvas keyboard shortcuts.
+//   The wheel rule: a plain wheel belongs to the page (a notebook scrolls past the graph)
+//   unless the canvas is active (clicked into, until the pointer leaves it, Esc, or focus goes
+//   elsewhere) or the host says the wheel is free (h.wheelFree(): a page that does not scroll);
+//   Ctrl/Cmd+wheel always zooms. A wheel let through calls h.onWheelPassed().
 // Must not: change what is selected or expanded itself; it calls the handlers it is given.
 
 /**
  * @param {import("../render/canvas.js").GraphCanvas} gc
  * @param {{onClick(idx:number, ev:MouseEvent):void, onDblClick(idx:number):void,
- *   onHover(idx:number, ev:MouseEvent|null):void, onKey?(ev:KeyboardEvent):boolean}} h
+ *   onHover(idx:number, ev:MouseEvent|null):void, onKey?(ev:KeyboardEvent):boolean,
+ *   wheelFree?():boolean, onWheelPassed?(ev:WheelEvent):void}} h
  * @returns {() => void} cleanup
  */
 export function attachPanZoom(gc, h) {
   const c = gc.canvas;
   let drag = null;
   let hoverIdx = -1;
+  let active = false; // the plain wheel is the graph's (see the rule above)
   const local = (ev) => {
     const r = c.getBoundingClientRect();
     return [ev.clientX - r.left, ev.clientY - r.top];
   };
   const down = (ev) => {
     if (ev.button !== 0) return;
+    active = true;
     c.focus({ preventScroll: true });
     const [x, y] = local(ev);
     drag = { x, y, sx: x, sy: y, moved: false, id: ev.pointerId };
@@ -53,7 +60,8 @@ export function attachPanZoom(gc, h) {
       h.onClick(gc.hitTest(x, y), ev);
     }
   };
-  const leave = () => { hoverIdx = -1; h.onHover(-1, null); };
+  const leave = () => { active = false; hoverIdx = -1; h.onHover(-1, null); };
+  const blur = () => { active = false; };
   const dbl = (ev) => {
     const [x, y] = local(ev);
     const idx = gc.hitTest(x, y);
@@ -61,6 +69,10 @@ export function attachPanZoom(gc, h) {
     else gc.zoomAt(1.6, x, y);
   };
   const wheel = (ev) => {
+    if (!(ev.ctrlKey || ev.metaKey) && !active && !(h.wheelFree && h.wheelFree())) {
+      if (h.onWheelPassed) h.onWheelPassed(ev); // the page scrolls; say how to reach the graph
+      return;
+    }
     ev.preventDefault();
     const [x, y] = local(ev);
     const scale = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? 400 : 1;
@@ -69,6 +81,7 @@ export function attachPanZoom(gc, h) {
     else gc.panBy(-ev.deltaX * scale, -ev.deltaY * scale);
   };
   const key = (ev) => {
+    if (ev.key === "Escape") active = false;
     if (h.onKey && h.onKey(ev)) return;
     const step = 60;
     const cx = gc.W / 2, cy = gc.H / 2;
@@ -88,7 +101,9 @@ export function attachPanZoom(gc, h) {
   c.addEventListener("dblclick", dbl);
   c.addEventListener("wheel", wheel, { passive: false });
   c.addEventListener("keydown", key);
+  c.addEventListener("blur", blur);
   return () => {
+    c.removeEventListener("blur", blur);
     c.removeEventListener("pointerdown", down);
     c.removeEventListener("pointermove", move);
     c.removeEventListener("pointerup", up);

@@ -1,5 +1,6 @@
 // render/minimap.js — the overview in a graph pane's corner: the whole laid-out view in
-//   miniature with the visible area outlined; click or drag on it to move there.
+//   miniature with the visible area outlined; click or drag on it to move there. Hidden when
+//   the user turns it off, and while the whole view is on screen (fitted: it would cover nodes).
 // Owns: its small canvas, a cached bitmap of the scene (redrawn only when the scene
 //   changes), and the viewport rectangle (redrawn with every camera change).
 // Must not: lay out, select, or change anything but the camera of the GraphCanvas it serves.
@@ -67,10 +68,23 @@ export class Minimap {
     this.theme = theme;
   }
 
+  /** Hide or show (the user's toggle; the app keeps the choice in its store). */
+  setEnabled(on) {
+    this.off = !on;
+    this.draw();
+    if (this.off) this.canvas.hidden = true;
+  }
+
+  /** The whole view is on screen (e.g. fitted): the overview adds nothing and would cover nodes. */
+  wholeInView() {
+    const v = this.scene.view, { k, tx, ty } = this.gc.cam;
+    return tx >= -1 && ty >= -1 && tx + v.width * k <= this.gc.W + 1 && ty + v.height * k <= this.gc.H + 1;
+  }
+
   /** Draw the miniature and the visible rectangle (called after every main draw). */
   draw() {
     if (!this.bitmap || !this.scene) return;
-    this.canvas.hidden = this.hidden || !this.scene.showMinimap || this.gc.W < 420 || this.gc.H < 300;
+    this.canvas.hidden = this.off || this.hidden || !this.scene.showMinimap || this.gc.W < 420 || this.gc.H < 300 || this.wholeInView();
     if (this.canvas.hidden) return;
     const ctx = this.ctx, dpr = window.devicePixelRatio || 1;
     ctx.setTransform(1, 0, 0, 1, 0, 0);

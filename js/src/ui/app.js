@@ -18,6 +18,8 @@ import { breakBadge, markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
+import { CrossSearch } from "./crosssearch.js";
+import { minimapToggle } from "./minimaptoggle.js";
 import { makeDebugHook } from "./debug.js";
 import { placeBelow } from "./helpbox.js";
 import { sideResizable } from "./resizer.js";
@@ -219,6 +221,7 @@ export class App {
     this.searchInput = h("input", { class: "nsv-search", type: "search", placeholder: "Search nodes: name, op, target, module  ( / )", "aria-label": "search nodes",
       oninput: () => this.runSearch(), onkeydown: (ev) => { if (ev.key === "Enter") { this.stepHit(ev.shiftKey ? -1 : 1); ev.preventDefault(); } if (ev.key === "Escape") { this.searchInput.value = ""; this.runSearch(); } } });
     this.searchCount = h("span", { class: "nsv-search-count", "aria-live": "polite" });
+    this.crossSearch = new CrossSearch(this);
     this.modeBtns = {};
     const modeBar = h("div", { class: "nsv-seg", role: "group", "aria-label": "view mode" }, [["single", "Single"], ["side_by_side", "Side by side"], ["merged", "Merged"]].map(([m, label]) => {
       const b = h("button", { class: "nsv-seg-btn", type: "button", "data-mode": m, title: m === "merged" ? "nonstrict run's nodes coloured by the baseline graph they would have belonged to" : null, onclick: () => this.setMode(m) }, label);
@@ -237,6 +240,7 @@ export class App {
         tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
         tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
+        minimapToggle(this),
         tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         tool("?", "keyboard and mouse help (?)", () => this.toggleHelp()),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
@@ -327,7 +331,7 @@ export class App {
   setPaneGraph(side, run, graph) {
     const specs = this.panes.map((p) => ({ run: p.run, graph: p.graphId }));
     specs[side === "left" ? 0 : 1] = { run, graph };
-    this.showGraphs(specs, this.mode === "merged" && run !== "nonstrict" ? "single" : this.mode);
+    return this.showGraphs(specs, this.mode === "merged" && run !== "nonstrict" ? "single" : this.mode);
   }
 
   setMode(mode) {
@@ -512,27 +516,17 @@ export class App {
   // -- search --------------------------------------------------------------------------
 
   runSearch() {
-    const q = this.searchInput.value;
-    const t0 = performance.now();
-    let total = 0;
-    for (const p of this.panes) total += q ? p.search(q) : (p.setHits([]), 0);
-    this.lastSearchMs = performance.now() - t0;
-    this.searchCount.textContent = q ? `${total} match${total === 1 ? "" : "es"}` : "";
-    this.panes.forEach((p) => p.gc.invalidate());
+    return this.crossSearch.run(this.searchInput.value); // both panes, every graph of their runs (ui/crosssearch.js)
   }
 
   stepHit(dir) {
-    const p = this.panes.find((x) => x.hits.length);
-    if (p) {
-      const i = p.nextHit(dir);
-      if (i >= 0) this.searchCount.textContent = `${p.hitPos + 1} / ${p.hits.length}`;
-    }
+    return this.crossSearch.step(dir);
   }
 
   toggleHelp() {
     if (this.help) { this.help.remove(); this.help = null; return; }
     const rows = [
-      ["drag, wheel, Shift+wheel", "pan"], ["Ctrl/⌘ + wheel, pinch, + / −", "zoom at the cursor"], ["0 / ⤢", "fit the graph"],
+      ["drag; wheel, Shift+wheel (in a notebook: after a click into the graph)", "pan"], ["Ctrl/⌘ + wheel, pinch, + / −", "zoom at the cursor"], ["0 / ⤢", "fit the graph"],
       ["click a node", "select it: details, source lines, the same op in the other pane"], ["click a group", "expand or collapse it"],
       ["double-click", "zoom in there"], ["/", "search (name, op, target, module; prefixes op: target: module: name: region:)"],
       ["Enter / Shift+Enter", "next / previous match"], ["Shift + ↑ / ↓", "walk to the selected node's first input / user"],

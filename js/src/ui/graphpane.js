@@ -16,6 +16,8 @@ import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
 import { graphOptionLabel } from "./pickerlabel.js";
+import { graphAtLevel } from "./levelpick.js";
+import { wheelHint } from "./wheelhint.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -51,18 +53,23 @@ export class GraphPane {
       h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty, this.busy));
     this.gc = new GraphCanvas(this.canvasHost);
     this.gc.minimap = new Minimap(this.gc, this.el.querySelector(".nsv-pane-body"));
+    this.gc.minimap.off = app.store.get("minimap") === false; // the user's toggle, kept in the store
     this.gc.onCamera = () => { this.tip.hidden = true; }; // a tooltip must not outlive what it points at
     this._detach = attachPanZoom(this.gc, {
       onClick: (idx) => this.onClick(idx),
       onDblClick: (idx) => this.onDblClick(idx),
       onHover: (idx, ev) => this.onHover(idx, ev),
       onKey: (ev) => this.onKey(ev),
+      // the wheel rule (interaction/panzoom.js): free where nothing else scrolls (the standalone page that fits, full screen)
+      wheelFree: () => !!document.fullscreenElement || (!!app.host.standalone && document.documentElement.scrollHeight <= innerHeight + 1),
+      onWheelPassed: wheelHint(this.el.querySelector(".nsv-pane-body")),
     });
   }
 
   destroy() {
     this._detach();
     this.gc.destroy();
+    this.el.remove(); // a destroyed pane must not keep its place (and half the height) in the layout
   }
 
   fillPickers() {
@@ -84,8 +91,8 @@ export class GraphPane {
   }
 
   pickLevel(level) {
-    const g = this.app.index.graphs(this.run).find((x) => x.level === level);
-    if (g) this.pick(this.run, g.id);
+    const id = graphAtLevel(this.app.index, this.run, this.graphId, level); // the same compile id where it exists
+    if (id) this.pick(this.run, id);
   }
 
   /** User picked a run/graph in this pane's selectors. */
@@ -299,7 +306,7 @@ export class GraphPane {
       if (idx >= 0) this.onClick(idx);
       return true;
     }
-    if (ev.key === "Enter" && this.hits.length) { this.nextHit(ev.shiftKey ? -1 : 1); return true; }
+    if (ev.key === "Enter" && this.hits.length) { this.app.stepHit(ev.shiftKey ? -1 : 1); return true; } // walks every graph's matches
     return false;
   }
 
