@@ -23,17 +23,22 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "module_block_break
 SIDE = {"do": "click", "selector": "button.nsv-seg-btn[data-mode=side_by_side]"}
 OPS = ("call_function", "call_method", "call_module")
 
-# every drawn box of every pane lies inside its canvas (CSS px, 1 px slack)
-FITTED = f"""{HOOK}.panes().map(p => p.nodes.concat(p.groups).every(b => {{
-  const c = p.camera, x0 = b.x * c.k + c.tx, y0 = b.y * c.k + c.ty;
-  return x0 >= -1 && y0 >= -1 && x0 + b.w * c.k <= p.canvas.w + 1 && y0 + b.h * c.k <= p.canvas.h + 1;
-}}))"""
+# Fitted, per pane: no drawn box cut at a side edge, and either every box inside the canvas or
+# (a tall graph, at a readable scale, > 0.42: the canvas's label threshold) the top row shown
+# from the top, the rest below for panning.
+FITTED = f"""{HOOK}.panes().map(p => {{
+  const c = p.camera, bs = p.nodes.concat(p.groups);
+  const sides = bs.every(b => b.x * c.k + c.tx >= -1 && (b.x + b.w) * c.k + c.tx <= p.canvas.w + 1);
+  const top = Math.min(...bs.map(b => b.y * c.k + c.ty));
+  const all = bs.every(b => b.y * c.k + c.ty >= -1 && (b.y + b.h) * c.k + c.ty <= p.canvas.h + 1);
+  return sides && (all || (top >= 0 && top <= 40 && c.k >= 0.42));
+}})"""
 CAMS = f"{HOOK}.panes().map(p => p.camera)"
 
 
 def _zoom(pane: int, delta: float) -> str:
     """Ctrl+wheel over the middle of a pane's canvas (zoom at the cursor)."""
-    return (f"(() => {{ const c = document.querySelectorAll('.nsv-pane canvas')[{pane}]; const r = c.getBoundingClientRect();"
+    return (f"(() => {{ const c = document.querySelectorAll('.nsv-pane canvas.nsv-canvas')[{pane}]; const r = c.getBoundingClientRect();"
             f" c.dispatchEvent(new WheelEvent('wheel', {{deltaY: {delta}, ctrlKey: true, clientX: r.left + r.width / 3,"
             " clientY: r.top + r.height / 3, bubbles: true, cancelable: true})); return true; })()")
 
@@ -51,10 +56,27 @@ def _same_change(a0: dict, a1: dict, b0: dict, b1: dict) -> bool:
             and abs(b1["ty"] - (f * b0["ty"] + dy)) < 0.5)
 
 
-def _one_side_only(report: Report, mine: list, theirs: list) -> set[str]:
-    """Ops of `mine` with no op of the same target and user stack in `theirs` (the viewer's rule)."""
-    keys = {(n.stack, n.target) for g in theirs for n in g.nodes if n.op in OPS and n.stack is not None}
-    return {n.name for g in mine for n in g.nodes if n.op in OPS and n.stack is not None and (n.stack, n.target) not in keys}
+def _one_side_only(report: Report, mine: tuple[str, list], theirs: tuple[str, list]) -> set[str]:
+    """Ops of `mine` with no op of the same target from the same source line in `theirs`.
+
+    The source line is the innermost frame of the node's user stack (a resume function Dynamo
+    made after a break keeps the line of the code it resumes); a node inlined from a non-strict
+    function (its stack ends at the call site) also stands for every line of that function.
+    """
+
+    def keys(run: str, n) -> set:
+        frames = report.stacks[n.stack] if n.stack is not None else ()
+        if not frames:
+            return set()
+        out = {(frames[-1].file, frames[-1].line, n.target)}
+        region = next((r for r in report.runs[run].regions if r.id == n.region), None)
+        if region is not None and region.line_start is not None:
+            out |= {(region.file, ln, n.target) for ln in range(region.line_start, region.line_end + 1)}
+        return out
+
+    (run, graphs), (other, others) = mine, theirs
+    have = set().union(*(keys(other, n) for g in others for n in g.nodes if n.op in OPS))
+    return {n.name for g in graphs for n in g.nodes if n.op in OPS and keys(run, n) and not keys(run, n) & have}
 
 
 @pytest.fixture(scope="module")
@@ -63,9 +85,6 @@ def report() -> Report:
 
 
 def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, drive, artifacts):
-    base = [g for g in report.runs["baseline"].graphs if g.level == "dynamo"]
-    ns = [g for g in report.runs["nonstrict"].graphs if g.level == "dynamo"]
-    assert len(base) == 5 and len(ns) == 1
     page = write_page(report, name="diff.html")
     out = drive({"page": str(page), "viewport": [1500, 950], "steps": [
         {"do": "ready"},
@@ -78,14 +97,26 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
         {"do": "eval", "js": _zoom(0, -240)},
         {"do": "wait_for", "js": f"{HOOK}.panes()[0].camera.k !== {HOOK}.panes()[1].camera.k || true"},
         {"do": "eval", "js": CAMS},                                                # 9
+        # the Dynamo level in one pane: both panes go there; the stack stays
+        {"do": "eval", "js": "(() => { const s = document.querySelector('.nsv-pane[data-side=left] select[aria-label=level]');"
+                             " s.value = 'dynamo'; s.dispatchEvent(new Event('change')); return true; })()"},
+        {"do": "wait_for", "js": f"{HOOK}.ready() && {HOOK}.panes().every(p => p.stats.nodes && p.graph.includes('dynamo'))"},
+        {"do": "eval", "js": f"{HOOK}.panes()"},                                   # 12
+        {"do": "eval", "js": "document.querySelector('[data-testid=diff-legend]') && document.querySelector('[data-testid=diff-legend]').textContent"},
+        {"do": "screenshot", "path": str(artifacts / "diff-side-by-side-dynamo.png")},
     ]})
     assert out["errors"] == [] and out["requests"] == []
     res = out["results"]
     left, right = res[3]
     assert (left["run"], right["run"]) == ("baseline", "nonstrict")
-    # the baseline pane: all five fragments, in the Report's order, four break bands between them
+    # the baseline pane: all five fragments at the level shown, in the Report's order, four
+    # break bands between them
     stack = left["stack"]
-    assert stack and [f["graph"] for f in stack["fragments"]] == [g.id for g in base]
+    assert stack, "the baseline pane shows the stacked fragments"
+    base = [g for g in report.runs["baseline"].graphs if g.level == stack["level"]]
+    ns = [g for g in report.runs["nonstrict"].graphs if g.level == stack["level"]]
+    assert len(base) == 5 and len(ns) == 1
+    assert [f["graph"] for f in stack["fragments"]] == [g.id for g in base]
     assert len(stack["bands"]) == len(base) - 1
     ys = [f["y"] for f in stack["fragments"]]
     assert ys == sorted(ys), "fragments stacked top to bottom in execution order"
@@ -97,20 +128,33 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
     assert right["graph"] == ns[0].id
     # fitted: nothing drawn outside either pane
     assert res[4] == [True, True]
-    # ops on one side only, by target + user stack
-    assert {n["name"] for n in right["nodes"] if n["onlyHere"]} == _one_side_only(report, ns, base)
+    # ops on one side only, by target + source line: none at the ATen level here (the same ops)
+    right_only = {n["name"] for n in right["nodes"] if n["onlyHere"]}
+    assert right_only == _one_side_only(report, ("nonstrict", ns), ("baseline", base))
     left_only = {n["name"].split("·", 1)[-1] for n in left["nodes"] if n["onlyHere"]}
-    assert left_only == _one_side_only(report, base, ns)
+    assert left_only == _one_side_only(report, ("baseline", base), ("nonstrict", ns))
     # linked: zooming the left pane zooms the right one by the same change
     a0, b0 = res[6]
     a1, b1 = res[9]
     assert a1["k"] != a0["k"]
     assert _same_change(a0, a1, b0, b1)
+    # at the Dynamo level the nonstrict graph calls the marked function opaquely: that call is
+    # on its side only, and the function's body ops on the baseline's side only
+    left, right = res[12]
+    base = [g for g in report.runs["baseline"].graphs if g.level == "dynamo"]
+    ns = [g for g in report.runs["nonstrict"].graphs if g.level == "dynamo"]
+    assert left["graph"] == "stack:dynamo" and [f["graph"] for f in left["stack"]["fragments"]] == [g.id for g in base]
+    assert right["graph"] == ns[0].id
+    right_only = {n["name"] for n in right["nodes"] if n["onlyHere"]}
+    left_only = {n["name"].split("·", 1)[-1] for n in left["nodes"] if n["onlyHere"]}
+    assert right_only and right_only == _one_side_only(report, ("nonstrict", ns), ("baseline", base))
+    assert left_only and left_only == _one_side_only(report, ("baseline", base), ("nonstrict", ns))
+    assert "this side only" in (res[13] or ""), "the legend says what the mark means"
 
     # drag the right pane: the left follows; unlink: it does not; the choice stays in the store
     out = drive({"page": str(page), "viewport": [1500, 950], "steps": [
         {"do": "ready"}, SIDE, {"do": "ready"},
-        {"do": "eval", "js": "(() => { const r = document.querySelectorAll('.nsv-pane canvas')[1].getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height - 30]; })()"},
+        {"do": "eval", "js": "(() => { const r = document.querySelectorAll('.nsv-pane canvas.nsv-canvas')[1].getBoundingClientRect(); return [r.left + r.width / 3, r.top + r.height / 2]; })()"},
         {"do": "eval", "js": CAMS},                                                # 4
     ]})
     cx, cy = out["results"][3]

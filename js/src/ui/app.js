@@ -18,20 +18,26 @@ import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
+import { afterShow, attachStacks, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
+import { fixStackTree } from "../contract/stack.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
 import { renderHeadline, renderSummary } from "./summary.js";
 import { renderFindings, renderRankPicker, reportForRank } from "./ranks.js";
 
-/** Nodes of graph `other` with the same target and user stack as node i of `gm`. */
-export function correspondingNodes(gm, i, other) {
+/**
+ * Nodes of graph `other` with the same target and user stack as node i of `gm`; `key(gm, i)`
+ * says what "same stack" compares (default: the stack index; the app: the innermost source line).
+ */
+export function correspondingNodes(gm, i, other, key = (g, j) => g.nodes[j].stack) {
   const nd = gm.nodes[i];
-  if (nd.stack == null) return [];
+  const ki = key(gm, i);
+  if (ki == null) return [];
   const out = [];
   for (let j = 0; j < other.n; j++) {
     const o = other.nodes[j];
-    if (o.stack === nd.stack && o.target === nd.target) out.push(j);
+    if (o.target === nd.target && key(other, j) === ki) out.push(j);
   }
   return out.length <= 50 ? out : [];
 }
@@ -109,6 +115,7 @@ export class App {
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;
     this.index = res.index;
+    attachStacks(this.index);
     this.fullReport = res.report; // offline diffs: the rank picker derives per-rank views from it
     if (text.length > 2e6) await new Promise((r) => setTimeout(r, 0));
     if (token !== this._loadToken) return;
@@ -237,6 +244,7 @@ export class App {
         tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
         tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         tool("?", "keyboard and mouse help (?)", () => this.toggleHelp()),
+        linkToggle(this),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as PNG", onclick: () => this.exportPng() }, "PNG")));
     this.paneHost = h("div", { class: "nsv-panes" });
@@ -273,6 +281,7 @@ export class App {
     if (!this.fullReport) return;
     this.report = reportForRank(this.fullReport, rank);
     this.index = new ReportIndex(this.report);
+    attachStacks(this.index);
     this.panes.forEach((p) => p.destroy());
     this.panes = [];
     this.cache.clear();
@@ -292,8 +301,9 @@ export class App {
     }
     if (mode !== "side_by_side") return [{ run, graph }];
     const other = run === "baseline" ? (this.index.run("nonstrict") ? "nonstrict" : "baseline") : "baseline";
-    const og = this.index.counterpart(run, graph, other) || graph;
-    const left = run === "baseline" ? { run, graph } : { run: other, graph: og };
+    const og = this.index.counterpart(run, realGraph(this.index, run, graph), other) || graph;
+    // the baseline as written: all its fragments stacked, against the one nonstrict graph
+    const left = run === "baseline" ? { run, graph: sideGraph(this.index, run, graph) } : { run: other, graph: sideGraph(this.index, other, og) };
     const right = run === "baseline" ? { run: other, graph: og } : { run, graph };
     return [left, right];
   }
@@ -316,6 +326,7 @@ export class App {
     if (token !== this._showToken) return;
     this.firstPaintMs = performance.now() - t0;
     this.syncView();
+    afterShow(this); // Side by side: panes fitted, one-side-only ops marked
     this.renderLegend();
     if (this.searchInput.value) this.runSearch();
     this.el.dataset.nstvizReady = "1";
@@ -368,6 +379,7 @@ export class App {
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
     const tree = buildGroupTree(gm);
+    fixStackTree(gm, tree);
     for (const g of tree.groups) {
       if (!g.dead && g.kind === "region") g.label = `${this.regionFunction(run, gm.regionIds[g.region])} · ${gm.regionIds[g.region]}`;
     }
@@ -390,6 +402,7 @@ export class App {
 
   renderLegend() {
     renderLegend(this);
+    renderDiffLegend(this);
   }
 
   // -- selection -----------------------------------------------------------------------
@@ -397,6 +410,7 @@ export class App {
   selectNode(run, graphId, i, pane, focus = false) {
     const entry = this.cache.get(`${run}\u0000${graphId}`);
     if (!entry) return;
+    if (selectBand(this, run, graphId, i)) return; // a break band of a stacked pane: that break
     this.store.set({ selectedNode: { run, graph: graphId, node: entry.gm.nodes[i].name } });
     if (pane) pane.highlightNode(i, focus);
   }
@@ -447,7 +461,7 @@ export class App {
       if (p === pane || !p.entry) continue;
       p.highlightNode(-1);
       // the same op from the same source line in the other graph (baseline <-> nonstrict)
-      p.setLinked(correspondingNodes(entry.gm, i, p.entry.gm));
+      p.setLinked(correspondingNodes(entry.gm, i, p.entry.gm, (g, j) => sourceKey(this.index, g, j)));
     }
     this.tabBodies.node.appendChild(renderDetails({
       gm: entry.gm, i, run: sn.run, graphId: sn.graph, index: this.index,
@@ -471,6 +485,7 @@ export class App {
     if (origin === "model" && this.store.get("tab") !== "breaks") this.store.set({ tab: "breaks" });
     const loc = b.location || {};
     this.source.reveal(loc.file, loc.line);
+    if (showBreakInStack(this, sb)) return; // its band is on screen: the diff stays
     let ids = [b.graph_before, b.graph_after].filter((g) => g && this.index.graph(sb.run, g));
     if (!ids.length) ids = this.graphsOfCompiles(sb.run, b.compile_ids || []).slice(0, 2);
     const specs = ids.map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));
