@@ -171,6 +171,9 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
         {"do": "click_node", "pane": 0, "name": first["name"]},
         {"do": "ready"},
         {"do": "eval", "js": f"[{HOOK}.state().selectedBreak, {HOOK}.mode(), {HOOK}.panes()[0].stack !== null]"},
+        # a node of a fragment is named by its own graph (what `w.selected_node` gives Python)
+        {"do": "click_node", "pane": 0, "name": "1/0_1:aten_forward·addmm"},
+        {"do": "eval", "js": f"[{HOOK}.state().selectedNode, {HOOK}.panes()[1].nodes.filter(n => n.linked).map(n => n.name)]"},
     ]})
     assert out["errors"] == []
     res = out["results"]
@@ -180,6 +183,9 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
     a2, b2 = res[8]
     assert b2["tx"] != b1["tx"] and a2 == a1, "unlinked: the left pane stays"
     assert res[11] == [{"run": "baseline", "index": 0}, "side_by_side", True]
+    selected, linked = res[13]
+    assert selected == {"run": "baseline", "graph": "1/0_1:aten_forward", "node": "addmm", "in": "stack:aten_forward"}
+    assert "addmm" in linked, "the same op from the same line is outlined in the other pane"
 
 
 @pytest.mark.parametrize("viewport", [[670, 760], [1100, 800]])

@@ -19,7 +19,7 @@ import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
 import { afterShow, attachStacks, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
-import { fixStackTree } from "../contract/stack.js";
+import { fixStackTree, SEP } from "../contract/stack.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
 import { SourcePane } from "./source.js";
@@ -411,7 +411,9 @@ export class App {
     const entry = this.cache.get(`${run}\u0000${graphId}`);
     if (!entry) return;
     if (selectBand(this, run, graphId, i)) return; // a break band of a stacked pane: that break
-    this.store.set({ selectedNode: { run, graph: graphId, node: entry.gm.nodes[i].name } });
+    const nd = entry.gm.nodes[i];
+    // a node of stacked fragments is named by its own graph; `in` says which view shows it
+    this.store.set({ selectedNode: nd.orig ? { run, graph: nd.orig.graph, node: nd.orig.name, in: graphId } : { run, graph: graphId, node: nd.name } });
     if (pane) pane.highlightNode(i, focus);
   }
 
@@ -445,15 +447,16 @@ export class App {
       this.source.setNodeLines([]);
       return;
     }
-    let pane = this.panes.find((p) => p.run === sn.run && p.graphId === sn.graph);
+    const shown = sn.in || sn.graph; // the stacked view holding the node, or its graph
+    let pane = this.panes.find((p) => p.run === sn.run && p.graphId === shown);
     if (!pane && origin === "model") {
-      if (!this.index.graph(sn.run, sn.graph)) return;
-      await this.showGraphs([{ run: sn.run, graph: sn.graph }], "single");
+      if (!this.index.graph(sn.run, shown)) return;
+      await this.showGraphs([{ run: sn.run, graph: shown }], "single");
       pane = this.panes[0];
     }
-    const entry = this.cache.get(`${sn.run}\u0000${sn.graph}`);
+    const entry = this.cache.get(`${sn.run}\u0000${shown}`);
     if (!entry) return;
-    const i = entry.gm.byName.get(sn.node);
+    const i = entry.gm.byName.get(sn.in ? `${sn.graph}${SEP}${sn.node}` : sn.node);
     if (i === undefined) return;
     if (pane && (origin === "model" || pane.selected !== i)) pane.highlightNode(i, true);
     if (pane) pane.setLinked([]);
@@ -465,7 +468,7 @@ export class App {
     }
     this.tabBodies.node.appendChild(renderDetails({
       gm: entry.gm, i, run: sn.run, graphId: sn.graph, index: this.index,
-      onNode: (j) => this.selectNode(sn.run, sn.graph, j, pane, true),
+      onNode: (j) => this.selectNode(sn.run, shown, j, pane, true),
       onFrame: (f) => this.revealSource(f),
       regionInfo: (id) => this.regionInfo(sn.run, id),
     }));
