@@ -184,6 +184,12 @@ export function showBreakInStack(app, sb) {
   return shown;
 }
 
+/** Tooltip lines of a band: [text, class]. */
+export function bandTip(band) {
+  return [[band.breakIndex >= 0 ? "graph break" : "next frame", "nsv-tip-title"], [band.text],
+    [band.breakIndex >= 0 ? "click: select this break (Breaks tab)" : "Dynamo compiled the next graph in another frame", "nsv-muted"]];
+}
+
 /** Debug view of a stacked pane: fragments and bands with their world y. */
 export function stackDebug(p) {
   const gm = p.entry && p.entry.gm;

@@ -15,7 +15,7 @@ import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
-import { follow, stackDebug } from "./diffview.js";
+import { bandTip, follow, stackDebug } from "./diffview.js";
 import { canStack, isStackId, stackId, widenBands } from "../contract/stack.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
@@ -330,6 +330,7 @@ export class GraphPane {
       if (gm.kind[i] === KIND_NONSTRICT) lines.push([`opaque call of ${gm.region[i] >= 0 ? this.app.regionFunction(this.run, gm.regionIds[gm.region[i]]) : "a non-strict function"}: its body is traced at the ATen level`, "nsv-tip-region"]);
       else if (gm.region[i] >= 0) lines.push([`inlined from non-strict region ${gm.regionIds[gm.region[i]]} (${this.app.regionFunction(this.run, gm.regionIds[gm.region[i]])})`, "nsv-tip-region"]);
       if (nd.baseline_graph) lines.push([`baseline graph: ${nd.baseline_graph}`]);
+      if (nd.band) lines.splice(0, lines.length, ...bandTip(nd.band));
       const f = this.app.index.frame(nd.stack);
       if (f) lines.push([`${where(f.file, f.line)} in ${f.function}${f.code ? "  —  " + f.code : ""}`, "nsv-mono"]);
       for (const [t, cls] of lines) this.tip.appendChild(h("div", { class: cls || null }, t));

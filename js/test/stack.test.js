@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+import { buildGraphModel } from "../src/contract/graphmodel.js";
+import { ReportIndex } from "../src/contract/decode.js";
+import { breakBetween, fixStackTree, stackGraph, widenBands } from "../src/contract/stack.js";
+import { buildGroupTree, initialExpansion } from "../src/layout/groups.js";
+import { computeView } from "../src/layout/view.js";
+
+const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/module_block_break.report.json", import.meta.url), "utf8"));
+
+test("the baseline's fragments stack in order, a band between two, each band above its next fragment", () => {
+  const index = new ReportIndex(fixture);
+  const g = stackGraph(index, "baseline", "stack:dynamo", (bi) => `break ${bi}`);
+  const frags = index.graphs("baseline").filter((x) => x.level === "dynamo");
+  assert.deepEqual(g.stacked.fragments.map((f) => f.graph), frags.map((x) => x.id));
+  assert.equal(g.stacked.bands.length, frags.length - 1);
+  // every band is the one recorded break (graph_before/after, its split compiles, or resumed after it)
+  assert.deepEqual(g.stacked.bands.map((b) => b.breakIndex), [0, 0, 0, 0]);
+  assert.equal(g.nodes.length, frags.reduce((s, x) => s + x.nodes.length, 0) + frags.length - 1);
+  const gm = buildGraphModel(g);
+  const tree = buildGroupTree(gm);
+  fixStackTree(gm, tree);
+  // the top level: fragment, band, fragment, ... and nothing else
+  const top = tree.groups[0].items;
+  assert.equal(top.length, 2 * frags.length - 1);
+  top.forEach((it, k) => assert.equal(it >= 0, k % 2 === 1, `item ${k}`));
+  assert.equal(tree.groups[-top[0] - 1].label, `${frags[0].id} · ${frags[0].function}`);
+  const view = computeView(gm, tree, initialExpansion(tree));
+  widenBands(view, gm);
+  const y = (item) => view.boxes[view.boxOf.get(item)].y;
+  const ys = top.map((it) => y(it >= 0 ? it : gm.n - it - 1));
+  assert.deepEqual([...ys].sort((a, b) => a - b), ys, "stacked top to bottom in execution order");
+  const band = view.boxes[view.boxOf.get(top[1])];
+  assert.equal(band.x, 0);
+  assert.equal(band.w, view.width);
+});
+
+test("a run with one graph at a level has nothing to stack; a boundary no break names says so", () => {
+  const index = new ReportIndex(fixture);
+  assert.equal(stackGraph(index, "nonstrict", "stack:dynamo", () => ""), null);
+  assert.equal(stackGraph(index, "baseline", "0/0:dynamo", () => ""), null);
+  const a = { id: "7/0:dynamo", level: "dynamo", frame_id: 7, compile_id: 0, function: "f", nodes: [] };
+  const b = { id: "8/0:dynamo", level: "dynamo", frame_id: 8, compile_id: 0, function: "g", nodes: [] };
+  assert.equal(breakBetween(index, "baseline", a, b, 0), -1, "not a resume function: no break is guessed");
+});
