@@ -43,6 +43,13 @@ def _zoom(pane: int, delta: float) -> str:
             " clientY: r.top + r.height / 3, bubbles: true, cancelable: true})); return true; })()")
 
 
+def _until(js: str, timeout_ms: int = 20000) -> dict:
+    """Wait until `js` is truthy, polled in the page (the page's CSP forbids wait_for_function's eval)."""
+    return {"do": "eval", "js": f"""new Promise((ok, bad) => {{ const t0 = performance.now(); const f = () => {{
+      if ({js}) ok(true); else if (performance.now() - t0 > {timeout_ms}) bad(new Error("timed out: " + {json.dumps(js)}));
+      else setTimeout(f, 25); }}; f(); }})"""}
+
+
 def _drag(page_xy: tuple[float, float], dx: float, dy: float) -> dict:
     x, y = page_xy
     return {"do": "mouse", "moves": [["move", x, y], ["down"], ["move", x + dx / 2, y + dy / 2], ["move", x + dx, y + dy], ["up"]]}
@@ -95,12 +102,12 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
         {"do": "screenshot", "path": str(artifacts / "diff-side-by-side.png")},
         {"do": "eval", "js": CAMS},                                                # 6
         {"do": "eval", "js": _zoom(0, -240)},
-        {"do": "wait_for", "js": f"{HOOK}.panes()[0].camera.k !== {HOOK}.panes()[1].camera.k || true"},
+        {"do": "wait", "ms": 50},
         {"do": "eval", "js": CAMS},                                                # 9
         # the Dynamo level in one pane: both panes go there; the stack stays
         {"do": "eval", "js": "(() => { const s = document.querySelector('.nsv-pane[data-side=left] select[aria-label=level]');"
                              " s.value = 'dynamo'; s.dispatchEvent(new Event('change')); return true; })()"},
-        {"do": "wait_for", "js": f"{HOOK}.ready() && {HOOK}.panes().every(p => p.stats.nodes && p.graph.includes('dynamo'))"},
+        _until(f"{HOOK}.ready() && {HOOK}.panes().every(p => p.stats.nodes && p.graph.includes('dynamo'))"),
         {"do": "eval", "js": f"{HOOK}.panes()"},                                   # 12
         {"do": "eval", "js": "document.querySelector('[data-testid=diff-legend]') && document.querySelector('[data-testid=diff-legend]').textContent"},
         {"do": "screenshot", "path": str(artifacts / "diff-side-by-side-dynamo.png")},
