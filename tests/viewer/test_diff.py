@@ -111,6 +111,9 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
         {"do": "eval", "js": f"{HOOK}.panes()"},                                   # 12
         {"do": "eval", "js": "document.querySelector('[data-testid=diff-legend]') && document.querySelector('[data-testid=diff-legend]').textContent"},
         {"do": "screenshot", "path": str(artifacts / "diff-side-by-side-dynamo.png")},
+        # select an op: the other pane brings the same op (same target, same line) to its height
+        {"do": "click_node", "pane": 0, "name": "4/0:dynamo·relu"},                # 15
+        {"do": "eval", "js": f"[{HOOK}.screenPoint(0, '4/0:dynamo·relu'), {HOOK}.screenPoint(1, 'relu')]"},
     ]})
     assert out["errors"] == [] and out["requests"] == []
     res = out["results"]
@@ -157,6 +160,9 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
     assert right_only and right_only == _one_side_only(report, ("nonstrict", ns), ("baseline", base))
     assert left_only and left_only == _one_side_only(report, ("baseline", base), ("nonstrict", ns))
     assert "this side only" in (res[13] or ""), "the legend says what the mark means"
+    assert res[15] is not None
+    here, there = res[16]
+    assert there["inside"] and abs(here["y"] - there["y"]) < 2, "linked panes align the selected op's counterpart"
 
     # drag the right pane: the left follows; unlink: it does not; the choice stays in the store
     out = drive({"page": str(page), "viewport": [1500, 950], "steps": [

@@ -18,7 +18,7 @@ import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
-import { afterShow, attachStacks, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
+import { afterShow, alignOn, attachStacks, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
 import { fixStackTree, SEP } from "../contract/stack.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
@@ -464,7 +464,9 @@ export class App {
       if (p === pane || !p.entry) continue;
       p.highlightNode(-1);
       // the same op from the same source line in the other graph (baseline <-> nonstrict)
-      p.setLinked(correspondingNodes(entry.gm, i, p.entry.gm, (g, j) => sourceKey(this.index, g, j)));
+      const same = correspondingNodes(entry.gm, i, p.entry.gm, (g, j) => sourceKey(this.index, g, j));
+      p.setLinked(same);
+      alignOn(this, pane, i, p, same); // linked panes: the same op at the same height
     }
     this.tabBodies.node.appendChild(renderDetails({
       gm: entry.gm, i, run: sn.run, graphId: sn.graph, index: this.index,

@@ -160,6 +160,22 @@ export function follow(app, p, before) {
   }
 }
 
+/**
+ * Linked panes, a node i selected in pane `from`: bring the first of its counterparts `list` in
+ * pane `to` to the same height on screen (same scale; horizontally centred if it would be out).
+ */
+export function alignOn(app, from, i, to, list) {
+  if (app.mode !== "side_by_side" || !linked(app) || !from || !list.length || !from.view || !to.view) return;
+  const box = (p, j) => { const bi = p.view.boxOf.get(p.view.itemOf[j]); return bi === undefined ? null : p.view.boxes[bi]; };
+  const fb = box(from, i), tb = box(to, list[0]);
+  if (!fb || !tb) return;
+  const [fx, fy] = from.gc.worldToScreen(fb.x + fb.w / 2, fb.y + fb.h / 2);
+  const k = to.gc.cam.k;
+  let x = fx;
+  if (x - (tb.w * k) / 2 < M || x + (tb.w * k) / 2 > to.gc.W - M) x = to.gc.W / 2;
+  to.gc.setCamera(k, x - (tb.x + tb.w / 2) * k, fy - (tb.y + tb.h / 2) * k);
+}
+
 /** A click on a band selects its break; true when node i of the graph is a band. */
 export function selectBand(app, run, graphId, i) {
   const entry = app.cache.get(`${run}\u0000${graphId}`);
