@@ -11,7 +11,7 @@ const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/module_blo
 
 test("the baseline's fragments stack in order, a band between two, each band above its next fragment", () => {
   const index = new ReportIndex(fixture);
-  const g = stackGraph(index, "baseline", "stack:dynamo", (bi) => `break ${bi}`);
+  const g = stackGraph(index, "baseline", "stack:dynamo", (bi) => [`break ${bi}`, "here"]);
   const frags = index.graphs("baseline").filter((x) => x.level === "dynamo");
   assert.deepEqual(g.stacked.fragments.map((f) => f.graph), frags.map((x) => x.id));
   assert.equal(g.stacked.bands.length, frags.length - 1);
@@ -38,9 +38,17 @@ test("the baseline's fragments stack in order, a band between two, each band abo
 
 test("a run with one graph at a level has nothing to stack; a boundary no break names says so", () => {
   const index = new ReportIndex(fixture);
-  assert.equal(stackGraph(index, "nonstrict", "stack:dynamo", () => ""), null);
-  assert.equal(stackGraph(index, "baseline", "0/0:dynamo", () => ""), null);
+  assert.equal(stackGraph(index, "nonstrict", "stack:dynamo", () => ["", ""]), null);
+  assert.equal(stackGraph(index, "baseline", "0/0:dynamo", () => ["", ""]), null);
   const a = { id: "7/0:dynamo", level: "dynamo", frame_id: 7, compile_id: 0, function: "f", nodes: [] };
   const b = { id: "8/0:dynamo", level: "dynamo", frame_id: 8, compile_id: 0, function: "g", nodes: [] };
   assert.equal(breakBetween(index, "baseline", a, b, 0), -1, "not a resume function: no break is guessed");
+});
+
+test("backward graphs are not stacked (they run in the reverse order, no break stands between them)", () => {
+  const training = JSON.parse(readFileSync(new URL("../../tests/fixtures/training_step.report.json", import.meta.url), "utf8"));
+  const index = new ReportIndex(training);
+  assert.ok(index.graphs("baseline").filter((g) => g.level === "aten_backward").length > 1);
+  assert.equal(stackGraph(index, "baseline", "stack:aten_backward", () => ["", ""]), null);
+  assert.ok(stackGraph(index, "baseline", "stack:aten_forward", () => ["", ""]));
 });

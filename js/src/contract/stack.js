@@ -20,9 +20,15 @@ export function fragmentsOf(index, run, level) {
   return index.graphs(run).filter((g) => g.level === level && g.nodes && g.nodes.length);
 }
 
+/**
+ * Levels whose graphs run in compile order: Dynamo and the ATen forward (or inference) graphs.
+ * Backward graphs run in the reverse order, and between them no break stands: never stacked.
+ */
+export const STACK_LEVELS = new Set(["dynamo", "aten_forward", "aten_inference"]);
+
 /** Whether `run` at `level` has several graphs to stack. */
 export function canStack(index, run, level) {
-  return fragmentsOf(index, run, level).length > 1;
+  return STACK_LEVELS.has(level) && fragmentsOf(index, run, level).length > 1;
 }
 
 const compileKey = (g) => `${g.frame_id}/${g.compile_id}`;
@@ -58,13 +64,13 @@ export function breakBetween(index, run, a, b, prev = -1) {
 
 /**
  * The stacked graph `stack:<level>` of a run, or null when the run has fewer than two graphs
- * there. `bandText(breakIndex)` words a band (the caller formats locations).
+ * there. `bandLines(breakIndex)` words a band, [what, where] (the caller formats locations).
  */
-export function stackGraph(index, run, id, bandText) {
+export function stackGraph(index, run, id, bandLines) {
   if (!isStackId(id)) return null;
   const level = id.slice(STACK_PREFIX.length);
+  if (!canStack(index, run, level)) return null;
   const frags = fragmentsOf(index, run, level);
-  if (frags.length < 2) return null;
   const nodes = [];
   const fragments = [], bands = [];
   let prev = -1, ops = 0;
@@ -75,9 +81,10 @@ export function stackGraph(index, run, id, bandText) {
       const bi = breakBetween(index, run, frags[k - 1], g, prev);
       prev = bi;
       const name = `graph break ${k}`;
+      const lines = bandLines(bi, frags[k - 1], g);
       const last = frags[k - 1].nodes[frags[k - 1].nodes.length - 1];
       nodes.push({ name, op: "call_function", target: "graph break", inputs: [`${frags[k - 1].id}${SEP}${last.name}`],
-        region: null, stack: null, module: null, band: { k, breakIndex: bi, text: bandText(bi, frags[k - 1], g) } });
+        region: null, stack: null, module: null, band: { k, breakIndex: bi, lines, text: lines.join(" · ") } });
       bands.push({ name, breakIndex: bi });
     }
     const start = nodes.length;

@@ -457,9 +457,12 @@ function drawBand(ctx, th, band, b, detail, px) {
   ctx.restore();
   if (!detail) return;
   ctx.textBaseline = "middle";
-  ctx.font = `600 11.5px ${th.font}`;
+  ctx.font = `600 11px ${th.font}`;
   ctx.fillStyle = known ? (th.dark ? "#fca5a5" : "#b91c1c") : th.muted;
-  ctx.fillText(fitText(`✂ ${band.text}`, b.w - 20), b.x + 10, b.y + b.h / 2);
+  const [what, where] = band.lines || [band.text, ""];
+  ctx.fillText(fitText(`✂ ${what}`, b.w - 20), b.x + 10, b.y + 11);
+  ctx.font = `10px ${th.mono}`;
+  ctx.fillText(fitText(where, b.w - 20), b.x + 10, b.y + 24);
 }
 
 function tracePath(ctx, p, straight) {

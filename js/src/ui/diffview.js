@@ -17,16 +17,18 @@ export const ONLY_COLOR = "#c026d3";
 
 /** Let the index derive `stack:<level>` graphs of a run (on first use). */
 export function attachStacks(index) {
-  index.derive = (run, id) => stackGraph(index, run, id, (bi) => bandText(index, run, bi));
+  index.derive = (run, id) => stackGraph(index, run, id, (bi) => bandLines(index, run, bi));
 }
 
-function bandText(index, run, bi) {
+/** A band's words: [what, where] (drawn as two lines; joined for its tooltip and search). */
+export function bandLines(index, run, bi) {
   const b = bi >= 0 ? ((index.run(run) || {}).breaks || [])[bi] : null;
-  if (!b) return "next frame · no recorded graph break names these two graphs";
+  if (!b) return ["next frame", "no recorded graph break names these two graphs"];
   const loc = b.location || {};
   const reason = String(b.reason || "graph break").split("\n")[0];
-  return `graph break${b.gb_id ? " " + b.gb_id : ""} · ${where(loc.file, loc.line)}${loc.function ? " in " + loc.function : ""} · ${reason}`;
+  return [`graph break${b.gb_id ? " " + b.gb_id : ""} · ${reason}`, `${where(loc.file, loc.line)}${loc.function ? " in " + loc.function : ""}`];
 }
+
 
 /** The graph a side-by-side pane of `run` shows for `graph`: the stack when the run has several there. */
 export function sideGraph(index, run, graph) {
@@ -162,7 +164,7 @@ export function follow(app, p, before) {
 
 /**
  * Linked panes, a node i selected in pane `from`: bring the first of its counterparts `list` in
- * pane `to` to the same height on screen (same scale; horizontally centred if it would be out).
+ * pane `to` to the same height on screen, at the same scale (horizontally centred if it would be out).
  */
 export function alignOn(app, from, i, to, list) {
   if (app.mode !== "side_by_side" || !linked(app) || !from || !list.length || !from.view || !to.view) return;
@@ -170,7 +172,7 @@ export function alignOn(app, from, i, to, list) {
   const fb = box(from, i), tb = box(to, list[0]);
   if (!fb || !tb) return;
   const [fx, fy] = from.gc.worldToScreen(fb.x + fb.w / 2, fb.y + fb.h / 2);
-  const k = to.gc.cam.k;
+  const k = from.gc.cam.k;
   let x = fx;
   if (x - (tb.w * k) / 2 < M || x + (tb.w * k) / 2 > to.gc.W - M) x = to.gc.W / 2;
   to.gc.setCamera(k, x - (tb.x + tb.w / 2) * k, fy - (tb.y + tb.h / 2) * k);
@@ -195,14 +197,14 @@ export function showBreakInStack(app, sb) {
     const i = gm.nodes.findIndex((nd) => nd.band && nd.band.breakIndex === sb.index);
     if (i < 0) continue;
     shown = true;
-    if (p.selected !== i) p.highlightNode(i, false);
+    if (p.selected !== i) p.highlightNode(i, true);
   }
   return shown;
 }
 
 /** Tooltip lines of a band: [text, class]. */
 export function bandTip(band) {
-  return [[band.breakIndex >= 0 ? "graph break" : "next frame", "nsv-tip-title"], [band.text],
+  return [[band.lines[0], "nsv-tip-title"], [band.lines[1], "nsv-mono"],
     [band.breakIndex >= 0 ? "click: select this break (Breaks tab)" : "Dynamo compiled the next graph in another frame", "nsv-muted"]];
 }
 
