@@ -294,7 +294,8 @@ export class App {
     await this.build();
   }
 
-  panesFor(run, graph, mode) {
+  /** The panes of a mode for (run, graph); `exact`: that graph itself, never its run's stacked fragments. */
+  panesFor(run, graph, mode, exact = false) {
     if (mode === "merged") {
       const ns = this.index.graph("nonstrict", graph) ? graph : this.index.defaultView().graph;
       return [{ run: this.index.run("nonstrict") ? "nonstrict" : run, graph: this.index.run("nonstrict") ? ns : graph }];
@@ -303,7 +304,8 @@ export class App {
     const other = run === "baseline" ? (this.index.run("nonstrict") ? "nonstrict" : "baseline") : "baseline";
     const og = this.index.counterpart(run, realGraph(this.index, run, graph), other) || graph;
     // the baseline as written: all its fragments stacked, against the one nonstrict graph
-    const left = run === "baseline" ? { run, graph: sideGraph(this.index, run, graph) } : { run: other, graph: sideGraph(this.index, other, og) };
+    const stacked = (r, g) => (exact && r === run ? g : sideGraph(this.index, r, g));
+    const left = run === "baseline" ? { run, graph: stacked(run, graph) } : { run: other, graph: stacked(other, og) };
     const right = run === "baseline" ? { run: other, graph: og } : { run, graph };
     return [left, right];
   }
@@ -434,7 +436,8 @@ export class App {
     if (changed.has("selectedBreak")) this.applySelectedBreak(origin);
     if (changed.has("view") && origin === "model") {
       const v = this.store.get("view") || {};
-      if (v.run && v.graph && this.index.graph(v.run, v.graph)) await this.showGraphs(this.panesFor(v.run, v.graph, v.mode || "single"), v.mode || "single");
+      // a view set from Python shows the graph it names (not its run's stacked fragments)
+      if (v.run && v.graph && this.index.graph(v.run, v.graph)) await this.showGraphs(this.panesFor(v.run, v.graph, v.mode || "single", true), v.mode || "single");
     }
   }
 
