@@ -52,3 +52,16 @@ test("backward graphs are not stacked (they run in the reverse order, no break s
   assert.equal(stackGraph(index, "baseline", "stack:aten_backward", () => ["", ""]), null);
   assert.ok(stackGraph(index, "baseline", "stack:aten_forward", () => ["", ""]));
 });
+
+test("a band with no break: a recompile says so with its reason, else 'next frame'", async () => {
+  const { bandLines } = await import("../src/ui/diffview.js");
+  const g = (id, frame, compile) => ({ id, level: "dynamo", frame_id: frame, compile_id: compile, function: "f", nodes: [{ name: "x", op: "placeholder", inputs: [] }, { name: "output", op: "output", inputs: ["x"] }] });
+  const r = { runs: { baseline: { graphs: [g("0/0:dynamo", 0, 0), g("0/1:dynamo", 0, 1), g("2/0:dynamo", 2, 0)], breaks: [],
+    compiles: [{ frame_id: 0, compile_id: 1, function: "f", recompile_reason: "size mismatch at index 0. expected 2, actual 3\nmore" }] } } };
+  const index = new ReportIndex(r);
+  const s = stackGraph(index, "baseline", "stack:dynamo", (bi, a, b) => bandLines(index, "baseline", bi, b));
+  assert.deepEqual(s.nodes.filter((n) => n.band).map((n) => n.band.lines), [
+    ["recompile of f (no graph break)", "size mismatch at index 0. expected 2, actual 3"],
+    ["next frame", "no recorded graph break names these two graphs"],
+  ]);
+});

@@ -26,9 +26,14 @@ export function fragmentsOf(index, run, level) {
  */
 export const STACK_LEVELS = new Set(["dynamo", "aten_forward", "aten_inference"]);
 
+/** More fragments than this are not stacked (the top level would be split into chunks). */
+export const MAX_FRAGMENTS = 400;
+
 /** Whether `run` at `level` has several graphs to stack. */
 export function canStack(index, run, level) {
-  return STACK_LEVELS.has(level) && fragmentsOf(index, run, level).length > 1;
+  if (!STACK_LEVELS.has(level)) return false;
+  const k = fragmentsOf(index, run, level).length;
+  return k > 1 && k <= MAX_FRAGMENTS;
 }
 
 const compileKey = (g) => `${g.frame_id}/${g.compile_id}`;

@@ -17,13 +17,20 @@ export const ONLY_COLOR = "#c026d3";
 
 /** Let the index derive `stack:<level>` graphs of a run (on first use). */
 export function attachStacks(index) {
-  index.derive = (run, id) => stackGraph(index, run, id, (bi) => bandLines(index, run, bi));
+  index.derive = (run, id) => stackGraph(index, run, id, (bi, a, b) => bandLines(index, run, bi, b));
 }
 
-/** A band's words: [what, where] (drawn as two lines; joined for its tooltip and search). */
-export function bandLines(index, run, bi) {
+/**
+ * A band's words: [what, where] (drawn as two lines; joined for its tooltip). Without a break:
+ * the next graph's compile says why it exists (a recompile and its reason), else "next frame".
+ */
+export function bandLines(index, run, bi, next) {
   const b = bi >= 0 ? ((index.run(run) || {}).breaks || [])[bi] : null;
-  if (!b) return ["next frame", "no recorded graph break names these two graphs"];
+  if (!b) {
+    const c = next && ((index.run(run) || {}).compiles || []).find((x) => x.frame_id === next.frame_id && x.compile_id === next.compile_id);
+    if (c && c.recompile_reason) return [`recompile of ${c.function || "the frame"} (no graph break)`, String(c.recompile_reason).split("\n")[0]];
+    return ["next frame", "no recorded graph break names these two graphs"];
+  }
   const loc = b.location || {};
   const reason = String(b.reason || "graph break").split("\n")[0];
   return [`graph break${b.gb_id ? " " + b.gb_id : ""} · ${reason}`, `${where(loc.file, loc.line)}${loc.function ? " in " + loc.function : ""}`];
