@@ -180,10 +180,13 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
         {"do": "eval", "js": f"[{HOOK}.state().linkPanes, document.querySelector('button[data-testid=link-panes]').getAttribute('aria-pressed')]"},
         _drag((cx, cy), -50, 30),
         {"do": "eval", "js": CAMS},                                                # 8
+        # the toolbar's fit puts both panes back as on entry
+        {"do": "click", "selector": "button[title='fit to view (0)']"},
+        {"do": "eval", "js": f"[{FITTED}, {CAMS}]"},                                # 10
         # a band is a break: clicking it selects that break and keeps the diff on screen
         {"do": "click_node", "pane": 0, "name": first["name"]},
         {"do": "ready"},
-        {"do": "eval", "js": f"[{HOOK}.state().selectedBreak, {HOOK}.mode(), {HOOK}.panes()[0].stack !== null]"},
+        {"do": "eval", "js": f"[{HOOK}.state().selectedBreak, {HOOK}.mode(), {HOOK}.panes()[0].stack !== null]"},  # 13
         # a node of a fragment is named by its own graph (what `w.selected_node` gives Python)
         {"do": "click_node", "pane": 0, "name": "1/0_1:aten_forward·addmm"},
         {"do": "eval", "js": f"[{HOOK}.state().selectedNode, {HOOK}.panes()[1].nodes.filter(n => n.linked).map(n => n.name)]"},
@@ -195,8 +198,10 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
     assert res[6] == [False, "false"]
     a2, b2 = res[8]
     assert b2["tx"] != b1["tx"] and a2 == a1, "unlinked: the left pane stays"
-    assert res[11] == [{"run": "baseline", "index": 0}, "side_by_side", True]
-    selected, linked = res[13]
+    fitted, (a3, b3) = res[10]
+    assert fitted == [True, True] and (a3, b3) == (a0, b0), "fit: both panes as on entry"
+    assert res[13] == [{"run": "baseline", "index": 0}, "side_by_side", True]
+    selected, linked = res[15]
     assert selected == {"run": "baseline", "graph": "1/0_1:aten_forward", "node": "addmm", "in": "stack:aten_forward"}
     assert "addmm" in linked, "the same op from the same line is outlined in the other pane"
 

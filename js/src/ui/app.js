@@ -18,7 +18,7 @@ import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
-import { afterShow, alignOn, attachStacks, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
+import { afterShow, alignOn, attachStacks, fitDiff, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
 import { fixStackTree, SEP } from "../contract/stack.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
@@ -241,7 +241,7 @@ export class App {
         tool("⊞", "expand all groups", () => this.eachPane((p) => p.setExpansion("all"))),
         tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
-        tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
+        tool("⤢", "fit to view (0)", () => (this.mode === "side_by_side" ? fitDiff(this) : this.eachPane((p) => p.gc.fit()))),
         tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         tool("?", "keyboard and mouse help (?)", () => this.toggleHelp()),
         linkToggle(this),

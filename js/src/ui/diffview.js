@@ -88,6 +88,12 @@ export function afterShow(app) {
   fitPanes(app.panes.map((p) => p.gc));
 }
 
+/** The toolbar's fit in Side by side: both panes as on entry. */
+export function fitDiff(app) {
+  const gcs = app.panes.filter((p) => p.view && p.gc.scene).map((p) => p.gc);
+  if (gcs.length) fitPanes(gcs);
+}
+
 /** Below this scale the canvas draws no labels (render/canvas.js `detail`). */
 const READABLE = 0.42;
 const M = 24;
