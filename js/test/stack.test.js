@@ -9,14 +9,18 @@ import { computeView } from "../src/layout/view.js";
 
 const fixture = JSON.parse(readFileSync(new URL("../../tests/fixtures/module_block_break.report.json", import.meta.url), "utf8"));
 
-test("the baseline's fragments stack in order, a band between two, each band above its next fragment", () => {
+test("the baseline's fragments stack in order, a band between two, each band above its next fragment", async () => {
   const index = new ReportIndex(fixture);
-  const g = stackGraph(index, "baseline", "stack:dynamo", (bi) => [`break ${bi}`, "here"]);
+  const { bandLines } = await import("../src/ui/diffview.js");
+  const g = stackGraph(index, "baseline", "stack:dynamo", (bi, a, b) => bandLines(index, "baseline", bi, b));
   const frags = index.graphs("baseline").filter((x) => x.level === "dynamo");
   assert.deepEqual(g.stacked.fragments.map((f) => f.graph), frags.map((x) => x.id));
   assert.equal(g.stacked.bands.length, frags.length - 1);
-  // every band is the one recorded break (graph_before/after, its split compiles, or resumed after it)
-  assert.deepEqual(g.stacked.bands.map((b) => b.breakIndex), [0, 0, 0, 0]);
+  // the one recorded break (by graph_before/after, a's split compile, or resumed after it), and
+  // the second Block's forward: a recompile (requires_grad changed), no break of its own
+  assert.deepEqual(g.stacked.bands.map((b) => b.breakIndex), [0, 0, -1, 0]);
+  const third = g.nodes.find((n) => n.band && n.band.k === 3).band.lines;
+  assert.deepEqual(third, ["recompile of forward (no graph break)", "1/0: tensor 'x' requires_grad mismatch. expected requires_grad=0"]);
   assert.equal(g.nodes.length, frags.reduce((s, x) => s + x.nodes.length, 0) + frags.length - 1);
   const gm = buildGraphModel(g);
   const tree = buildGroupTree(gm);
@@ -36,7 +40,7 @@ test("the baseline's fragments stack in order, a band between two, each band abo
   assert.equal(band.w, view.width);
 });
 
-test("a run with one graph at a level has nothing to stack; a boundary no break names says so", () => {
+test("a run with one graph at a level has nothing to stack; no break is guessed for a new frame", () => {
   const index = new ReportIndex(fixture);
   assert.equal(stackGraph(index, "nonstrict", "stack:dynamo", () => ["", ""]), null);
   assert.equal(stackGraph(index, "baseline", "0/0:dynamo", () => ["", ""]), null);
@@ -50,7 +54,9 @@ test("backward graphs are not stacked (they run in the reverse order, no break s
   const index = new ReportIndex(training);
   assert.ok(index.graphs("baseline").filter((g) => g.level === "aten_backward").length > 1);
   assert.equal(stackGraph(index, "baseline", "stack:aten_backward", () => ["", ""]), null);
-  assert.ok(stackGraph(index, "baseline", "stack:aten_forward", () => ["", ""]));
+  const s = stackGraph(index, "baseline", "stack:aten_forward", () => ["", ""]);
+  // the step resumes after the forward's break; the backward() break ends the last graph, not before it
+  assert.deepEqual(s.stacked.bands.map((b) => b.breakIndex), [0, 0, 0]);
 });
 
 test("a band with no break: a recompile says so with its reason, else 'next frame'", async () => {

@@ -48,20 +48,21 @@ function dynamoIdOf(index, run, g) {
 
 /**
  * Index (in the run's breaks) of the break between fragments a and b, or -1: the break that
- * names both graphs, else one of them, else one whose split compiles include a's or b's
- * compile, else (b resumes after a break) the break of the band before.
+ * names both graphs, else the one b follows, else the one that ended a (by name, else a's
+ * compile among those it split), else (b is a resume function) the break of the band before.
+ * A break of b's own compile ends b: it never stands before b.
  */
 export function breakBetween(index, run, a, b, prev = -1) {
   const breaks = (index.run(run) || {}).breaks || [];
   const da = dynamoIdOf(index, run, a), db = dynamoIdOf(index, run, b);
   const find = (pred) => breaks.findIndex(pred);
   let k = find((x) => da && db && x.graph_before === da && x.graph_after === db);
-  if (k < 0) k = find((x) => (da && x.graph_before === da) || (db && x.graph_after === db));
+  if (k < 0) k = find((x) => db && x.graph_after === db);
+  if (k < 0) k = find((x) => da && x.graph_before === da);
   if (k < 0) {
-    const ka = compileKey(a), kb = compileKey(b);
+    const ka = compileKey(a);
     const ids = (x) => [...(x.compile_ids || []), ...(x.splits || []).map((s) => s && s.compile_id)];
     k = find((x) => ids(x).includes(ka));
-    if (k < 0) k = find((x) => ids(x).includes(kb));
   }
   if (k < 0 && prev >= 0 && /resume_in/.test(String(b.function || ""))) k = prev;
   return k;
