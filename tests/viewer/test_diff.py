@@ -190,6 +190,10 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
         # a node of a fragment is named by its own graph (what `w.selected_node` gives Python)
         {"do": "click_node", "pane": 0, "name": "1/0_1:aten_forward·addmm"},
         {"do": "eval", "js": f"[{HOOK}.state().selectedNode, {HOOK}.panes()[1].nodes.filter(n => n.linked).map(n => n.name)]"},
+        # an op of the marked function's body: its counterparts were inlined from that function
+        {"do": "click", "selector": "button[title='expand all groups']"},
+        {"do": "click_node", "pane": 0, "name": "3/0:aten_forward·pow_1"},
+        {"do": "eval", "js": f"{HOOK}.panes()[1].nodes.filter(n => n.linked).map(n => n.name)"},  # 18
     ]})
     assert out["errors"] == []
     res = out["results"]
@@ -204,6 +208,7 @@ def test_side_by_side_stacks_fragments_fits_links_and_marks(report, write_page, 
     selected, linked = res[15]
     assert selected == {"run": "baseline", "graph": "1/0_1:aten_forward", "node": "addmm", "in": "stack:aten_forward"}
     assert "addmm" in linked, "the same op from the same line is outlined in the other pane"
+    assert sorted(res[18]) == ["pow_1", "pow_2", "pow_3"], "one-side-only and the outline use one rule"
 
 
 @pytest.mark.parametrize("viewport", [[670, 760], [1100, 800]])

@@ -18,7 +18,7 @@ import { markSelectedBreak, renderBreaks } from "./breaks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
-import { afterShow, alignOn, attachStacks, fitDiff, linkToggle, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph, sourceKey } from "./diffview.js";
+import { afterShow, alignOn, attachStacks, fitDiff, linkToggle, nodeKeys, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph } from "./diffview.js";
 import { fixStackTree, SEP } from "../contract/stack.js";
 import { makeDebugHook } from "./debug.js";
 import { renderLegend } from "./legend.js";
@@ -28,16 +28,17 @@ import { renderFindings, renderRankPicker, reportForRank } from "./ranks.js";
 
 /**
  * Nodes of graph `other` with the same target and user stack as node i of `gm`; `key(gm, i)`
- * says what "same stack" compares (default: the stack index; the app: the innermost source line).
+ * says what "same stack" compares: a value or a list, any shared one matches (default: the stack
+ * index; the app: the source lines of ui/diffview.js nodeKeys).
  */
 export function correspondingNodes(gm, i, other, key = (g, j) => g.nodes[j].stack) {
   const nd = gm.nodes[i];
-  const ki = key(gm, i);
-  if (ki == null) return [];
+  const want = new Set([].concat(key(gm, i) ?? []));
+  if (!want.size) return [];
   const out = [];
   for (let j = 0; j < other.n; j++) {
     const o = other.nodes[j];
-    if (o.target === nd.target && key(other, j) === ki) out.push(j);
+    if (o.target === nd.target && [].concat(key(other, j) ?? []).some((k) => want.has(k))) out.push(j);
   }
   return out.length <= 50 ? out : [];
 }
@@ -467,7 +468,7 @@ export class App {
       if (p === pane || !p.entry) continue;
       p.highlightNode(-1);
       // the same op from the same source line in the other graph (baseline <-> nonstrict)
-      const same = correspondingNodes(entry.gm, i, p.entry.gm, (g, j) => sourceKey(this.index, g, j));
+      const same = correspondingNodes(entry.gm, i, p.entry.gm, (g, j) => nodeKeys(this, g === entry.gm ? sn.run : p.run, g, j));
       p.setLinked(same);
       alignOn(this, pane, i, p, same); // linked panes: the same op at the same height
     }
