@@ -136,7 +136,14 @@ export class ReportIndex {
   }
 
   graph(run, id) {
-    return this._graphs.get(`${run}\u0000${id}`) || null;
+    const key = `${run}\u0000${id}`;
+    let g = this._graphs.get(key);
+    if (!g && this.derive) {
+      // a graph the viewer derives from the Report's (a run's fragments stacked): made once, on first use
+      g = this.derive(run, id);
+      if (g) this._graphs.set(key, g);
+    }
+    return g || null;
   }
 
   graphs(run) {

@@ -11,7 +11,8 @@
  * @param {import("../render/canvas.js").GraphCanvas} gc
  * @param {{onClick(idx:number, ev:MouseEvent):void, onDblClick(idx:number):void,
  *   onHover(idx:number, ev:MouseEvent|null):void, onKey?(ev:KeyboardEvent):boolean,
- *   wheelFree?():boolean, onWheelPassed?(ev:WheelEvent):void}} h
+ *   wheelFree?():boolean, onWheelPassed?(ev:WheelEvent):void,
+ *   onCamera?(before:{k:number, tx:number, ty:number}):void}} h  onCamera: after the user moved the camera
  * @returns {() => void} cleanup
  */
 export function attachPanZoom(gc, h) {
@@ -37,7 +38,9 @@ export function attachPanZoom(gc, h) {
       const dx = x - drag.x, dy = y - drag.y;
       if (!drag.moved && Math.abs(x - drag.sx) + Math.abs(y - drag.sy) > 4) drag.moved = true;
       if (drag.moved) {
+        const before = { ...gc.cam };
         gc.panBy(dx, dy);
+        if (h.onCamera) h.onCamera(before);
         c.classList.add("nsv-grabbing");
         if (hoverIdx !== -1) { hoverIdx = -1; h.onHover(-1, null); }
       }
@@ -65,8 +68,10 @@ export function attachPanZoom(gc, h) {
   const dbl = (ev) => {
     const [x, y] = local(ev);
     const idx = gc.hitTest(x, y);
+    const before = { ...gc.cam };
     if (idx >= 0) h.onDblClick(idx);
     else gc.zoomAt(1.6, x, y);
+    if (h.onCamera) h.onCamera(before);
   };
   const wheel = (ev) => {
     if (!(ev.ctrlKey || ev.metaKey) && !active && !(h.wheelFree && h.wheelFree())) {
@@ -76,9 +81,11 @@ export function attachPanZoom(gc, h) {
     ev.preventDefault();
     const [x, y] = local(ev);
     const scale = ev.deltaMode === 1 ? 16 : ev.deltaMode === 2 ? 400 : 1;
+    const before = { ...gc.cam };
     if (ev.ctrlKey || ev.metaKey) gc.zoomAt(Math.exp(-ev.deltaY * scale * 0.0025), x, y);
     else if (ev.shiftKey && !ev.deltaX) gc.panBy(-ev.deltaY * scale, 0);
     else gc.panBy(-ev.deltaX * scale, -ev.deltaY * scale);
+    if (h.onCamera) h.onCamera(before);
   };
   const key = (ev) => {
     if (ev.key === "Escape") active = false;
@@ -92,7 +99,12 @@ export function attachPanZoom(gc, h) {
       "0": () => gc.fit(), f: () => gc.fit(), h: () => gc.home(),
     };
     const fn = map[ev.key];
-    if (fn && !ev.ctrlKey && !ev.metaKey && !ev.altKey) { fn(); ev.preventDefault(); }
+    if (fn && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      const before = { ...gc.cam };
+      fn();
+      ev.preventDefault();
+      if (h.onCamera) h.onCamera(before);
+    }
   };
   c.addEventListener("pointerdown", down);
   c.addEventListener("pointermove", move);

@@ -317,6 +317,7 @@ export class GraphCanvas {
 
   _node(ctx, s, gm, i, b, detail, tiny, px) {
     const th = this.theme;
+    if (gm.nodes[i].band) { drawBand(ctx, th, gm.nodes[i].band, b, detail, px); return; }
     const kind = gm.kind[i];
     const r = gm.region[i];
     let fill = th.node, stroke = th.nodeBorder, text = th.fg, lw = 1, dash = null;
@@ -361,6 +362,7 @@ export class GraphCanvas {
     if (dash) ctx.setLineDash(dash);
     ctx.stroke();
     if (dash) ctx.setLineDash([]);
+    if (s.onlyHere && s.onlyHere.has(i)) drawOnlyHere(ctx, b, px);
     if (!detail) return;
     ctx.fillStyle = text;
     ctx.textBaseline = "middle";
@@ -424,6 +426,43 @@ export class GraphCanvas {
     ctx.fillStyle = th.muted;
     ctx.fillText("+", b.x + b.w - 20, b.y + b.h / 2);
   }
+}
+
+/** Side by side: an op with no counterpart in the other pane gets a bar and a corner badge. */
+const ONLY = "#c026d3";
+function drawOnlyHere(ctx, b, px) {
+  ctx.save();
+  ctx.fillStyle = ONLY;
+  roundRect(ctx, b.x + b.w - 5, b.y + 3, 3, b.h - 6, 1.5);
+  ctx.fill();
+  ctx.beginPath();
+  ctx.arc(b.x + b.w, b.y, Math.max(4.5, 3 * px), 0, 2 * Math.PI);
+  ctx.fill();
+  ctx.restore();
+}
+
+/** A graph break between two stacked fragments: a band across the view, naming the break. */
+function drawBand(ctx, th, band, b, detail, px) {
+  ctx.save();
+  const known = band.breakIndex >= 0;
+  ctx.fillStyle = withAlpha(known ? "#dc2626" : th.muted.startsWith("#") ? th.muted : "#64748b", th.dark ? 0.22 : 0.1);
+  ctx.fillRect(b.x, b.y, b.w, b.h);
+  ctx.strokeStyle = known ? "#dc2626" : th.muted;
+  ctx.lineWidth = 1.5 * Math.max(1, px);
+  ctx.setLineDash([8, 5]);
+  ctx.beginPath();
+  ctx.moveTo(b.x, b.y); ctx.lineTo(b.x + b.w, b.y);
+  ctx.moveTo(b.x, b.y + b.h); ctx.lineTo(b.x + b.w, b.y + b.h);
+  ctx.stroke();
+  ctx.restore();
+  if (!detail) return;
+  ctx.textBaseline = "middle";
+  ctx.font = `600 11px ${th.font}`;
+  ctx.fillStyle = known ? (th.dark ? "#fca5a5" : "#b91c1c") : th.muted;
+  const [what, where] = band.lines || [band.text, ""];
+  ctx.fillText(fitText(`✂ ${what}`, b.w - 20), b.x + 10, b.y + 11);
+  ctx.font = `10px ${th.mono}`;
+  ctx.fillText(fitText(where, b.w - 20), b.x + 10, b.y + 24);
 }
 
 function tracePath(ctx, p, straight) {

@@ -20,6 +20,8 @@ import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
 import { CrossSearch } from "./crosssearch.js";
 import { minimapToggle } from "./minimaptoggle.js";
+import { afterShow, alignOn, attachStacks, fitDiff, linkToggle, nodeKeys, realGraph, renderDiffLegend, selectBand, showBreakInStack, sideGraph } from "./diffview.js";
+import { fixStackTree, SEP } from "../contract/stack.js";
 import { makeDebugHook } from "./debug.js";
 import { placeBelow } from "./helpbox.js";
 import { sideResizable } from "./resizer.js";
@@ -28,14 +30,19 @@ import { SourcePane } from "./source.js";
 import { renderHeadline, renderSummary } from "./summary.js";
 import { renderFindings, renderRankPicker, reportForRank } from "./ranks.js";
 
-/** Nodes of graph `other` with the same target and user stack as node i of `gm`. */
-export function correspondingNodes(gm, i, other) {
+/**
+ * Nodes of graph `other` with the same target and user stack as node i of `gm`; `key(gm, i)`
+ * says what "same stack" compares: a value or a list, any shared one matches (default: the stack
+ * index; the app: the source lines of ui/diffview.js nodeKeys).
+ */
+export function correspondingNodes(gm, i, other, key = (g, j) => g.nodes[j].stack) {
   const nd = gm.nodes[i];
-  if (nd.stack == null) return [];
+  const want = new Set([].concat(key(gm, i) ?? []));
+  if (!want.size) return [];
   const out = [];
   for (let j = 0; j < other.n; j++) {
     const o = other.nodes[j];
-    if (o.stack === nd.stack && o.target === nd.target) out.push(j);
+    if (o.target === nd.target && [].concat(key(other, j) ?? []).some((k) => want.has(k))) out.push(j);
   }
   return out.length <= 50 ? out : [];
 }
@@ -113,6 +120,7 @@ export class App {
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;
     this.index = res.index;
+    attachStacks(this.index);
     this.fullReport = res.report; // offline diffs: the rank picker derives per-rank views from it
     if (text.length > 2e6) await new Promise((r) => setTimeout(r, 0));
     if (token !== this._loadToken) return;
@@ -239,10 +247,11 @@ export class App {
         tool("⊞", "expand all groups", () => this.eachPane((p) => p.setExpansion("all"))),
         tool("−", "zoom out (-)", () => this.eachPane((p) => p.gc.zoomAt(0.8, p.gc.W / 2, p.gc.H / 2))),
         tool("+", "zoom in (+)", () => this.eachPane((p) => p.gc.zoomAt(1.25, p.gc.W / 2, p.gc.H / 2))),
-        tool("⤢", "fit to view (0)", () => this.eachPane((p) => p.gc.fit())),
+        tool("⤢", "fit to view (0)", () => (this.mode === "side_by_side" ? fitDiff(this) : this.eachPane((p) => p.gc.fit()))),
         minimapToggle(this),
         tool("⊡", "full screen (Esc leaves)", () => this.toggleFullscreen()),
         tool("?", "keyboard and mouse help (?)", () => this.toggleHelp()),
+        linkToggle(this),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as SVG", onclick: () => this.exportSvg() }, "SVG"),
         h("button", { class: "nsv-btn", type: "button", title: "export the current graph view as PNG", onclick: () => this.exportPng() }, "PNG")));
     this.paneHost = h("div", { class: "nsv-panes" });
@@ -280,6 +289,7 @@ export class App {
     if (!this.fullReport) return;
     this.report = reportForRank(this.fullReport, rank);
     this.index = new ReportIndex(this.report);
+    attachStacks(this.index);
     this.panes.forEach((p) => p.destroy());
     this.panes = [];
     this.cache.clear();
@@ -292,15 +302,18 @@ export class App {
     await this.build();
   }
 
-  panesFor(run, graph, mode) {
+  /** The panes of a mode for (run, graph); `exact`: that graph itself, never its run's stacked fragments. */
+  panesFor(run, graph, mode, exact = false) {
     if (mode === "merged") {
       const ns = this.index.graph("nonstrict", graph) ? graph : this.index.defaultView().graph;
       return [{ run: this.index.run("nonstrict") ? "nonstrict" : run, graph: this.index.run("nonstrict") ? ns : graph }];
     }
     if (mode !== "side_by_side") return [{ run, graph }];
     const other = run === "baseline" ? (this.index.run("nonstrict") ? "nonstrict" : "baseline") : "baseline";
-    const og = this.index.counterpart(run, graph, other) || graph;
-    const left = run === "baseline" ? { run, graph } : { run: other, graph: og };
+    const og = this.index.counterpart(run, realGraph(this.index, run, graph), other) || graph;
+    // the baseline as written: all its fragments stacked, against the one nonstrict graph
+    const stacked = (r, g) => (exact && r === run ? g : sideGraph(this.index, r, g));
+    const left = run === "baseline" ? { run, graph: stacked(run, graph) } : { run: other, graph: stacked(other, og) };
     const right = run === "baseline" ? { run: other, graph: og } : { run, graph };
     return [left, right];
   }
@@ -323,6 +336,7 @@ export class App {
     if (token !== this._showToken) return;
     this.firstPaintMs = performance.now() - t0;
     this.syncView();
+    afterShow(this); // Side by side: panes fitted, one-side-only ops marked
     this.renderLegend();
     if (this.searchInput.value) this.runSearch();
     this.el.dataset.nstvizReady = "1";
@@ -375,6 +389,7 @@ export class App {
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
     const tree = buildGroupTree(gm);
+    fixStackTree(gm, tree);
     for (const g of tree.groups) {
       if (!g.dead && g.kind === "region") g.label = `${this.regionFunction(run, gm.regionIds[g.region])} · ${gm.regionIds[g.region]}`;
     }
@@ -397,6 +412,7 @@ export class App {
 
   renderLegend() {
     renderLegend(this);
+    renderDiffLegend(this);
   }
 
   // -- selection -----------------------------------------------------------------------
@@ -404,7 +420,10 @@ export class App {
   selectNode(run, graphId, i, pane, focus = false) {
     const entry = this.cache.get(`${run}\u0000${graphId}`);
     if (!entry) return;
-    this.store.set({ selectedNode: { run, graph: graphId, node: entry.gm.nodes[i].name } });
+    if (selectBand(this, run, graphId, i)) return; // a break band of a stacked pane: that break
+    const nd = entry.gm.nodes[i];
+    // a node of stacked fragments is named by its own graph; `in` says which view shows it
+    this.store.set({ selectedNode: nd.orig ? { run, graph: nd.orig.graph, node: nd.orig.name, in: graphId } : { run, graph: graphId, node: nd.name } });
     if (pane) pane.highlightNode(i, focus);
   }
 
@@ -425,7 +444,8 @@ export class App {
     if (changed.has("selectedBreak")) this.applySelectedBreak(origin);
     if (changed.has("view") && origin === "model") {
       const v = this.store.get("view") || {};
-      if (v.run && v.graph && this.index.graph(v.run, v.graph)) await this.showGraphs(this.panesFor(v.run, v.graph, v.mode || "single"), v.mode || "single");
+      // a view set from Python shows the graph it names (not its run's stacked fragments)
+      if (v.run && v.graph && this.index.graph(v.run, v.graph)) await this.showGraphs(this.panesFor(v.run, v.graph, v.mode || "single", true), v.mode || "single");
     }
   }
 
@@ -438,15 +458,16 @@ export class App {
       this.source.setNodeLines([]);
       return;
     }
-    let pane = this.panes.find((p) => p.run === sn.run && p.graphId === sn.graph);
+    const shown = sn.in || sn.graph; // the stacked view holding the node, or its graph
+    let pane = this.panes.find((p) => p.run === sn.run && p.graphId === shown);
     if (!pane && origin === "model") {
-      if (!this.index.graph(sn.run, sn.graph)) return;
-      await this.showGraphs([{ run: sn.run, graph: sn.graph }], "single");
+      if (!this.index.graph(sn.run, shown)) return;
+      await this.showGraphs([{ run: sn.run, graph: shown }], "single");
       pane = this.panes[0];
     }
-    const entry = this.cache.get(`${sn.run}\u0000${sn.graph}`);
+    const entry = this.cache.get(`${sn.run}\u0000${shown}`);
     if (!entry) return;
-    const i = entry.gm.byName.get(sn.node);
+    const i = entry.gm.byName.get(sn.in ? `${sn.graph}${SEP}${sn.node}` : sn.node);
     if (i === undefined) return;
     if (pane && (origin === "model" || pane.selected !== i)) pane.highlightNode(i, true);
     if (pane) pane.setLinked([]);
@@ -454,11 +475,13 @@ export class App {
       if (p === pane || !p.entry) continue;
       p.highlightNode(-1);
       // the same op from the same source line in the other graph (baseline <-> nonstrict)
-      p.setLinked(correspondingNodes(entry.gm, i, p.entry.gm));
+      const same = correspondingNodes(entry.gm, i, p.entry.gm, (g, j) => nodeKeys(this, g === entry.gm ? sn.run : p.run, g, j));
+      p.setLinked(same);
+      alignOn(this, pane, i, p, same); // linked panes: the same op at the same height
     }
     this.tabBodies.node.appendChild(renderDetails({
       gm: entry.gm, i, run: sn.run, graphId: sn.graph, index: this.index,
-      onNode: (j) => this.selectNode(sn.run, sn.graph, j, pane, true),
+      onNode: (j) => this.selectNode(sn.run, shown, j, pane, true),
       onFrame: (f) => this.revealSource(f),
       regionInfo: (id) => this.regionInfo(sn.run, id),
     }));
@@ -478,6 +501,7 @@ export class App {
     if (origin === "model" && this.store.get("tab") !== "breaks") this.store.set({ tab: "breaks" });
     const loc = b.location || {};
     this.source.reveal(loc.file, loc.line);
+    if (showBreakInStack(this, sb)) return; // its band is on screen: the diff stays
     let ids = [b.graph_before, b.graph_after].filter((g) => g && this.index.graph(sb.run, g));
     if (!ids.length) ids = this.graphsOfCompiles(sb.run, b.compile_ids || []).slice(0, 2);
     const specs = ids.map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));

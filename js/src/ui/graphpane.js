@@ -18,6 +18,8 @@ import { where } from "./format.js";
 import { graphOptionLabel } from "./pickerlabel.js";
 import { graphAtLevel } from "./levelpick.js";
 import { wheelHint } from "./wheelhint.js";
+import { bandTip, follow, stackDebug } from "./diffview.js";
+import { canStack, isStackId, stackId, widenBands } from "../contract/stack.js";
 
 const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
@@ -63,6 +65,7 @@ export class GraphPane {
       // the wheel rule (interaction/panzoom.js): free where nothing else scrolls (the standalone page that fits, full screen)
       wheelFree: () => !!document.fullscreenElement || (!!app.host.standalone && document.documentElement.scrollHeight <= innerHeight + 1),
       onWheelPassed: wheelHint(this.el.querySelector(".nsv-pane-body")),
+      onCamera: (before) => follow(this.app, this, before), // linked panes (Side by side)
     });
   }
 
@@ -82,6 +85,10 @@ export class GraphPane {
     const g = idx.graph(this.run, this.graphId);
     if (g) this.levelSel.value = g.level;
     clear(this.graphSel);
+    if (g && canStack(idx, this.run, g.level)) {
+      const k = idx.graphs(this.run).filter((x) => x.level === g.level && x.nodes.length).length;
+      this.graphSel.appendChild(h("option", { value: stackId(g.level) }, `all ${k} graphs, stacked with their breaks`));
+    }
     for (const x of idx.graphs(this.run)) {
       if (g && x.level !== g.level) continue;
       this.graphSel.appendChild(h("option", { value: x.id }, graphOptionLabel(x)));
@@ -92,6 +99,9 @@ export class GraphPane {
 
   pickLevel(level) {
     const id = graphAtLevel(this.app.index, this.run, this.graphId, level); // the same compile id where it exists
+    // Side by side compares one level: both panes move to it
+    if (id && this.app.mode === "side_by_side") { this.app.showGraphs(this.app.panesFor(this.run, id, "side_by_side"), "side_by_side"); return; }
+    if (isStackId(this.graphId) && canStack(this.app.index, this.run, level)) { this.pick(this.run, stackId(level)); return; }
     if (id) this.pick(this.run, id);
   }
 
@@ -195,6 +205,7 @@ export class GraphPane {
 
   afterLayout(anchorGroup, before) {
     const { gm } = this.entry;
+    widenBands(this.view, gm);
     this.pushScene();
     if (before) {
       const bi = this.view.boxOf.get(gm.n + anchorGroup);
@@ -228,7 +239,7 @@ export class GraphPane {
     this.gc.canvas.setAttribute("aria-label", `${this.run} graph ${this.graphId}: ${gm.n} nodes, ${v.boxes.length} boxes shown${sel}. Arrows pan, + and - zoom, 0 fits, Shift+Up/Down walk inputs/users, Escape clears.`);
     this.gc.setScene({
       gm, tree, view: v, expanded: this.expanded, colorMode: this.app.colorMode(this),
-      hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem, linked: this.linked,
+      hits: this.hitSet, hitGroups: this.hitGroups, selectedBox, selectedItem, linked: this.linked, onlyHere: this.onlyHere,
       showMinimap: v.boxes.length > 12 && (v.width > this.gc.W * 1.2 || v.height > this.gc.H * 1.2),
     });
   }
@@ -328,6 +339,7 @@ export class GraphPane {
       if (gm.kind[i] === KIND_NONSTRICT) lines.push([`opaque call of ${gm.region[i] >= 0 ? this.app.regionFunction(this.run, gm.regionIds[gm.region[i]]) : "a non-strict function"}: its body is traced at the ATen level`, "nsv-tip-region"]);
       else if (gm.region[i] >= 0) lines.push([`inlined from non-strict region ${gm.regionIds[gm.region[i]]} (${this.app.regionFunction(this.run, gm.regionIds[gm.region[i]])})`, "nsv-tip-region"]);
       if (nd.baseline_graph) lines.push([`baseline graph: ${nd.baseline_graph}`]);
+      if (nd.band) lines.splice(0, lines.length, ...bandTip(nd.band));
       const f = this.app.index.frame(nd.stack);
       if (f) lines.push([`${where(f.file, f.line)} in ${f.function}${f.code ? "  —  " + f.code : ""}`, "nsv-mono"]);
       for (const [t, cls] of lines) this.tip.appendChild(h("div", { class: cls || null }, t));
@@ -428,7 +440,7 @@ export class GraphPane {
       if (b.item < gm.n) {
         const i = b.item;
         nodes.push({ name: gm.nodes[i].name, kind: KIND_NAMES[gm.kind[i]], region: gm.region[i] >= 0 ? gm.regionIds[gm.region[i]] : null,
-          highlighted: gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT, hit: this.hitSet.has(i), linked: this.linked.has(i), x: b.x, y: b.y, w: b.w, h: b.h });
+          highlighted: gm.region[i] >= 0 && gm.kind[i] !== KIND_NONSTRICT, hit: this.hitSet.has(i), linked: this.linked.has(i), onlyHere: !!(this.onlyHere && this.onlyHere.has(i)), x: b.x, y: b.y, w: b.w, h: b.h });
       } else {
         const g = tree.groups[b.item - gm.n];
         groups.push({ id: g.id, key: g.key, label: groupLabel(tree, g.id), kind: g.kind, expanded: this.expanded.has(g.id),
@@ -438,7 +450,7 @@ export class GraphPane {
     return {
       run: this.run, graph: this.graphId, totalNodes: gm.n, nodes, groups, camera: { ...this.gc.cam },
       canvas: { w: this.gc.W, h: this.gc.H }, selected: this.selected >= 0 ? gm.nodes[this.selected].name : null,
-      hits: this.hits.map((i) => gm.nodes[i].name), stats: { ...this.stats }, frameTimes: this.gc.frameTimes.slice(),
+      hits: this.hits.map((i) => gm.nodes[i].name), stats: { ...this.stats }, frameTimes: this.gc.frameTimes.slice(), stack: stackDebug(this),
     };
   }
 }
