@@ -1,0 +1,123 @@
+"""Merged mode's attribution and placeholder names, on small hand-made runs (no torch)."""
+
+from __future__ import annotations
+
+from nstviz.passes.params import name_placeholders, param_name
+from nstviz.passes.provenance import assign_baseline_graphs
+from nstviz.report.model import Graph, Location, Node, Region, Run
+
+F = "/u/model.py"
+STACKS = [
+    (Location(file=F, line=36, function="forward"),),  # 0: Block.forward's line (baseline)
+    (Location(file=F, line=25, function="rms_scale"),),  # 1: rms_scale's own line (baseline)
+    (
+        Location(file=F, line=48, function="forward"),
+        Location(file=F, line=36, function="forward"),
+    ),  # 2: call site
+    (  # 3: nonstrict op with its own line
+        Location(file=F, line=48, function="forward"),
+        Location(file=F, line=36, function="forward"),
+        Location(file=F, line=25, function="rms_scale"),
+    ),
+]
+
+
+def _op(name: str, target: str, stack: int, **kw) -> Node:
+    return Node(name=name, op="call_function", target=target, stack=stack, **kw)
+
+
+def _pair(prefix: str, ops: list[Node]) -> tuple[Graph, Graph]:
+    frame, compile_id = prefix.split("/")
+    fid, cid = int(frame), int(compile_id.split("_")[0])
+    dyn = Graph(
+        id=f"{prefix}:dynamo", level="dynamo", frame_id=fid, compile_id=cid, nodes=(), op_count=len(ops)
+    )
+    aten = Graph(
+        id=f"{prefix}:aten_forward", level="aten_forward", frame_id=fid, compile_id=cid, nodes=tuple(ops)
+    )
+    return dyn, aten
+
+
+def _baseline(graph_runs: tuple[str, ...]) -> Run:
+    graphs = [
+        *_pair("1/0", [_op("addmm", "aten.addmm.default", 0)]),
+        *_pair("3/0", [_op("pow_1", "aten.pow.Tensor_Scalar", 1)]),
+        *_pair("4/0", [_op("relu", "aten.relu.default", 0)]),
+        *_pair("1/1", [_op("addmm", "aten.addmm.default", 0)]),
+        *_pair("4/1", [_op("relu", "aten.relu.default", 0)]),
+    ]
+    return Run(name="baseline", graphs=tuple(graphs), graph_runs=graph_runs)
+
+
+RAN = tuple(f"{g}:dynamo" for g in ("1/0", "3/0", "4/0", "1/1", "3/0", "4/1", "1/1", "3/0", "4/1"))
+
+
+def _nonstrict(own_line: bool) -> Run:
+    nodes = []
+    regions = []
+    for b in range(3):
+        nodes.append(_op(f"addmm_{b}", "aten.addmm.default", 2, module=f"blocks.{b}.proj"))
+        nodes.append(_op(f"pow_{b}", "aten.pow.Tensor_Scalar", 3 if own_line else 2, region=f"r{b}"))
+        nodes.append(_op(f"relu_{b}", "aten.relu.default", 2, module=f"blocks.{b}"))
+        regions.append(
+            Region(
+                id=f"r{b}", function="rms_scale", file=F, line_start=22, line_end=25, call_site=STACKS[2][-1]
+            )
+        )
+    g = Graph(id="0/0:aten_forward", level="aten_forward", frame_id=0, compile_id=0, nodes=tuple(nodes))
+    return Run(name="nonstrict", graphs=(g,), regions=tuple(regions))
+
+
+def _attributed(run: Run) -> dict[str, str | None]:
+    return {n.name: n.baseline_graph for n in run.graphs[0].nodes}
+
+
+def test_repeated_blocks_are_told_apart_by_the_order_the_baseline_graphs_ran():
+    got = _attributed(assign_baseline_graphs(_baseline(RAN), _nonstrict(own_line=True), STACKS))
+    assert got == {
+        "addmm_0": "1/0:dynamo", "pow_0": "3/0:dynamo", "relu_0": "4/0:dynamo",
+        "addmm_1": "1/1:dynamo", "pow_1": "3/0:dynamo", "relu_1": "4/1:dynamo",
+        "addmm_2": "1/1:dynamo", "pow_2": "3/0:dynamo", "relu_2": "4/1:dynamo",
+    }  # fmt: skip
+
+
+def test_the_body_of_a_marked_function_is_found_among_its_lines_when_the_stack_stops_at_the_call():
+    got = _attributed(assign_baseline_graphs(_baseline(RAN), _nonstrict(own_line=False), STACKS))
+    assert {got[f"pow_{b}"] for b in range(3)} == {"3/0:dynamo"}
+    assert got["addmm_0"] == "1/0:dynamo" and got["relu_2"] == "4/1:dynamo"
+
+
+def test_without_the_run_order_an_op_compiled_twice_names_no_graph():
+    got = _attributed(assign_baseline_graphs(_baseline(()), _nonstrict(own_line=True), STACKS))
+    assert {got[f"pow_{b}"] for b in range(3)} == {"3/0:dynamo"}  # one graph computed it: that one
+    assert {got[f"addmm_{b}"] for b in range(3)} == {None}  # 1/0 or 1/1: not guessed
+    assert {got[f"relu_{b}"] for b in range(3)} == {None}
+
+
+def test_param_names_from_dynamo_lifted_inputs():
+    assert (
+        param_name("L_self_modules_blocks_modules_0_modules_proj_parameters_weight_")
+        == "blocks.0.proj.weight"
+    )
+    assert param_name("L_self_modules_q_proj_parameters_bias_") == "q_proj.bias"
+    assert param_name("L_model_modules_bn_buffers_running_mean_") == "model.bn.running_mean"
+    assert param_name("L_x_") is None
+    assert param_name("L_stack0_parameters_weight_") is None  # a resume function's local: module unknown
+
+
+def test_aten_placeholders_take_the_names_by_position_only_when_the_inputs_line_up():
+    def ph(name: str, target: str) -> Node:
+        return Node(name=name, op="placeholder", target=target)
+
+    dyn = Graph(
+        id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0,
+        nodes=(ph("w", "L_self_modules_proj_parameters_weight_"), ph("x", "L_x_")),
+    )  # fmt: skip
+    aten = Graph(id="0/0:aten_forward", level="aten_forward", frame_id=0, compile_id=0,
+                 nodes=(ph("primals_1", "primals_1"), ph("primals_2", "primals_2")))  # fmt: skip
+    short = Graph(id="0/0:aten_inference", level="aten_inference", frame_id=0, compile_id=0,
+                  nodes=(ph("arg0_1", "arg0_1"),))  # fmt: skip
+    run = name_placeholders(Run(name="nonstrict", graphs=(dyn, aten, short)))
+    assert [n.param for n in run.graphs[0].nodes] == ["proj.weight", None]
+    assert [n.param for n in run.graphs[1].nodes] == ["proj.weight", None]
+    assert [n.param for n in run.graphs[2].nodes] == [None]
