@@ -15,6 +15,7 @@ import { renderOutput } from "./output.js";
 import { progressStatus, progressView } from "./progress.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { markSelectedBreak, renderBreaks } from "./breaks.js";
+import { markBreak } from "./breakmarks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
@@ -219,7 +220,7 @@ export class App {
     this.searchCount = h("span", { class: "nsv-search-count", "aria-live": "polite" });
     this.modeBtns = {};
     const modeBar = h("div", { class: "nsv-seg", role: "group", "aria-label": "view mode" }, [["single", "Single"], ["side_by_side", "Side by side"], ["merged", "Merged"]].map(([m, label]) => {
-      const b = h("button", { class: "nsv-seg-btn", type: "button", "data-mode": m, title: m === "merged" ? "nonstrict run's nodes coloured by the baseline graph they would have belonged to" : null, onclick: () => this.setMode(m) }, label);
+      const b = h("button", { class: "nsv-seg-btn", type: "button", "data-mode": m, title: m === "merged" ? "nonstrict run's ops coloured by the baseline graph that computed them" : null, onclick: () => this.setMode(m) }, label);
       this.modeBtns[m] = b;
       return b;
     }));
@@ -317,6 +318,7 @@ export class App {
     this.firstPaintMs = performance.now() - t0;
     this.syncView();
     this.renderLegend();
+    markBreak(this);
     if (this.searchInput.value) this.runSearch();
     this.el.dataset.nstvizReady = "1";
   }
@@ -465,7 +467,7 @@ export class App {
   applySelectedBreak(origin) {
     const sb = this.store.get("selectedBreak") || {};
     markSelectedBreak(this.breaksHost, sb.run != null ? sb : null);
-    if (sb.run == null) return;
+    if (sb.run == null) { markBreak(this); return; }
     const b = ((this.index.run(sb.run) || {}).breaks || [])[sb.index];
     if (!b) return;
     if (origin === "model" && this.store.get("tab") !== "breaks") this.store.set({ tab: "breaks" });
@@ -475,6 +477,7 @@ export class App {
     if (!ids.length) ids = this.graphsOfCompiles(sb.run, b.compile_ids || []).slice(0, 2);
     const specs = ids.map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));
     if (specs.length) this.showGraphs(specs, specs.length === 2 ? "side_by_side" : "single");
+    else markBreak(this);
   }
 
   /** Graph ids compiled by the given tlparse compile ids ("1/0", "1/0_1"), in that order. */
