@@ -121,3 +121,26 @@ def test_aten_placeholders_take_the_names_by_position_only_when_the_inputs_line_
     assert [n.param for n in run.graphs[0].nodes] == ["proj.weight", None]
     assert [n.param for n in run.graphs[1].nodes] == ["proj.weight", None]
     assert [n.param for n in run.graphs[2].nodes] == [None]
+
+
+def test_validate_rejects_a_baseline_graph_or_graph_run_that_does_not_exist():
+    import dataclasses
+    from pathlib import Path
+
+    from nstviz.report import Report
+    from nstviz.report.lint import problems
+
+    report = Report.load_json(Path(__file__).parents[1] / "fixtures" / "module_block_break.report.json")
+    assert problems(report) == []
+    ns = report.runs["nonstrict"]
+    g = next(g for g in ns.graphs if g.level == "aten_forward")
+    i = next(k for k, n in enumerate(g.nodes) if n.baseline_graph)
+    bad_node = dataclasses.replace(g.nodes[i], baseline_graph="9/9:dynamo")
+    bad_g = dataclasses.replace(g, nodes=(*g.nodes[:i], bad_node, *g.nodes[i + 1 :]))
+    runs = {
+        **report.runs,
+        "nonstrict": dataclasses.replace(ns, graphs=tuple(bad_g if x is g else x for x in ns.graphs)),
+        "baseline": dataclasses.replace(report.runs["baseline"], graph_runs=("8/8:dynamo",)),
+    }
+    found = problems(dataclasses.replace(report, runs=runs))
+    assert any("9/9:dynamo" in p for p in found) and any("8/8:dynamo" in p for p in found)

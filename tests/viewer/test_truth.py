@@ -60,7 +60,7 @@ def test_merged_mode_and_node_tab_say_what_the_baseline_did(size, report, write_
         {"do": "screenshot", "path": str(artifacts / f"truth-merged-{w}.png")},
         {"do": "click_node", "pane": 0, "name": "pow_2"},
         {"do": "eval", "js": "[...document.querySelectorAll('.nsv-details dt')].map(e => [e.textContent, e.nextElementSibling.textContent])"},
-        {"do": "eval", "js": "[...document.querySelectorAll('.nsv-details .nsv-stack-frame, .nsv-details [data-line]')].map(e => e.textContent).join(' | ')"},
+        {"do": "eval", "js": "[...document.querySelectorAll('.nsv-details .nsv-stack li > button')].map(e => e.textContent)"},
         {"do": "eval", "js": f"({SEEN})('.nsv-details dd')"},
         {"do": "screenshot", "path": str(artifacts / f"truth-node-{w}.png")},
         {"do": "fill", "selector": ".nsv-search", "text": "primals_4"},
@@ -78,6 +78,7 @@ def test_merged_mode_and_node_tab_say_what_the_baseline_did(size, report, write_
     assert rows["baseline graph"] == "3/0:dynamo"  # rms_scale's body: the resume function's graph
     assert rows["source line"].endswith(f"{SRC}:6")  # its own line inside rms_scale
     assert rows["called at"].endswith(f"{SRC}:14")  # and the call site
+    assert res[8] == [f"{SRC}:14", f"{SRC}:6"]  # the user stack reaches into rms_scale
     seen = res[9]
     assert not [s for s in seen if s["cut"] and len(s["text"]) < 40], seen  # short values are not cut
     rows = dict(res[13])
