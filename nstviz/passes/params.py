@@ -5,6 +5,8 @@ Dynamo lifts a module's parameters and buffers into graph inputs named after the
 ``self.blocks[0].proj.weight``. AOTAutograd's ATen graph of the same compile takes the Dynamo
 graph's inputs in the same order (``primals_1``..., ``arg0_1``...), so its placeholders get the
 same names by position, when the two graphs have as many inputs (otherwise none: no guessing).
+A backward graph's placeholders that are saved forward inputs keep the forward's names
+(``primals_1``) and take the same parameter.
 """
 
 from __future__ import annotations
@@ -47,12 +49,26 @@ def name_placeholders(run: Run) -> Run:
     if not any(any(names) for names in dynamo.values()):
         return run
     graphs = []
+    forward: dict[str, dict[str, str]] = {}  # prefix -> forward placeholder name -> param
     for g in run.graphs:
-        names = dynamo.get(g.id.rsplit(":", 1)[0])
+        prefix = g.id.rsplit(":", 1)[0]
+        names = dynamo.get(prefix)
         if names is None or not any(names) or (g.level != "dynamo" and g.level not in _ATEN_INPUTS):
             graphs.append(g)
             continue
-        graphs.append(_named(g, names))
+        g = _named(g, names)
+        if g.level == "aten_forward":
+            forward[prefix] = {n.name: n.param for n in g.nodes if n.op == "placeholder" and n.param}
+        graphs.append(g)
+    # backward graphs take saved forward inputs under the forward's names (primals_3)
+    for k, g in enumerate(graphs):
+        saved = forward.get(g.id.rsplit(":", 1)[0]) if g.level == "aten_backward" else None
+        if saved and any(n.op == "placeholder" and n.name in saved for n in g.nodes):
+            nodes = tuple(
+                dataclasses.replace(n, param=saved[n.name]) if n.op == "placeholder" and n.name in saved else n
+                for n in g.nodes
+            )
+            graphs[k] = dataclasses.replace(g, nodes=nodes)
     return dataclasses.replace(run, graphs=tuple(graphs))
 
 

@@ -144,3 +144,23 @@ def test_validate_rejects_a_baseline_graph_or_graph_run_that_does_not_exist():
     }
     found = problems(dataclasses.replace(report, runs=runs))
     assert any("9/9:dynamo" in p for p in found) and any("8/8:dynamo" in p for p in found)
+
+
+def test_backward_placeholders_that_are_saved_forward_inputs_take_their_parameter():
+    def ph(name: str, target: str | None = None) -> Node:
+        return Node(name=name, op="placeholder", target=target or name)
+
+    def graph(level: str, *nodes: Node) -> Graph:
+        return Graph(id=f"0/0:{level}", level=level, frame_id=0, compile_id=0, nodes=nodes)
+
+    run = name_placeholders(
+        Run(
+            name="nonstrict",
+            graphs=(
+                graph("dynamo", ph("w", "L_self_parameters_w_"), ph("x", "L_x_")),
+                graph("aten_forward", ph("primals_1"), ph("primals_2")),
+                graph("aten_backward", ph("primals_1"), ph("tangents_1")),
+            ),
+        )
+    )
+    assert [n.param for n in run.graphs[2].nodes] == ["w", None]
