@@ -32,7 +32,7 @@ export function markBreak(app) {
     const opsText = ops.nodes.length
       ? `${ops.nodes.length} op${ops.nodes.length === 1 ? "" : "s"} from ${where(ops.frame.file, ops.frame.line)} outlined`
       : "no op of this graph comes from the breaking line";
-    const text = side === "before" ? "ends at the break" : side === "after" ? "resumes after the break" : "break line";
+    const text = side === "before" ? "ends at the break" : side === "after" ? "resumes after the break" : "ops at the break";
     p.breakBadge = h("span", {
       class: "nsv-break-side", "data-side": side || "ops", "data-ops": String(ops.nodes.length),
       title: `${side === "before" ? "This graph ends at" : side === "after" ? "This graph starts after" : "Ops here come from"} the graph break at ${where(loc.file, loc.line)}; ${opsText}`,
