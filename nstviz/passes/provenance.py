@@ -118,15 +118,17 @@ def _innermost(node: Node, stacks: Sequence[Sequence[Location]]) -> Location | N
     return stacks[node.stack][-1]
 
 
-def _baseline_ops(baseline: Run, stacks: Sequence[Sequence[Location]]) -> tuple[dict, dict]:
+def _baseline_ops(baseline: Run, stacks: Sequence[Sequence[Location]]) -> tuple[dict, dict, dict]:
     """What each baseline Dynamo graph computed, by source line and op.
 
-    ``(file, line, ATen target)`` -> graph ids, and ``(file, line)`` -> graph ids (from the
-    Dynamo level, for runs without ATen graphs).
+    ``(file, line, ATen target)`` -> graph ids (from its ATen graphs), ``(file, line)`` -> graph
+    ids (Dynamo level, for ATen nodes of runs without ATen graphs), and ``(file, line, target)``
+    -> graph ids (Dynamo level, for the nonstrict run's Dynamo nodes).
     """
     dynamo = {_prefix(g.id): g.id for g in baseline.graphs if g.level == "dynamo"}
     by_op: dict[tuple[str, int, str], list[str]] = {}
     by_line: dict[tuple[str, int], list[str]] = {}
+    by_dyn: dict[tuple[str, int, str], list[str]] = {}
     for g in baseline.graphs:
         gid = dynamo.get(_prefix(g.id))
         if gid is None or g.level not in ("dynamo", "aten_forward", "aten_inference"):
@@ -135,19 +137,24 @@ def _baseline_ops(baseline: Run, stacks: Sequence[Sequence[Location]]) -> tuple[
             loc = _innermost(n, stacks) if n.op.startswith("call_") else None
             if loc is None:
                 continue
-            index = by_line if g.level == "dynamo" else by_op
-            key = (loc.file, loc.line) if g.level == "dynamo" else (loc.file, loc.line, n.target)
-            ids = index.setdefault(key, [])  # type: ignore[arg-type]
-            if gid not in ids:
-                ids.append(gid)
-    return by_op, by_line
+            keys: list[tuple[dict, tuple]] = (
+                [(by_line, (loc.file, loc.line)), (by_dyn, (loc.file, loc.line, n.target))]
+                if g.level == "dynamo"
+                else [(by_op, (loc.file, loc.line, n.target))]
+            )
+            for index, key in keys:
+                ids = index.setdefault(key, [])
+                if gid not in ids:
+                    ids.append(gid)
+    return by_op, by_line, by_dyn
 
 
 def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[Location]]) -> Run:
-    """Set :attr:`Node.baseline_graph` on ``other``'s ATen nodes: the baseline graph that computed them.
+    """Set :attr:`Node.baseline_graph` on ``other``'s nodes: the baseline graph that computed them.
 
-    The candidates of a node are the baseline Dynamo graphs whose ATen graphs hold the same op
-    (ATen target) from the same source line (innermost user frame). A node inlined from a
+    The candidates of an ATen node are the baseline Dynamo graphs whose ATen graphs hold the same
+    op (ATen target) from the same source line (innermost user frame); of a Dynamo node, the
+    baseline Dynamo graphs holding the same target from the same line. A node inlined from a
     non-strict region whose stack stops at the call site (Reports made before nstviz kept the
     op's own line) looks for the op among the marked function's lines instead. One candidate is
     the answer. Several (the same code compiled more than once: block 0 by ``1/0``, the next
@@ -155,19 +162,22 @@ def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[
     (:attr:`Run.graph_runs`): the nodes are walked in graph order along that sequence, each
     taking the next run of one of its candidates. Without that order, or when the walk finds
     none, the node names no baseline graph: nothing honest can be said. Backward nodes take
-    their forward node's graph (same ``seq_nr``).
+    their forward node's graph (same ``seq_nr``); the opaque Dynamo node of a non-strict call
+    takes the graph of its inlined ATen nodes when they all name the same one.
     """
-    by_op, by_line = _baseline_ops(baseline, stacks)
+    by_op, by_line, by_dyn = _baseline_ops(baseline, stacks)
     if not by_op and not by_line:
         return other
     regions = {r.id: r for r in other.regions}
     known = {g.id for g in baseline.graphs}
     runs = [gid for gid in baseline.graph_runs if gid in known]
 
-    def candidates(n: Node) -> list[str]:
+    def candidates(n: Node, dynamo_level: bool) -> list[str]:
         loc = _innermost(n, stacks)
         if loc is None or not n.op.startswith("call_"):
             return []
+        if dynamo_level:
+            return list(by_dyn.get((loc.file, loc.line, n.target), ()))
         found = by_op.get((loc.file, loc.line, n.target)) or (
             by_line.get((loc.file, loc.line)) if not by_op else None
         )
@@ -188,21 +198,23 @@ def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[
             ]
         return list(dict.fromkeys(found or ()))
 
-    pointer = {"forward": 0, "post_grad": 0}
+    pointer = {"forward": 0, "post_grad": 0, "dynamo": 0}
     by_seq: dict[tuple[str, str], str] = {}
     graphs = []
     for g in sorted(other.graphs, key=lambda g: g.level == "aten_backward"):  # forward first: seq_nr
-        if g.level not in _ATEN:
+        if g.level not in _ATEN and g.level != "dynamo":
             graphs.append(g)
             continue
-        lane = "post_grad" if g.level == "inductor_post_grad" else "forward"
+        lane = (
+            "post_grad" if g.level == "inductor_post_grad" else "dynamo" if g.level == "dynamo" else "forward"
+        )
         nodes = []
         changed = False
         for n in g.nodes:
             target = None
             if g.level == "aten_backward" and "seq_nr" in n.extra:
                 target = by_seq.get((_prefix(g.id), n.extra["seq_nr"]))
-            cands = candidates(n) if target is None else []
+            cands = candidates(n, lane == "dynamo") if target is None else []
             if len(cands) == 1:
                 target = cands[0]
             if cands and runs and lane in pointer:
@@ -218,7 +230,38 @@ def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[
         graphs.append(dataclasses.replace(g, nodes=tuple(nodes)) if changed else g)
     order = {g.id: i for i, g in enumerate(other.graphs)}
     graphs.sort(key=lambda g: order[g.id])
-    return dataclasses.replace(other, graphs=tuple(graphs))
+    return dataclasses.replace(other, graphs=tuple(_opaque_calls(graphs, other.regions)))
+
+
+def _opaque_calls(graphs: list[Graph], regions: Sequence[Region]) -> list[Graph]:
+    """The opaque node of each non-strict call: the baseline graph all its inlined ops name, if one."""
+    by_id = {g.id: g for g in graphs}
+    named: dict[tuple[str, str], str] = {}
+    for r in regions:
+        if r.call_graph is None or r.call_node is None:
+            continue
+        owners = {
+            n.baseline_graph
+            for gid, names in r.nodes.items()
+            if gid in by_id and by_id[gid].level in ("aten_forward", "aten_inference")
+            for n in by_id[gid].nodes
+            if n.name in set(names) and n.op == "call_function"
+        }
+        if len(owners) == 1 and None not in owners:
+            named[(r.call_graph, r.call_node)] = owners.pop()
+    if not named:
+        return graphs
+    out = []
+    for g in graphs:
+        if not any((g.id, n.name) in named for n in g.nodes):
+            out.append(g)
+            continue
+        nodes = tuple(
+            dataclasses.replace(n, baseline_graph=named[(g.id, n.name)]) if (g.id, n.name) in named else n
+            for n in g.nodes
+        )
+        out.append(dataclasses.replace(g, nodes=nodes))
+    return out
 
 
 def _within(region: Region, line: int) -> bool:

@@ -91,3 +91,14 @@ def test_aten_placeholders_name_their_parameters(report):
         "blocks.2.proj.weight", "blocks.2.proj.bias",
         "head.weight", "head.bias",
     ]  # fmt: skip
+
+
+def test_merged_mode_at_the_dynamo_level_names_the_same_graphs(report):
+    run = report.runs["nonstrict"]
+    dyn = next(g for g in run.graphs if g.id == "0/0:dynamo")
+    owner = {n.name: n.baseline_graph for n in dyn.nodes}
+    assert owner["flat_apply_capture"] == "3/0:dynamo"  # the opaque call: where its body ran
+    assert (owner["child"], owner["child_1"], owner["child_2"]) == ("1/0_1:dynamo", "1/1_1:dynamo", "1/1_1:dynamo")
+    assert (owner["relu"], owner["relu_1"], owner["relu_2"]) == ("4/0:dynamo", "4/1:dynamo", "4/1:dynamo")
+    assert owner["linear_3"] == "5/0:dynamo"
+    assert owner["getitem"] is None  # unpacking the opaque call's output: no baseline graph did that

@@ -164,3 +164,40 @@ def test_backward_placeholders_that_are_saved_forward_inputs_take_their_paramete
         )
     )
     assert [n.param for n in run.graphs[2].nodes] == ["w", None]
+
+
+def test_dynamo_nodes_and_the_opaque_call_name_their_baseline_graph_too():
+    lin = "torch._C._nn.linear"
+
+    def dyn(prefix: str, *nodes: Node) -> Graph:
+        f, c = prefix.split("/")
+        return Graph(id=f"{prefix}:dynamo", level="dynamo", frame_id=int(f), compile_id=int(c), nodes=nodes)
+
+    base = _baseline(RAN)
+    graphs = [dyn("1/0", _op("linear", lin, 0)) if g.id == "1/0:dynamo" else g for g in base.graphs]
+    graphs = [dyn("1/1", _op("linear", lin, 0)) if g.id == "1/1:dynamo" else g for g in graphs]
+    for p in ("4/0", "4/1"):
+        graphs = [dyn(p, _op("relu", "torch.relu", 0)) if g.id == f"{p}:dynamo" else g for g in graphs]
+    base = Run(name="baseline", graphs=tuple(graphs), graph_runs=RAN)
+    ns = _nonstrict(own_line=True)
+    call = Node(name="flat_apply_capture", op="call_function", target="nonstrict_trace", stack=2, region="r0")
+    ns_dyn = Graph(
+        id="0/0:dynamo", level="dynamo", frame_id=0, compile_id=0,
+        nodes=(_op("child", lin, 2), call, _op("relu", "torch.relu", 2), _op("child_1", lin, 2),
+               _op("relu_1", "torch.relu", 2)),
+    )  # fmt: skip
+    r0 = ns.regions[0]
+    regions = (
+        Region(id="r0", function="rms_scale", file=F, line_start=22, line_end=25, call_site=r0.call_site,
+               call_graph="0/0:dynamo", call_node="flat_apply_capture", nodes={"0/0:aten_forward": ("pow_0",)}),
+        *ns.regions[1:],
+    )  # fmt: skip
+    ns = Run(name="nonstrict", graphs=(ns_dyn, *ns.graphs), regions=regions)
+    got = assign_baseline_graphs(base, ns, STACKS)
+    assert {n.name: n.baseline_graph for n in got.graphs[0].nodes} == {
+        "child": "1/0:dynamo",
+        "flat_apply_capture": "3/0:dynamo",  # all of its inlined ops were computed by 3/0
+        "relu": "4/0:dynamo",
+        "child_1": "1/1:dynamo",
+        "relu_1": "4/1:dynamo",
+    }

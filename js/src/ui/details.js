@@ -22,7 +22,7 @@ export function renderDetails(ctx) {
   else if (gm.module[i]) rows.push(["module", `${gm.module[i]} (from the forward node with the same seq_nr)`]);
   if (nd.from_node) rows.push(["from Dynamo node", nd.from_node]);
   if (nd.param) rows.push(["parameter", nd.param]);
-  const baselineRow = baselineGraphText(gm, i, graphId);
+  const baselineRow = baselineGraphText(gm, i);
   if (baselineRow) rows.push(["baseline graph", baselineRow]);
   if (nd.nonstrict_call) rows.push(["non-strict call", "the opaque node standing for a nonstrict_trace call; its body is inlined at the ATen level"]);
   for (const [k, v] of Object.entries(nd.extra || {})) rows.push([k, String(v)]);
@@ -61,10 +61,10 @@ export function renderDetails(ctx) {
  * The "baseline graph" row: the graph that computed the op, or, in a graph whose other ops name
  * one (a nonstrict ATen graph), why this op names none. Null where the row does not apply.
  */
-function baselineGraphText(gm, i, graphId) {
+function baselineGraphText(gm, i) {
   const nd = gm.nodes[i];
   if (nd.baseline_graph) return nd.baseline_graph;
-  if (!gm.baselineIds || !gm.baselineIds.length || String(graphId).endsWith(":dynamo")) return null;
+  if (!gm.baselineIds || !gm.baselineIds.length) return null;
   if (nd.op !== "call_function" || nd.stack == null) return null;
   return "no baseline graph: no baseline graph computed this op from this line, or which one cannot be told";
 }
