@@ -29,6 +29,8 @@ from nstviz.capture.convert import StackTable, convert_graph
 from nstviz.report import Graph
 
 Backend = str | Callable[..., Any]
+GRAPH_RUNS_KEPT = 10_000
+"""How many graph runs :attr:`Recorder.graph_runs` keeps (the first ones: enough to place every op)."""
 
 
 @dataclass(slots=True)
@@ -63,6 +65,8 @@ class Recorder:
         self.leaf_calls: list[NonstrictCall] = []
         """Calls of ``leaf_function``-decorated functions (an ``invoke_leaf_function`` node each)."""
         self.errors: list[str] = []
+        self.graph_runs: list[str] = []
+        """Ids of the Dynamo graphs in the order their compiled code ran (the first :data:`GRAPH_RUNS_KEPT`)."""
         self._ids: set[str] = set()
         self._max_nodes = max_nodes
         self._inductor_compile: _CompileInfo | None = None
@@ -74,6 +78,7 @@ class Recorder:
         """Intercept every Dynamo compile while the block runs."""
         with contextlib.ExitStack() as stack:
             stack.enter_context(_torch_compat.intercept_backends(self._wrap))
+            stack.enter_context(_torch_compat.own_lines())
             if self._uses_inductor() and (slot := _torch_compat.post_grad_hook_slot()) is not None:
                 stack.enter_context(self._post_grad_hook(slot))
             yield self
@@ -90,6 +95,7 @@ class Recorder:
         self.nonstrict_calls = []
         self.leaf_calls = []
         self.errors = []
+        self.graph_runs = []
         self._ids = set()
         self.stacks = StackTable()
         self._inductor_compile = None
@@ -136,9 +142,24 @@ class Recorder:
                 self._collect_nonstrict_calls(gm, dyn.id)
             except Exception as exc:  # recording must never break the user's compile
                 self.errors.append(f"could not record the Dynamo graph of {prefix}: {exc!r}")
-            return self._compile(original, gm, example_inputs, info)
+            return self._counting(self._compile(original, gm, example_inputs, info), info)
 
         return recording_backend
+
+    def _counting(self, compiled: Any, info: _CompileInfo) -> Any:
+        """``compiled``, noting its Dynamo graph's id in :attr:`graph_runs` each time it runs."""
+        gid = info.dynamo_graph_id
+        if not gid or not callable(compiled):
+            return compiled
+        runs = self.graph_runs
+
+        @functools.wraps(compiled)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if len(runs) < GRAPH_RUNS_KEPT:
+                runs.append(gid)
+            return compiled(*args, **kwargs)
+
+        return run
 
     def _compile(self, original: Callable[..., Any], gm: Any, example_inputs: list[Any], info: _CompileInfo) -> Any:
         backend = self.backend

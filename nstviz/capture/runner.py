@@ -202,6 +202,7 @@ def execute(
         stdout=out.text(),
         stderr=err.text(),
         wall_time_s=round(wall, 4),
+        graph_runs=tuple(recorder.graph_runs),
         dynamo_graph_breaks=(
             max(0, breaks_total - breaks_counted) if breaks_counted is not None and breaks_total is not None else None
         ),

@@ -33,6 +33,7 @@ from nstviz.passes.counts import run_counts
 from nstviz.passes.headline import build_headline, compile_failed
 from nstviz.passes.marks import CapturedCall, CapturedMark, apply_marks
 from nstviz.passes.notes import run_notes
+from nstviz.passes.params import name_placeholders
 from nstviz.passes.provenance import assign_baseline_graphs, build_regions
 from nstviz.report.document import Report
 from nstviz.report.model import (
@@ -104,7 +105,7 @@ def finish_run(captured: CapturedRun, stacks: Sequence[Sequence[Location]]) -> R
     """Passes 1 and 2 for one run: its non-strict regions, then its marks."""
     # a leaf_function call is opaque down to the ATen graph: it is a mark, not an inlined region
     run = build_regions(captured.run, [c.site for c in captured.calls if c.decorator == "nonstrict_trace"], stacks)
-    return apply_marks(run, captured.marks, captured.calls)
+    return name_placeholders(apply_marks(run, captured.marks, captured.calls))
 
 
 def output_verdict(

@@ -49,7 +49,12 @@ def build_regions(run: Run, calls: Sequence[CallSite], stacks: Sequence[Sequence
         call_site = None
         if dyn is not None:
             node = next((n for n in dyn.nodes if n.name == call.node), None)
-            if node is not None and node.stack is not None and node.stack < len(stacks) and stacks[node.stack]:
+            if (
+                node is not None
+                and node.stack is not None
+                and node.stack < len(stacks)
+                and stacks[node.stack]
+            ):
                 call_site = stacks[node.stack][-1]
         tag[(call.graph_id, call.node)] = rid
         members: dict[str, list[str]] = {}
@@ -71,7 +76,9 @@ def build_regions(run: Run, calls: Sequence[CallSite], stacks: Sequence[Sequence
         if fw_seq:
             for g in run.graphs:
                 if g.level == "aten_backward" and _prefix(g.id) == prefix:
-                    names = [n.name for n in g.nodes if n.op == "call_function" and n.extra.get("seq_nr") in fw_seq]
+                    names = [
+                        n.name for n in g.nodes if n.op == "call_function" and n.extra.get("seq_nr") in fw_seq
+                    ]
                     if names:
                         members[g.id] = names
         for gid, names in members.items():
@@ -99,61 +106,168 @@ def _tag_graph(graph: Graph, tag: dict[tuple[str, str], str]) -> Graph:
     if not any((graph.id, n.name) in tag for n in graph.nodes):
         return graph
     nodes = tuple(
-        dataclasses.replace(n, region=tag[(graph.id, n.name)]) if (graph.id, n.name) in tag else n for n in graph.nodes
+        dataclasses.replace(n, region=tag[(graph.id, n.name)]) if (graph.id, n.name) in tag else n
+        for n in graph.nodes
     )
     return dataclasses.replace(graph, nodes=nodes)
 
 
-def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[Location]]) -> Run:
-    """Set :attr:`Node.baseline_graph` on ``other``'s ATen nodes.
+def _innermost(node: Node, stacks: Sequence[Sequence[Location]]) -> Location | None:
+    if node.stack is None or node.stack >= len(stacks) or not stacks[node.stack]:
+        return None
+    return stacks[node.stack][-1]
 
-    A node's source location (innermost user frame) is looked up among the baseline's
-    nodes; the Dynamo graph (of the same compile) that held that location is the answer.
-    Nodes inlined from a region whose call site has no baseline graph fall back to the
-    baseline graph that compiled the marked function's own lines, when one did.
+
+def _baseline_ops(baseline: Run, stacks: Sequence[Sequence[Location]]) -> tuple[dict, dict, dict]:
+    """What each baseline Dynamo graph computed, by source line and op.
+
+    ``(file, line, ATen target)`` -> graph ids (from its ATen graphs), ``(file, line)`` -> graph
+    ids (Dynamo level, for ATen nodes of runs without ATen graphs), and ``(file, line, target)``
+    -> graph ids (Dynamo level, for the nonstrict run's Dynamo nodes).
     """
-    where: dict[tuple[str, int], str] = {}
+    dynamo = {_prefix(g.id): g.id for g in baseline.graphs if g.level == "dynamo"}
+    by_op: dict[tuple[str, int, str], list[str]] = {}
+    by_line: dict[tuple[str, int], list[str]] = {}
+    by_dyn: dict[tuple[str, int, str], list[str]] = {}
     for g in baseline.graphs:
-        if g.level != "dynamo":
+        gid = dynamo.get(_prefix(g.id))
+        if gid is None or g.level not in ("dynamo", "aten_forward", "aten_inference"):
             continue
         for n in g.nodes:
-            if n.stack is None or n.stack >= len(stacks) or not stacks[n.stack]:
+            loc = _innermost(n, stacks) if n.op.startswith("call_") else None
+            if loc is None:
                 continue
-            for loc in stacks[n.stack]:
-                where.setdefault((loc.file, loc.line), g.id)
-    if not where:
+            keys: list[tuple[dict, tuple]] = (
+                [(by_line, (loc.file, loc.line)), (by_dyn, (loc.file, loc.line, n.target))]
+                if g.level == "dynamo"
+                else [(by_op, (loc.file, loc.line, n.target))]
+            )
+            for index, key in keys:
+                ids = index.setdefault(key, [])
+                if gid not in ids:
+                    ids.append(gid)
+    return by_op, by_line, by_dyn
+
+
+def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[Location]]) -> Run:
+    """Set :attr:`Node.baseline_graph` on ``other``'s nodes: the baseline graph that computed them.
+
+    The candidates of an ATen node are the baseline Dynamo graphs whose ATen graphs hold the same
+    op (ATen target) from the same source line (innermost user frame); of a Dynamo node, the
+    baseline Dynamo graphs holding the same target from the same line. A node inlined from a
+    non-strict region whose stack stops at the call site (Reports made before nstviz kept the
+    op's own line) looks for the op among the marked function's lines instead. One candidate is
+    the answer. Several (the same code compiled more than once: block 0 by ``1/0``, the next
+    blocks by the recompile ``1/1``) are told apart by the order the baseline's graphs ran
+    (:attr:`Run.graph_runs`): the nodes are walked in graph order along that sequence, each
+    taking the next run of one of its candidates. Without that order, or when the walk finds
+    none, the node names no baseline graph: nothing honest can be said. Backward nodes take
+    their forward node's graph (same ``seq_nr``); the opaque Dynamo node of a non-strict call
+    takes the graph of its inlined ATen nodes when they all name the same one.
+    """
+    by_op, by_line, by_dyn = _baseline_ops(baseline, stacks)
+    if not by_op and not by_line:
         return other
-    by_region: dict[str, str | None] = {}
-    for region in other.regions:
-        found = None
-        if region.file and region.line_start:
-            end = region.line_end or region.line_start
-            for (file, line), gid in where.items():
-                if file == region.file and region.line_start <= line <= end:
-                    found = gid
-                    break
-        by_region[region.id] = found
+    regions = {r.id: r for r in other.regions}
+    known = {g.id for g in baseline.graphs}
+    runs = [gid for gid in baseline.graph_runs if gid in known]
+
+    def candidates(n: Node, dynamo_level: bool) -> list[str]:
+        loc = _innermost(n, stacks)
+        if loc is None or not n.op.startswith("call_"):
+            return []
+        if dynamo_level:
+            return list(by_dyn.get((loc.file, loc.line, n.target), ()))
+        found = by_op.get((loc.file, loc.line, n.target)) or (
+            by_line.get((loc.file, loc.line)) if not by_op else None
+        )
+        region = regions.get(n.region) if n.region is not None else None
+        site = region.call_site if region is not None else None
+        if (
+            region is not None
+            and region.file
+            and site is not None
+            and (site.file, site.line) == (loc.file, loc.line)
+        ):
+            # the stack stops at the call site: the op is one of the function's own lines
+            found = [
+                gid
+                for (file, line, target), ids in by_op.items()
+                if file == region.file and _within(region, line) and target == n.target
+                for gid in ids
+            ]
+        return list(dict.fromkeys(found or ()))
+
+    pointer = {"forward": 0, "post_grad": 0, "dynamo": 0}
+    by_seq: dict[tuple[str, str], str] = {}
     graphs = []
-    for g in other.graphs:
-        if g.level not in _ATEN:
+    for g in sorted(other.graphs, key=lambda g: g.level == "aten_backward"):  # forward first: seq_nr
+        if g.level not in _ATEN and g.level != "dynamo":
             graphs.append(g)
             continue
+        lane = (
+            "post_grad" if g.level == "inductor_post_grad" else "dynamo" if g.level == "dynamo" else "forward"
+        )
         nodes = []
         changed = False
         for n in g.nodes:
             target = None
-            if n.stack is not None and n.stack < len(stacks) and stacks[n.stack]:
-                loc = stacks[n.stack][-1]
-                target = where.get((loc.file, loc.line))
-            if target is None and n.region is not None:
-                target = by_region.get(n.region)
-            if target is not None:
+            if g.level == "aten_backward" and "seq_nr" in n.extra:
+                target = by_seq.get((_prefix(g.id), n.extra["seq_nr"]))
+            cands = candidates(n, lane == "dynamo") if target is None else []
+            if len(cands) == 1:
+                target = cands[0]
+            if cands and runs and lane in pointer:
+                at = next((i for i in range(pointer[lane], len(runs)) if runs[i] in cands), None)
+                if at is not None:
+                    target, pointer[lane] = runs[at], at
+            if target is not None and g.level in ("aten_forward", "aten_inference") and "seq_nr" in n.extra:
+                by_seq.setdefault((_prefix(g.id), n.extra["seq_nr"]), target)
+            if target != n.baseline_graph:
                 n = dataclasses.replace(n, baseline_graph=target)
                 changed = True
             nodes.append(n)
         graphs.append(dataclasses.replace(g, nodes=tuple(nodes)) if changed else g)
-    return dataclasses.replace(other, graphs=tuple(graphs))
+    order = {g.id: i for i, g in enumerate(other.graphs)}
+    graphs.sort(key=lambda g: order[g.id])
+    return dataclasses.replace(other, graphs=tuple(_opaque_calls(graphs, other.regions)))
+
+
+def _opaque_calls(graphs: list[Graph], regions: Sequence[Region]) -> list[Graph]:
+    """The opaque node of each non-strict call: the baseline graph all its inlined ops name, if one."""
+    by_id = {g.id: g for g in graphs}
+    named: dict[tuple[str, str], str] = {}
+    for r in regions:
+        if r.call_graph is None or r.call_node is None:
+            continue
+        owners = {
+            n.baseline_graph
+            for gid, names in r.nodes.items()
+            if gid in by_id and by_id[gid].level in ("aten_forward", "aten_inference")
+            for n in by_id[gid].nodes
+            if n.name in set(names) and n.op == "call_function"
+        }
+        if len(owners) == 1 and None not in owners:
+            named[(r.call_graph, r.call_node)] = owners.pop()
+    if not named:
+        return graphs
+    out = []
+    for g in graphs:
+        if not any((g.id, n.name) in named for n in g.nodes):
+            out.append(g)
+            continue
+        nodes = tuple(
+            dataclasses.replace(n, baseline_graph=named[(g.id, n.name)]) if (g.id, n.name) in named else n
+            for n in g.nodes
+        )
+        out.append(dataclasses.replace(g, nodes=nodes))
+    return out
+
+
+def _within(region: Region, line: int) -> bool:
+    return region.line_start is not None and region.line_start <= line <= (
+        region.line_end or region.line_start
+    )
 
 
 __all__ = ["CallSite", "assign_baseline_graphs", "build_regions"]
-del Node

@@ -63,6 +63,7 @@ def problems(report: Report) -> list[str]:
         for b in run.breaks:
             if b.count < 1:
                 out.append(f"{name}: break at {b.location.file}:{b.location.line} has count {b.count}")
+    out.extend(_baseline_references(report))
     for key in report.counts:
         if key not in report.runs:
             out.append(f"counts for unknown run {key!r}")
@@ -76,6 +77,25 @@ def problems(report: Report) -> list[str]:
     for path, src in report.sources.items():
         if src.path != path:
             out.append(f"sources[{path!r}] has path {src.path!r}")
+    return out
+
+
+def _baseline_references(report: Report) -> list[str]:
+    """Merged mode's names: a node's ``baseline_graph`` and a run's ``graph_runs`` name graphs that exist."""
+    out: list[str] = []
+    base = report.runs.get("baseline")
+    base_ids = {g.id for g in base.graphs} if base is not None else set()
+    for name, run in report.runs.items():
+        own = {g.id for g in run.graphs}
+        unknown = sorted({gid for gid in run.graph_runs if gid not in own})
+        if unknown:
+            out.append(f"{name}: graph_runs names unknown graphs {unknown[:3]}")
+        for g in run.graphs:
+            for node in g.nodes:
+                if node.baseline_graph is not None and node.baseline_graph not in base_ids:
+                    out.append(
+                        f"{name}/{g.id}/{node.name}: baseline graph {node.baseline_graph!r} is not a baseline graph"
+                    )
     return out
 
 

@@ -90,7 +90,12 @@ class Node:
     from_node: str | None = None
     """ATen graphs: the Dynamo node this node came from (``node.meta["from_node"]``)."""
     baseline_graph: str | None = None
-    """Nonstrict ATen graphs: the baseline graph this node would have belonged to."""
+    """Nonstrict ATen graphs: the baseline Dynamo graph that computed this op (the same op from the
+    same source line, in the same call), or None when no baseline graph can honestly be named
+    (:func:`nstviz.passes.provenance.assign_baseline_graphs`)."""
+    param: str | None = None
+    """Placeholders: the module parameter or buffer it stands for, dotted (``"blocks.0.proj.weight"``),
+    where the graph's inputs say so (Dynamo's lifted names; ATen ``primals``/``arg`` by position)."""
     nonstrict_call: bool = False
     """True for the opaque Dynamo node that stands for a non-strict call."""
     extra: dict[str, str] = field(default_factory=dict)
@@ -361,6 +366,11 @@ class Run:
     """Ingested runs: entries read, skipped (corrupt), unknown and truncated, by name."""
     dynamo_graph_breaks: int | None = None
     """Graph breaks Dynamo itself counted in this run (``counters["graph_break"]``), where known."""
+    graph_runs: tuple[str, ...] = ()
+    """Ids of the Dynamo graphs in the order their compiled code ran (the first 10,000 runs);
+    empty where not recorded (ingested runs, Reports made before nstviz kept it). Tells which
+    graph computed which call of a function compiled more than once (one block of a model
+    by ``1/0``, the next by its recompile ``1/1``)."""
     timing: RunTiming | None = None
     """What this run costs, measured (:mod:`nstviz.report.timing`): graphs, compile time,
     steady-state time per call, eager alongside; None when it was not timed (cells without

@@ -161,6 +161,7 @@ class Case:
 
 
 CASES = [
+    Case("own-lines-removed", "own_lines", "torch._higher_order_ops.flat_apply", "impl", MISSING, "is missing"),
     Case("backend-renamed", "backend", "torch._dynamo.output_graph", "OutputGraph", _NoCallUserCompiler, "is missing",
          check=_no_graphs),
     Case("backend-new-signature", "backend", "torch._dynamo.output_graph", "OutputGraph", _NewSignatureOutputGraph,

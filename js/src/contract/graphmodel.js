@@ -87,7 +87,8 @@ export function buildGraphModel(graph) {
       : op === "output" ? KIND_OUTPUT
       : op === "get_attr" ? KIND_ATTR
       : KIND_CALL;
-    labels[i] = shortTarget(op, nd.target, nd.name);
+    // a placeholder standing for a parameter/buffer is labelled by it ("blocks.0.proj.weight")
+    labels[i] = op === "placeholder" && nd.param ? nd.param : shortTarget(op, nd.target, nd.name);
     if (nd.region != null) {
       let r = regionIndex.get(nd.region);
       if (r === undefined) { r = regionIds.length; regionIds.push(nd.region); regionIndex.set(nd.region, r); }

@@ -15,6 +15,7 @@ import { renderOutput } from "./output.js";
 import { progressStatus, progressView } from "./progress.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { breakBadge, markSelectedBreak, renderBreaks } from "./breaks.js";
+import { markBreak } from "./breakmarks.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
@@ -232,7 +233,7 @@ export class App {
     this.crossSearch = new CrossSearch(this);
     this.modeBtns = {};
     const modeBar = h("div", { class: "nsv-seg", role: "group", "aria-label": "view mode" }, [["single", "Single"], ["side_by_side", "Side by side"], ["merged", "Merged"]].map(([m, label]) => {
-      const b = h("button", { class: "nsv-seg-btn", type: "button", "data-mode": m, title: m === "merged" ? "nonstrict run's nodes coloured by the baseline graph they would have belonged to" : null, onclick: () => this.setMode(m) }, label);
+      const b = h("button", { class: "nsv-seg-btn", type: "button", "data-mode": m, title: m === "merged" ? "nonstrict run's ops coloured by the baseline graph that computed them" : null, onclick: () => this.setMode(m) }, label);
       this.modeBtns[m] = b;
       return b;
     }));
@@ -338,6 +339,7 @@ export class App {
     this.syncView();
     afterShow(this); // Side by side: panes fitted, one-side-only ops marked
     this.renderLegend();
+    markBreak(this);
     if (this.searchInput.value) this.runSearch();
     this.el.dataset.nstvizReady = "1";
   }
@@ -495,7 +497,7 @@ export class App {
   applySelectedBreak(origin) {
     const sb = this.store.get("selectedBreak") || {};
     markSelectedBreak(this.breaksHost, sb.run != null ? sb : null);
-    if (sb.run == null) return;
+    if (sb.run == null) { markBreak(this); return; }
     const b = ((this.index.run(sb.run) || {}).breaks || [])[sb.index];
     if (!b) return;
     if (origin === "model" && this.store.get("tab") !== "breaks") this.store.set({ tab: "breaks" });
@@ -506,6 +508,7 @@ export class App {
     if (!ids.length) ids = this.graphsOfCompiles(sb.run, b.compile_ids || []).slice(0, 2);
     const specs = ids.map((g) => ({ run: sb.run, graph: this.preferAten(sb.run, g) }));
     if (specs.length) this.showGraphs(specs, specs.length === 2 ? "side_by_side" : "single");
+    else markBreak(this);
   }
 
   /** Graph ids compiled by the given tlparse compile ids ("1/0", "1/0_1"), in that order. */

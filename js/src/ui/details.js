@@ -21,7 +21,9 @@ export function renderDetails(ctx) {
   if (nd.module) rows.push(["module", `${nd.module}${nd.module_type ? " (" + nd.module_type + ")" : ""}`]);
   else if (gm.module[i]) rows.push(["module", `${gm.module[i]} (from the forward node with the same seq_nr)`]);
   if (nd.from_node) rows.push(["from Dynamo node", nd.from_node]);
-  if (nd.baseline_graph) rows.push(["baseline graph", nd.baseline_graph]);
+  if (nd.param) rows.push(["parameter", nd.param]);
+  const baselineRow = baselineGraphText(gm, i);
+  if (baselineRow) rows.push(["baseline graph", baselineRow]);
   if (nd.nonstrict_call) rows.push(["non-strict call", "the opaque node standing for a nonstrict_trace call; its body is inlined at the ATen level"]);
   for (const [k, v] of Object.entries(nd.extra || {})) rows.push([k, String(v)]);
   const region = gm.region[i] >= 0 ? regionInfo(gm.regionIds[gm.region[i]]) : null;
@@ -33,6 +35,12 @@ export function renderDetails(ctx) {
     h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => onNode(j) }, gm.nodes[j].name)),
   list.length > 200 ? h("span", { class: "nsv-muted" }, ` … ${list.length - 200} more`) : null) : h("span", { class: "nsv-muted" }, "none");
   const stack = index.stack(nd.stack);
+  const own = stack.length ? stack[stack.length - 1] : null;
+  if (own) rows.splice(5, 0, ["source line", where(own.file, own.line)]);
+  // an op inlined from a non-strict function: its own line above, the call that ran it here
+  if (region && region.call_site && own && (own.file !== region.call_site.file || own.line !== region.call_site.line)) {
+    rows.splice(6, 0, ["called at", where(region.call_site.file, region.call_site.line)]);
+  }
   return h("div", { class: "nsv-details", "data-node": nd.name },
     h("div", { class: "nsv-details-title" }, h("span", { class: `nsv-kind-dot nsv-kind-${gm.kind[i]}${gm.region[i] >= 0 ? " nsv-kind-region" : ""}` }), nd.name),
     region ? h("div", { class: "nsv-region-note" },
@@ -47,4 +55,16 @@ export function renderDetails(ctx) {
     h("div", { class: "nsv-section-title" }, "user stack"),
     stack.length ? renderStack(stack, onFrame) : h("div", { class: "nsv-muted" }, "no user stack recorded"),
   );
+}
+
+/**
+ * The "baseline graph" row: the graph that computed the op, or, in a graph whose other ops name
+ * one (a nonstrict ATen graph), why this op names none. Null where the row does not apply.
+ */
+function baselineGraphText(gm, i) {
+  const nd = gm.nodes[i];
+  if (nd.baseline_graph) return nd.baseline_graph;
+  if (!gm.baselineIds || !gm.baselineIds.length) return null;
+  if (nd.op !== "call_function" || nd.stack == null) return null;
+  return "no baseline graph: no baseline graph computed this op from this line, or which one cannot be told";
 }

@@ -334,6 +334,7 @@ export class GraphPane {
       ];
       if (nd.tensors && nd.tensors.length) lines.push([nd.tensors.map(tensorText).join(", "), "nsv-mono"]);
       if (nd.value) lines.push([`value: ${nd.value}`, "nsv-mono"]);
+      if (nd.param) lines.push([`parameter: ${nd.param}`, "nsv-mono"]);
       if (nd.module) lines.push([`module: ${nd.module}${nd.module_type ? " (" + nd.module_type + ")" : ""}`]);
       else if (gm.module[i]) lines.push([`module: ${gm.module[i]} (via the forward node's seq_nr)`]);
       if (gm.kind[i] === KIND_NONSTRICT) lines.push([`opaque call of ${gm.region[i] >= 0 ? this.app.regionFunction(this.run, gm.regionIds[gm.region[i]]) : "a non-strict function"}: its body is traced at the ATen level`, "nsv-tip-region"]);

@@ -20,6 +20,7 @@ export function renderLegend(app) {
     const gm = p.entry.gm;
     if (app.mode === "merged") {
       gm.baselineIds.forEach((id, b) => merged.push([id, graphColor(b)]));
+      if (gm.baselineIds.length && unattributed(gm)) merged.push(["no baseline graph", null]);
       continue;
     }
     const counts = new Map();
@@ -39,9 +40,17 @@ export function renderLegend(app) {
   }
   if (regionRows.length) app.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Inlined from non-strict regions"), regionRows));
   if (merged.length) {
-    app.legend.appendChild(h("div", { class: "nsv-legend-row" }, h("span", { class: "nsv-legend-title" }, "Baseline graph each node would have belonged to"),
-      merged.map(([id, col]) => { const sw = h("span", { class: "nsv-sw" }); sw.style.background = col; return h("span", { class: "nsv-lg" }, sw, id); })));
+    app.legend.appendChild(h("div", { class: "nsv-legend-row", "data-testid": "baseline-legend" }, h("span", { class: "nsv-legend-title" }, "Baseline graph that computed each op"),
+      merged.map(([id, col]) => { const sw = h("span", { class: "nsv-sw" }); if (col) sw.style.background = col; return h("span", { class: "nsv-lg", "data-graph": col ? id : "" }, sw, id); })));
   } else if (app.mode === "merged") {
     app.legend.appendChild(h("div", { class: "nsv-legend-row nsv-muted" }, "This graph's nodes carry no baseline_graph information."));
   }
+}
+
+/** True when some op of the graph names no baseline graph (drawn uncoloured). */
+function unattributed(gm) {
+  for (let i = 0; i < gm.n; i++) {
+    if (gm.baseline[i] < 0 && gm.nodes[i].op === "call_function" && gm.nodes[i].stack != null) return true;
+  }
+  return false;
 }

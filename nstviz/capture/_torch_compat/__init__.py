@@ -100,6 +100,7 @@ from nstviz.capture._torch_compat.nonstrict import (
     restore_id_sets,
     unmark_ids,
 )
+from nstviz.capture._torch_compat.own_lines import own_lines
 
 __all__ = [
     "DYNAMO_GLOBAL_PREFIXES",
@@ -165,6 +166,7 @@ __all__ = [
     "nonstrict_trace_holders",
     "nonstrict_trace_spelling",
     "noting_lost_features",
+    "own_lines",
     "post_grad_hook_slot",
     "post_grad_pass_hook",
     "pytree_registered",

@@ -150,6 +150,13 @@ HOOKS: dict[str, Hook] = {
             "nodes show the target's plain name",
         ),
         Hook(
+            "own_lines",
+            "torch._higher_order_ops.flat_apply.impl / torch.fx.traceback.current_meta",
+            "the op's own line inside a non-strict function",
+            False,
+            "ops inlined from a non-strict function show its call site only",
+        ),
+        Hook(
             "pytree",
             "torch.utils._pytree._private_register_pytree_node / _deregister_pytree_node",
             "the advisor's pytree-registration remedy",
