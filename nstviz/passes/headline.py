@@ -50,7 +50,7 @@ from collections.abc import Mapping
 
 from nstviz._where import original_function
 from nstviz.passes.causes import explain_error
-from nstviz.passes.failures import compile_failures, recompile_limit_hits
+from nstviz.passes.failures import compile_failures, recompile_limit_help, recompile_limit_hits
 from nstviz.passes.improvement import judge_change
 from nstviz.report.model import (
     Chip,
@@ -106,6 +106,12 @@ def recompile_limit_text(run: Run) -> str | None:
     more = f" and {len(names) - 1} more" if len(names) > 1 else ""
     verb = "run" if more else "runs"
     return _short(f"recompile limit hit: {names[0]}{more} {verb} eagerly")
+
+
+def recompile_limit_chip(run: Run, name: str, text: str) -> Chip:
+    """The red ``note`` chip of a ``recompile_limit`` hit: it says what it means and opens the compile."""
+    hit = recompile_limit_hits(run)[0]
+    return Chip(kind="note", text=text, tone="bad", help=recompile_limit_help(run, hit), run=name, compile_id=hit.tlparse_id)
 
 
 def compile_failure_text(run: Run) -> str | None:
@@ -243,7 +249,7 @@ def build_headline(
     first = [Chip(kind="failure", text=failed, tone="bad")] if failed else []
     limit = recompile_limit_text(base)
     if limit:
-        first.append(Chip(kind="note", text=limit, tone="bad"))
+        first.append(recompile_limit_chip(base, "baseline", limit))
     eager = eager_chip(outputs)
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
@@ -299,7 +305,7 @@ def build_headline(
             chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
         n_limit = recompile_limit_text(nonstrict)
         if n_limit and n_limit != limit:
-            chips.append(Chip(kind="note", text=f"nonstrict {n_limit}", tone="bad"))
+            chips.append(recompile_limit_chip(nonstrict, "nonstrict", f"nonstrict {n_limit}"))
     chips.append(outputs_chip(outputs))
     chips.extend(last)
     return _headline(tuple(chips))
@@ -318,6 +324,7 @@ __all__ = [
     "format_number",
     "outputs_chip",
     "plural",
+    "recompile_limit_chip",
     "recompile_limit_text",
     "what_differs",
 ]

@@ -122,8 +122,23 @@ class Graph:
 
 
 @dataclass(**_FRZ)
+class GuardFailure:
+    """A failed guard of an earlier compile (``compile_id``) of the frame: why it was compiled again
+    (as ``TORCH_LOGS=recompiles`` says: ``guard``, the user ``code`` line and ``location``; ``text`` in full)."""
+
+    compile_id: str
+    guard: str
+    code: str | None = None
+    location: Location | None = None
+    text: str = ""
+
+
+@dataclass(**_FRZ)
 class Compile:
-    """One Dynamo compile of one frame (tlparse's ``[frame_id/compile_id]``)."""
+    """One Dynamo compile of one frame (tlparse's ``[frame_id/compile_id]``, ``_attempt``). Newer fields:
+    ``guard_failures`` (why it recompiled), ``fail_type``/``fail_location``, ``backend_compile_time_s``,
+    ``guard_count`` (``guards`` keeps the first lines), ``cache_size`` (compiled entries the frame had
+    before), ``stack`` (user frames that called the frame, outermost first)."""
 
     frame_id: int
     compile_id: int
@@ -136,6 +151,17 @@ class Compile:
     recompile_reason: str | None = None
     restart_reasons: tuple[str, ...] = ()
     fail_reason: str | None = None
+    guard_failures: tuple[GuardFailure, ...] = ()
+    fail_type: str | None = None
+    fail_location: Location | None = None
+    backend_compile_time_s: float | None = None
+    guard_count: int | None = None
+    cache_size: int | None = None
+    stack: tuple[Location, ...] = ()
+
+    @property
+    def tlparse_id(self) -> str:  # noqa: D102 -- "1/0", "1/0_1" for attempt 1, as tlparse writes it
+        return f"{self.frame_id}/{self.compile_id}" + (f"_{self.attempt}" if self.attempt else "")
 
 
 @dataclass(**_FRZ)
@@ -415,6 +441,10 @@ class Chip:
     kind: ChipKind
     text: str
     tone: Tone = "neutral"
+    help: str | None = None
+    """What the chip means (the viewer's tooltip); ``run`` and ``compile_id`` name the compile it is about."""
+    run: str | None = None
+    compile_id: str | None = None
 
 
 @dataclass(**_FRZ)

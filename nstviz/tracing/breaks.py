@@ -22,6 +22,7 @@ from nstviz._where import original_function
 from nstviz.report.model import Break, BreakSplit, Compile, Graph, Location
 from nstviz.tracing import MAX_GUARDS
 from nstviz.tracing.events import TraceEvent
+from nstviz.tracing.recompiles import compile_extras, name_frames
 from nstviz.tracing.stacks import parse_frames, with_code
 from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
@@ -287,7 +288,7 @@ def _merge_splits(splits: Sequence[BreakSplit]) -> tuple[BreakSplit, ...]:
 
 
 def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) -> tuple[Compile, ...]:
-    """One :class:`Compile` per ``compilation_metrics`` event, with guards and graph ids."""
+    """One :class:`Compile` per ``compilation_metrics`` event, with guards, graph ids and why it recompiled."""
     guards: dict[tuple[Any, ...], tuple[str, ...]] = {}
     starts: dict[tuple[Any, ...], Location] = {}
     for e in events:
@@ -305,6 +306,7 @@ def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) 
     by_compile: dict[tuple[int, int], list[str]] = {}
     for g in graphs:
         by_compile.setdefault((g.frame_id, g.compile_id), []).append(g.id)
+    extras = compile_extras(events)
     out: list[Compile] = []
     for e in events:
         if e.kind != "compilation_metrics":
@@ -327,9 +329,10 @@ def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) 
                 recompile_reason=_text(m.get("recompile_reason")),
                 restart_reasons=tuple(str(r) for r in (m.get("restart_reasons") or ()) if r),
                 fail_reason=_text(m.get("fail_reason"), 2000),
+                **extras.get((e.frame_id, e.compile_id, e.attempt), {}),
             )
         )
-    return tuple(out)
+    return name_frames(out)
 
 
 def _float(v: Any) -> float | None:
