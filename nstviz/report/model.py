@@ -123,8 +123,7 @@ class Graph:
 
 @dataclass(**_FRZ)
 class GuardFailure:
-    """A failed guard of an earlier compile (``compile_id``) of the frame: why it was compiled again
-    (as ``TORCH_LOGS=recompiles`` says: ``guard``, the user ``code`` line and ``location``; ``text`` in full)."""
+    """A failed guard of the frame's earlier compile ``compile_id``: why it recompiled (TORCH_LOGS=recompiles)."""
 
     compile_id: str
     guard: str
@@ -135,10 +134,11 @@ class GuardFailure:
 
 @dataclass(**_FRZ)
 class Compile:
-    """One Dynamo compile of one frame (tlparse's ``[frame_id/compile_id]``, ``_attempt``). Newer fields:
-    ``guard_failures`` (why it recompiled), ``fail_type``/``fail_location``, ``backend_compile_time_s``,
-    ``guard_count`` (``guards`` keeps the first lines), ``cache_size`` (compiled entries the frame had
-    before), ``stack`` (user frames that called the frame, outermost first)."""
+    """One Dynamo compile of one frame (tlparse's ``[frame_id/compile_id]``, ``_attempt``).
+
+    Newer: ``guard_failures`` (why it recompiled), ``fail_type``, ``fail_location``, ``guard_count``,
+    ``backend_compile_time_s``, ``cache_size`` (entries the frame had before), ``stack`` (user callers).
+    """
 
     frame_id: int
     compile_id: int
