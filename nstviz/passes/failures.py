@@ -10,7 +10,6 @@ import re
 
 from nstviz._where import original_function, where
 from nstviz.report.model import Compile, Run
-from nstviz.tracing.breaks import RECOMPILE_LIMIT_RE
 
 __all__ = ["compile_failures", "recompile_limit_help", "recompile_limit_hits"]
 
@@ -23,7 +22,7 @@ def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
     Not a failure of the compile as a whole: Dynamo runs that frame eagerly from then on
     (a performance problem, said as such in the headline).
     """
-    return tuple(c for c in run.compiles if c.fail_reason and RECOMPILE_LIMIT_RE.search(c.fail_reason))
+    return tuple(c for c in run.compiles if c.limit_hit)
 
 
 def compile_failures(run: Run) -> tuple[Compile, ...]:

@@ -30,7 +30,10 @@ _ALWAYS_WRITTEN: dict[str, frozenset[str]] = {
 # Fields added to a class after Reports with it were written: written only when they differ from
 # the default, so a Report without them reads and writes back exactly as it was.
 _WRITTEN_WHEN_SET: dict[str, frozenset[str]] = {
-    "Compile": frozenset({"guard_failures", "fail_type", "fail_location", "backend_compile_time_s", "guard_count", "cache_size", "stack"}),
+    "Compile": frozenset({
+        "guard_failures", "fail_type", "fail_location", "backend_compile_time_s", "guard_count", "cache_size", "stack",
+        "recompile", "limit_hit",
+    }),
     "Chip": frozenset({"help", "run", "compile_id"}),
 }
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")

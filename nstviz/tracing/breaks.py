@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nstviz._where import original_function
+from nstviz.report.compiles import RECOMPILE_LIMIT_RE
 from nstviz.report.model import Break, BreakSplit, Compile, Graph, Location
 from nstviz.tracing import MAX_GUARDS
 from nstviz.tracing.events import TraceEvent
@@ -28,8 +29,6 @@ from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
 _GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 _AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
-RECOMPILE_LIMIT_RE = re.compile(r"recompile limit exceeded|exceeding the \w*recompile_limit", re.IGNORECASE)
-"""A compile refused for hitting ``recompile_limit``: the frame runs eagerly, it is not a break."""
 _REGISTRY = "graph_break_registry.json"
 
 DYNAMO_EXCEPTION_NAMES = frozenset(
@@ -472,6 +471,7 @@ _ID_RE = re.compile(r"^\[?(\d+)/(\d+)")
 
 __all__ = [
     "DYNAMO_EXCEPTION_NAMES",
+    "RECOMPILE_LIMIT_RE",
     "break_from_artifact",
     "caused_per_event",
     "compiles_from_events",
