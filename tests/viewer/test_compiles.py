@@ -23,7 +23,8 @@ SIDE = "document.querySelector('.nsv-tab-body[data-tab=compiles]')"
 
 # Everything a person should be able to read in the Compiles panel: boxes whose text is cut
 # (scrollWidth > clientWidth), short values that wrap (taller than 1.6 lines), the panel wider
-# than its pane, tabs that do not all show.
+# than its pane, tabs that do not all show; the page's height, which the panel must not change;
+# the graph pane's picker bar, which its compile link must not wrap onto a second row.
 LAYOUT = """() => {
   const body = document.querySelector('.nsv-tab-body[data-tab=compiles]');
   const cut = [], wrapped = [];
@@ -37,7 +38,8 @@ LAYOUT = """() => {
   const last = [...tabs.querySelectorAll('.nsv-tab')].pop().getBoundingClientRect();
   return {cut, wrapped, panelOverflow: body.scrollWidth - body.clientWidth,
           tabsFit: tabs.scrollWidth <= tabs.clientWidth + 1 && last.right <= tabs.getBoundingClientRect().right + 1,
-          pageFits: document.documentElement.scrollHeight <= innerHeight};
+          pageHeight: document.documentElement.scrollHeight,
+          paneBarRows: Math.max(...[...document.querySelectorAll('.nsv-pane-bar')].map((b) => Math.round(b.getBoundingClientRect().height / 30)))};
 }"""
 DETAIL = """() => { const d = document.querySelector('.nsv-compile-detail');
   return d && d.offsetParent ? {run: d.dataset.run, id: d.dataset.compile, text: d.textContent} : null; }"""
@@ -65,7 +67,7 @@ def test_chip_tab_links_and_graph(report, write_page, drive, artifacts):
     out = drive({"page": str(page), "viewport": [1100, 800], "steps": [
         {"do": "ready"},
         # 0: the chip's tooltip
-        {"do": "eval", "js": f"(() => {{ const c = document.querySelector('{chip}'); return c ? {{title: c.title, tag: c.tagName}} : null; }})()"},
+        {"do": "eval", "js": f"(() => {{ const c = document.querySelector('{chip}'); return c ? {{title: c.title, tag: c.tagName, pageHeight: document.documentElement.scrollHeight}} : null; }})()"},
         # 1-3: the chip opens the refused compile's detail
         *_open_detail_steps(chip),
         {"do": "eval", "js": LAYOUT},
@@ -82,14 +84,15 @@ def test_chip_tab_links_and_graph(report, write_page, drive, artifacts):
         {"do": "eval", "js": f"{HOOK}.panes().map((p) => [p.run, p.graph])"},
         # 17-19: the graph picker's compile link opens the compile of the graph shown
         *_open_detail_steps(".nsv-pane .nsv-pane-compile"),
-        # 20-23: a compile id in the Breaks tab opens its detail
-        {"do": "click", "selector": ".nsv-tab[data-tab=breaks]"},
-        *_open_detail_steps(".nsv-break[data-run=baseline] .nsv-compile-link[data-compile='1/0']"),
-        # 24-28: the Node tab's compile link
+        # 20-24: the Node tab's compile link
         {"do": "click_node", "pane": 0, "name": "mul"},
         {"do": "wait_for", "js": "document.querySelector('.nsv-tab-body[data-tab=node] .nsv-compile-link')"},
         *_open_detail_steps(".nsv-tab-body[data-tab=node] .nsv-compile-link"),
-        # 29-37: in a 670 px container (JupyterLab with its file browser open)
+        # 25-29: a compile id in the Breaks tab (the break opened first)
+        {"do": "click", "selector": ".nsv-tab[data-tab=breaks]"},
+        {"do": "click", "selector": ".nsv-break[data-run=baseline] .nsv-break-head"},
+        *_open_detail_steps(".nsv-break[data-run=baseline] .nsv-compile-link[data-compile='1/0']"),
+        # 30-38: in a 670 px container (JupyterLab with its file browser open)
         {"do": "eval", "js": "(() => { const r = document.querySelector('#nstviz-root'); r.style.width = '670px'; r.style.maxWidth = '670px'; return r.getBoundingClientRect().width; })()"},
         *_open_detail_steps(chip),
         {"do": "eval", "js": LAYOUT},
@@ -111,7 +114,8 @@ def test_chip_tab_links_and_graph(report, write_page, drive, artifacts):
     assert (detail["run"], detail["id"]) == ("baseline", "0/2")
     for words in ("step", "<fixture:recompile_limit>:10", "n == 1", "0/1", "n == 0", "recompile_limit", "runs eagerly"):
         assert words in detail["text"], words
-    assert res[5] == {"cut": [], "wrapped": [], "panelOverflow": 0, "tabsFit": True, "pageFits": True}
+    fits = {"cut": [], "wrapped": [], "panelOverflow": 0, "tabsFit": True, "pageHeight": tip["pageHeight"], "paneBarRows": 1}
+    assert res[5] == fits
 
     rows = res[8]
     assert [(r["run"], r["id"]) for r in rows] == [
@@ -124,16 +128,16 @@ def test_chip_tab_links_and_graph(report, write_page, drive, artifacts):
     assert "recompile limit" in by_id[("baseline", "0/2")]["marks"]
     assert by_id[("baseline", "0/0_1")]["marks"] == []
     assert "step" in by_id[("baseline", "0/0_1")]["text"] and "helper" in by_id[("baseline", "1/0_1")]["text"]
-    assert res[9] == {"cut": [], "wrapped": [], "panelOverflow": 0, "tabsFit": True, "pageFits": True}
+    assert res[9] == fits
 
     assert (res[13]["run"], res[13]["id"]) == ("baseline", "0/1_1")
     assert "n == 0" in res[13]["text"]
     assert res[16] == [["baseline", "0/1_1:dynamo"]]
     assert (res[19]["run"], res[19]["id"]) == ("baseline", "0/1_1")  # the pane's graph is compile 0/1_1
-    assert (res[23]["run"], res[23]["id"]) == ("baseline", "1/0_1")  # the break hit compile 1/0 (attempt 1 kept)
-    assert (res[28]["run"], res[28]["id"]) == ("baseline", "0/1_1")  # node "mul" of graph 0/1_1:dynamo
+    assert (res[29]["run"], res[29]["id"]) == ("baseline", "1/0_1")  # the break hit compile 1/0 (attempt 1 kept)
+    assert (res[24]["run"], res[24]["id"]) == ("baseline", "0/1_1")  # node "mul" of graph 0/1_1:dynamo
 
-    assert res[29] == 670
-    assert (res[32]["run"], res[32]["id"]) == ("baseline", "0/2")
-    assert res[33] == {"cut": [], "wrapped": [], "panelOverflow": 0, "tabsFit": True, "pageFits": True}
-    assert res[36] == {"cut": [], "wrapped": [], "panelOverflow": 0, "tabsFit": True, "pageFits": True}
+    assert res[30] == 670
+    assert (res[33]["run"], res[33]["id"]) == ("baseline", "0/2")
+    narrow = {**fits, "pageHeight": res[34]["pageHeight"]}
+    assert res[34] == narrow and res[37] == narrow

@@ -15,6 +15,7 @@ import { renderOutput } from "./output.js";
 import { progressStatus, progressView } from "./progress.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { markSelectedBreak, renderBreaks } from "./breaks.js";
+import { CompilesPanel } from "./compiles.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
@@ -171,7 +172,7 @@ export class App {
     clear(this.root);
     this.el.dataset.nstvizState = "report";
     // header
-    const headline = renderHeadline(r);
+    const headline = renderHeadline(r, (run, id) => this.openCompile(run, id));
     const meta = [r.title || null, r.created ? r.created.replace("T", " ").replace(/\..*$/, "") : null, `torch ${r.torch_version}`, r.backend ? `backend ${r.backend}` : null].filter(Boolean).join(" · ");
     this.exportBtn = h("button", { class: "nsv-btn", type: "button", title: "Save this report as one self-contained HTML file", onclick: () => this.exportHtml() }, "Export HTML");
     this.toast = h("div", { class: "nsv-toast", role: "status", hidden: true });
@@ -183,6 +184,7 @@ export class App {
     this.tabs = {};
     this.tabBodies = {};
     const tabDefs = [["overview", "Overview"], ["breaks", `Breaks`], ["source", "Source"], ["node", "Node"], ["output", "Output"]];
+    tabDefs.push(["compiles", "Compiles"]);
     if (hasAdvisor(r)) tabDefs.push(["advisor", "Advisor"]);
     const nBreaks = this.index.runNames.reduce((s, n) => s + (this.index.run(n).breaks || []).length, 0);
     const tabBar = h("div", { class: "nsv-tabs", role: "tablist" }, tabDefs.map(([id, label]) => {
@@ -207,7 +209,14 @@ export class App {
       onGraph: (run, id) => this.showGraphs([{ run, graph: id }], "single"),
       graphsOfCompiles: (run, ids) => this.graphsOfCompiles(run, ids),
       onFrame: (loc) => this.revealSource(loc),
+      onCompile: (run, id) => this.openCompile(run, id),
     });
+    this.compiles = new CompilesPanel(r, this.index, {
+      onGraph: (run, id) => this.showGraphs([{ run, graph: id }], "single"),
+      onBreak: (run, i) => this.store.set({ tab: "breaks", selectedBreak: { run, index: i } }),
+      onFrame: (loc) => this.revealSource(loc),
+    });
+    this.tabBodies.compiles.appendChild(this.compiles.el);
     this.source = new SourcePane(r, this.index);
     this.tabBodies.source.appendChild(this.source.el);
     this.tabBodies.node.appendChild(h("div", { class: "nsv-muted nsv-pad" }, "Click a node in the graph to see its data here."));
@@ -454,6 +463,7 @@ export class App {
       onNode: (j) => this.selectNode(sn.run, sn.graph, j, pane, true),
       onFrame: (f) => this.revealSource(f),
       regionInfo: (id) => this.regionInfo(sn.run, id),
+      onCompile: (run, id) => this.openCompile(run, id),
     }));
     const stack = this.index.stack(entry.gm.nodes[i].stack);
     this.source.setNodeLines(stack);
@@ -498,6 +508,12 @@ export class App {
     if (!cur || !g || cur.level === g.level) return graphId;
     const alt = this.index.graphs(run).find((x) => x.frame_id === g.frame_id && x.compile_id === g.compile_id && x.level === cur.level);
     return alt ? alt.id : graphId;
+  }
+
+  /** Open compile `id` ("1/0_1") of `run` in the Compiles tab. */
+  openCompile(run, id) {
+    if (this.compiles && this.compiles.showDetail(run, id)) this.store.set({ tab: "compiles" });
+    else this.showToast(`No compile ${id} recorded in ${run}`);
   }
 
   revealSource(loc) {
