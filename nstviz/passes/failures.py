@@ -11,7 +11,7 @@ import re
 from nstviz._where import original_function, where
 from nstviz.report.model import Compile, Run
 
-__all__ = ["compile_failures", "recompile_limit_help", "recompile_limit_hits"]
+__all__ = ["compile_failures", "frame_where", "recompile_limit_help", "recompile_limit_hits"]
 
 _LIMIT_RE = re.compile(r"currently set to (\d+)")
 
@@ -75,3 +75,11 @@ def recompile_limit_help(run: Run, hit: Compile) -> str:
         f"so Dynamo gave up on this frame: from then on {fn} runs eagerly (uncompiled) whenever no compiled "
         f"version's guards pass. Compile {hit.tlparse_id} has the details."
     )
+
+
+def frame_where(run: Run, c: Compile) -> str:
+    """``"models/gpt2.py:380"``: where the frame of compile ``c`` starts (last two path parts), or ``""``."""
+    loc = c.location or next((x.location for x in run.compiles if x.frame_id == c.frame_id and x.location), None)
+    if loc is None:
+        return ""
+    return where(loc.file, loc.line, lambda f: "/".join(f.replace("\\", "/").split("/")[-2:]))

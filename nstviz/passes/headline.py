@@ -28,9 +28,11 @@ The chips, in order:
   ``"nonstrict compile failed: ..."`` when only the nonstrict run's compile failed;
   ``"nonstrict fullgraph failed: <break>"`` (red) when the nonstrict run has a fatal break the
   code caught; ``"nonstrict raised ValueError"`` (red), when the nonstrict run raised.
-- ``note`` ``"recompile limit hit: f runs eagerly"`` (red), when a frame of the baseline hit
-  ``recompile_limit`` (Dynamo runs it eagerly from then on; not a compile failure), and
-  ``"nonstrict recompile limit hit: ..."`` when only the nonstrict run's did.
+- ``note`` ``"recompile limit hit: f (dir/a.py:3) runs eagerly"`` (red), when a frame of the baseline
+  hit ``recompile_limit`` (Dynamo runs it eagerly from then on; not a compile failure), and
+  ``"nonstrict recompile limit hit: ..."`` when only the nonstrict run's did. The chip carries
+  what it means (:attr:`Chip.help`: the function, its file, the limit, the guard that failed last)
+  and the compile it is about (``run``, ``compile_id``: the viewer opens that compile's detail).
 - ``outputs``: the output verdict, ``"outputs match"``, ``"outputs match eager"`` (compared
   with the eager run because the baseline raised), ``"outputs DIFFER (max |Δ| 0.5)"`` (red),
   ``"outputs DIFFER: y: None vs tensor f32[3]"`` (red: what differs when it is not a number),
@@ -50,7 +52,7 @@ from collections.abc import Mapping
 
 from nstviz._where import original_function
 from nstviz.passes.causes import explain_error
-from nstviz.passes.failures import compile_failures, recompile_limit_help, recompile_limit_hits
+from nstviz.passes.failures import compile_failures, frame_where, recompile_limit_help, recompile_limit_hits
 from nstviz.passes.improvement import judge_change
 from nstviz.report.model import (
     Chip,
@@ -98,14 +100,15 @@ def _frame_function(run: Run, frame_id: int | None) -> str:
 
 
 def recompile_limit_text(run: Run) -> str | None:
-    """``"recompile limit hit: f runs eagerly"`` when a frame of ``run`` hit ``recompile_limit``."""
+    """``"recompile limit hit: f (dir/a.py:3) runs eagerly"`` when a frame of ``run`` hit ``recompile_limit``."""
     hits = recompile_limit_hits(run)
     if not hits:
         return None
     names = list(dict.fromkeys(_frame_function(run, c.frame_id) or "a frame" for c in hits))
     more = f" and {len(names) - 1} more" if len(names) > 1 else ""
     verb = "run" if more else "runs"
-    return _short(f"recompile limit hit: {names[0]}{more} {verb} eagerly")
+    at = frame_where(run, hits[0])
+    return _short(f"recompile limit hit: {names[0]}{f' ({at})' if at else ''}{more} {verb} eagerly")
 
 
 def recompile_limit_chip(run: Run, name: str, text: str) -> Chip:

@@ -63,7 +63,7 @@ HEADLINES = {
         ("outputs", "outputs match", "good"),
     ],
     "recompile_limit": [
-        ("note", "recompile limit hit: step runs eagerly", "bad"),
+        ("note", "recompile limit hit: step (<fixture:recompile_limit>:10) runs eagerly", "bad"),
         ("breaks", "1 break → 0", "good"),
         ("graphs", "5 graphs → 2", "good"),
         ("outputs", "outputs match", "good"),
