@@ -60,7 +60,7 @@ def recompile_limit_help(run: Run, hit: Compile) -> str:
     """
     same = [c for c in run.compiles if c.frame_id == hit.frame_id and (c.function or c.location)]
     named = next((c for c in same if c.function), hit)
-    fn = original_function(named.function)[0] or "a frame"
+    fn = named.qualname or original_function(named.function)[0] or "a frame"
     loc = hit.location or named.location
     at = f" ({where(loc.file, loc.line)})" if loc else ""
     m = _LIMIT_RE.search(hit.fail_reason or "")

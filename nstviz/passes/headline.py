@@ -94,7 +94,10 @@ def format_number(x: float | None) -> str:
 
 
 def _frame_function(run: Run, frame_id: int | None) -> str:
-    """The function of a frame (resume functions named by the function they resume)."""
+    """The function of a frame, qualified where known (resume functions named by the function they resume)."""
+    qual = next((c.qualname for c in run.compiles if c.frame_id == frame_id and c.qualname), None)
+    if qual:
+        return qual
     name = next((c.function for c in run.compiles if c.frame_id == frame_id and c.function), "")
     return original_function(name)[0]
 

@@ -32,7 +32,7 @@ _ALWAYS_WRITTEN: dict[str, frozenset[str]] = {
 _WRITTEN_WHEN_SET: dict[str, frozenset[str]] = {
     "Compile": frozenset({
         "guard_failures", "fail_type", "fail_location", "backend_compile_time_s", "guard_count", "cache_size", "stack",
-        "recompile", "limit_hit",
+        "recompile", "limit_hit", "qualname",
     }),
     "Chip": frozenset({"help", "run", "compile_id"}),
 }

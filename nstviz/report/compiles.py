@@ -71,6 +71,9 @@ class Compile:
     """Compiled entries the frame already had when this compile started (0 for its first)."""
     stack: tuple[Location, ...] = ()
     """The user frames that called the compiled frame (``dynamo_start``), outermost first."""
+    qualname: str | None = None
+    """The frame's function qualified where its source tells (``"GPT2Block.forward"``); a Dynamo
+    resume function (``torch_dynamo_resume_in_f_at_7``) is named by the function it resumes."""
 
     recompile: bool = field(init=False, default=False, metadata={"derived": True})
     """Derived: the frame had compiled before and a guard failed (it has guard failures or a reason)."""

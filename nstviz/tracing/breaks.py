@@ -331,7 +331,9 @@ def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) 
                 **extras.get((e.frame_id, e.compile_id, e.attempt), {}),
             )
         )
-    return name_frames(out)
+    named = name_frames(out)
+    names = _CompiledNames(named)
+    return tuple(_replace(c, qualname=names.name(c.tlparse_id) or None) if c.function else c for c in named)
 
 
 def _float(v: Any) -> float | None:

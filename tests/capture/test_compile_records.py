@@ -49,7 +49,8 @@ def _torch_recompile_log() -> list[str]:
     logger.addHandler(handler)
     try:
         torch._dynamo.reset()
-        exec(compile(CODE, "<recompiles>", "exec"), {})
+        with torch._dynamo.config.patch(recompile_limit=torch._dynamo.config.recompile_limit):  # CODE sets it
+            exec(compile(CODE, "<recompiles>", "exec"), {})
     finally:
         logger.removeHandler(handler)
         torch._logging.set_logs()

@@ -69,7 +69,7 @@ function limitOf(c) {
 
 /** What became of a compile, in a few words, and its marker chips. */
 function outcome(runData, c, nBreaks) {
-  const fn = c.function || "this frame";
+  const fn = c.qualname || c.function || "this frame";
   if (c.limit_hit) return { text: `refused: the frame hit torch._dynamo.config.recompile_limit${limitOf(c)}; ${fn} runs eagerly from then on`, tone: "bad" };
   const graphs = (c.graph_ids || []).length;
   if (c.fail_reason && !graphs && !nBreaks) return { text: `failed${c.fail_type ? ` (${c.fail_type})` : ""}: ${firstLine(c.fail_reason)}`, tone: "bad" };
@@ -127,7 +127,7 @@ export class CompilesPanel {
     return h("div", { class: "nsv-compile-row", "data-run": run, "data-compile": id },
       h("div", { class: "nsv-compile-line" },
         h("button", { class: "nsv-linkish nsv-mono nsv-compile-id", type: "button", "data-fit": "", title: `open compile ${id}`, onclick: () => this.showDetail(run, id) }, id),
-        h("span", { class: "nsv-compile-fn", title: c.function || "" }, c.function || "?"),
+        h("span", { class: "nsv-compile-fn", title: c.function || "" }, c.qualname || c.function || "?"),
         markers(c, out.tone === "bad" && !c.limit_hit),
         time ? h("span", { class: "nsv-compile-time nsv-muted", "data-fit": "", title: "entire frame compile time" }, time) : null),
       h("div", { class: "nsv-compile-sub nsv-small" },
@@ -155,7 +155,7 @@ export class CompilesPanel {
     const loc = c.location;
     const rows = [
       ["run", run],
-      ["function", c.function || "?"],
+      ["function", (c.qualname || c.function || "?") + (c.qualname && c.function && !c.qualname.endsWith(c.function) ? ` (Dynamo's frame: ${c.function})` : "")],
       ["file", loc ? h("button", { class: "nsv-linkish nsv-mono", type: "button", onclick: () => cb.onFrame(loc) }, where(loc.file, loc.line)) : "not recorded"],
       ["outcome", h("span", { class: out.tone === "bad" ? "nsv-bad" : out.tone === "good" ? "nsv-good" : "" }, out.text)],
     ];
@@ -168,7 +168,7 @@ export class CompilesPanel {
     const graphs = (c.graph_ids || []).map((gid) => this.index.graph(run, gid)).filter(Boolean);
     return h("div", { class: "nsv-compile-detail", "data-run": run, "data-compile": id },
       h("button", { class: "nsv-btn nsv-btn-small nsv-compiles-back", type: "button", onclick: () => this.showList() }, "← all compiles"),
-      h("div", { class: "nsv-compile-title" }, h("span", { class: "nsv-mono" }, `compile ${id}`), " · ", h("strong", null, c.function || "?"), markers(c, out.tone === "bad" && !c.limit_hit)),
+      h("div", { class: "nsv-compile-title" }, h("span", { class: "nsv-mono" }, `compile ${id}`), " · ", h("strong", null, c.qualname || c.function || "?"), markers(c, out.tone === "bad" && !c.limit_hit)),
       h("dl", { class: "nsv-kv nsv-kv-wide" }, rows.map(([k, v]) => [h("dt", null, k), h("dd", null, v)])),
       this.why(run, c),
       h("div", { class: "nsv-section-title" }, `graphs (${graphs.length})`),
@@ -200,7 +200,7 @@ export class CompilesPanel {
     const title = h("div", { class: "nsv-section-title" }, "why it compiled");
     if (fails.length) {
       return [title,
-        h("div", { class: "nsv-small" }, `Recompiling ${c.function || "the frame"}: ${fails.length === 1 ? "a guard" : "guards"} of earlier compiles failed (as TORCH_LOGS=recompiles lists them):`),
+        h("div", { class: "nsv-small" }, `Recompiling ${c.qualname || c.function || "the frame"}: ${fails.length === 1 ? "a guard" : "guards"} of earlier compiles failed (as TORCH_LOGS=recompiles lists them):`),
         h("ul", { class: "nsv-guard-failures" }, fails.map((g) => h("li", null,
           g.compile_id ? compileLink(run, g.compile_id, (r, i) => this.showDetail(r, i)) : null,
           g.compile_id ? ": " : null,
