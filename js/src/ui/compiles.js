@@ -73,7 +73,7 @@ function outcome(runData, c, nBreaks) {
   if (c.limit_hit) return { text: `refused: the frame hit torch._dynamo.config.recompile_limit${limitOf(c)}; ${fn} runs eagerly from then on`, tone: "bad" };
   const graphs = (c.graph_ids || []).length;
   if (c.fail_reason && !graphs && !nBreaks) return { text: `failed${c.fail_type ? ` (${c.fail_type})` : ""}: ${firstLine(c.fail_reason)}`, tone: "bad" };
-  if (!graphs) return { text: nBreaks ? "no graph: it broke before any op (the frame runs in Python up to the break)" : "no graph (nothing to compile)", tone: "neutral" };
+  if (!graphs) return { text: nBreaks ? "made no graph of its own (it hit a graph break)" : "made no graph (nothing to compile)", tone: "neutral" };
   return { text: `compiled ${graphs} graph${graphs === 1 ? "" : "s"}`, tone: "good" };
 }
 
