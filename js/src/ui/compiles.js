@@ -38,17 +38,26 @@ export function compileLink(run, id, onOpen, label) {
     title: `what Dynamo recorded for compile ${id} (Compiles tab)`, onclick: () => onOpen(run, id) }, label || id);
 }
 
+const BREAKS_BY_COMPILE = new WeakMap();
+
 /** Indices of the breaks of `runData` hit by compile `c` (breaks name "F/C", any attempt). */
 function breaksOf(runData, c) {
-  const out = [];
-  (runData.breaks || []).forEach((b, i) => {
-    const hit = (b.compile_ids || []).some((cid) => {
-      const m = ID_RE.exec(String(cid).trim());
-      return m && +m[1] === c.frame_id && +m[2] === c.compile_id;
+  let byCompile = BREAKS_BY_COMPILE.get(runData);
+  if (!byCompile) { // once per run: breaks x their compile ids, not per compile shown
+    byCompile = new Map();
+    (runData.breaks || []).forEach((b, i) => {
+      for (const cid of b.compile_ids || []) {
+        const m = ID_RE.exec(String(cid).trim());
+        if (!m) continue;
+        const key = `${+m[1]}/${+m[2]}`;
+        const list = byCompile.get(key) || [];
+        if (!list.includes(i)) list.push(i);
+        byCompile.set(key, list);
+      }
     });
-    if (hit) out.push(i);
-  });
-  return out;
+    BREAKS_BY_COMPILE.set(runData, byCompile);
+  }
+  return byCompile.get(`${c.frame_id}/${c.compile_id}`) || [];
 }
 
 function seconds(x) {
