@@ -32,12 +32,14 @@ test("no module builds markup from strings; every module states what it owns", (
       assert.ok(!code.includes(bad), `${file} uses ${bad}`);
     }
     if (file.endsWith(".js")) assert.match(text.split("\n")[0], /^\/\/ [\w/.]+ — /, `${file}: first line must say what the module owns`);
-    else if (file.endsWith(".css")) assert.match(text, /^\/\* viewer\.css — /);
+    else if (file.endsWith(".css")) assert.match(text, /^\/\* [\w/.]+\.css — /, `${file}: must open with what it styles`);
   }
 });
 
 test("every CSS rule is scoped to the viewer (no global styles inside JupyterLab)", () => {
-  let css = readFileSync(join(src, "viewer.css"), "utf8").replace(/\/\*[\s\S]*?\*\//g, "");
+  // viewer.css and the files it @imports (ui/compiles.css), as esbuild bundles them
+  let css = sources(src).filter((f) => f.endsWith(".css")).map((f) => readFileSync(f, "utf8")).join("\n")
+    .replace(/\/\*[\s\S]*?\*\//g, "").replace(/@import[^;]*;/g, "");
   css = css.replace(/@keyframes[^{]*\{([^{}]*\{[^{}]*\})*[^{}]*\}/g, "");
   css = css.replace(/@(media|container)[^{]*\{/g, "");
   const selectors = [...css.matchAll(/([^{}]+)\{[^{}]*\}/g)].map((m) => m[1].trim()).filter(Boolean);

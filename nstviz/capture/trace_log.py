@@ -39,6 +39,8 @@ _KEEP_EVENTS = {
     "recompile_reasons": True,
 }
 _METRIC_KEYS = METRIC_KEYS  # the old name
+_INTERNED: dict[int, str] = {}
+"""File names torch interned (``{"str": [name, id]}`` records), kept for every later run's stacks."""
 
 
 class TraceCollector(logging.Handler):
@@ -50,7 +52,7 @@ class TraceCollector(logging.Handler):
         self._counter = counter
         self.counter_start = counter() if counter is not None else None
         """Dynamo's graph-break counter total when collecting started."""
-        self._strings: dict[int, str] = {}
+        self._strings = _INTERNED  # torch interns each file name once per process, not once per run
         self._thread = threading.get_ident()  # only the capturing thread's compiles are ours
         self.compile_errors: list[tuple[tuple[int | None, int | None, int], BaseException]] = []
         """``((frame, compile, attempt), exception)`` of each failed compile, in order (see the module docstring)."""
@@ -124,7 +126,7 @@ class TraceCollector(logging.Handler):
     def _frame(self, frame: dict[str, Any]) -> dict[str, Any]:
         filename = frame.get("filename")
         if isinstance(filename, int):
-            filename = self._strings.get(filename, str(filename))
+            filename = self._strings.get(filename)  # unknown: interned before nstviz listened (no file)
         return {"file": filename, "line": frame.get("line"), "function": frame.get("name"), "code": frame.get("loc")}
 
     def of_kind(self, kind: str) -> list[TraceEvent]:

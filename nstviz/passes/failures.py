@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 
+from nstviz._where import original_function, where
 from nstviz.report.model import Compile, Run
-from nstviz.tracing.breaks import RECOMPILE_LIMIT_RE
 
-__all__ = ["compile_failures", "recompile_limit_hits"]
+__all__ = ["compile_failures", "frame_where", "recompile_limit_help", "recompile_limit_hits"]
+
+_LIMIT_RE = re.compile(r"currently set to (\d+)")
 
 
 def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
@@ -20,7 +22,7 @@ def recompile_limit_hits(run: Run) -> tuple[Compile, ...]:
     Not a failure of the compile as a whole: Dynamo runs that frame eagerly from then on
     (a performance problem, said as such in the headline).
     """
-    return tuple(c for c in run.compiles if c.fail_reason and RECOMPILE_LIMIT_RE.search(c.fail_reason))
+    return tuple(c for c in run.compiles if c.limit_hit)
 
 
 def compile_failures(run: Run) -> tuple[Compile, ...]:
@@ -46,3 +48,38 @@ def compile_failures(run: Run) -> tuple[Compile, ...]:
         for c in run.compiles
         if c.fail_reason and not c.graph_ids and (c.frame_id, c.compile_id) not in explained and c not in limited
     )
+
+
+def recompile_limit_help(run: Run, hit: Compile) -> str:
+    """What a ``recompile_limit`` hit means, naming the frame, its file and the guard that failed last.
+
+    ``"Dynamo compiled step (/x/rc.py:5) as many times as torch._dynamo.config.recompile_limit
+    allows (2); at compile 0/2 a guard failed again (n == 1, /x/rc.py:7), so Dynamo gave up on
+    this frame: from then on step runs eagerly (uncompiled) whenever no compiled version's guards
+    pass. Compile 0/2 has the details."``
+    """
+    same = [c for c in run.compiles if c.frame_id == hit.frame_id and (c.function or c.location)]
+    named = next((c for c in same if c.function), hit)
+    fn = named.qualname or original_function(named.function)[0] or "a frame"
+    loc = hit.location or named.location
+    at = f" ({where(loc.file, loc.line)})" if loc else ""
+    m = _LIMIT_RE.search(hit.fail_reason or "")
+    limit = f" ({m[1]})" if m else ""
+    failed = ""
+    if hit.guard_failures:
+        g = hit.guard_failures[0]
+        gat = f", {where(g.location.file, g.location.line)}" if g.location else ""
+        failed = f"; at compile {hit.tlparse_id} a guard failed again ({g.guard}{gat})"
+    return (
+        f"Dynamo compiled {fn}{at} as many times as torch._dynamo.config.recompile_limit allows{limit}{failed}, "
+        f"so Dynamo gave up on this frame: from then on {fn} runs eagerly (uncompiled) whenever no compiled "
+        f"version's guards pass. Compile {hit.tlparse_id} has the details."
+    )
+
+
+def frame_where(run: Run, c: Compile) -> str:
+    """``"models/gpt2.py:380"``: where the frame of compile ``c`` starts (last two path parts), or ``""``."""
+    loc = c.location or next((x.location for x in run.compiles if x.frame_id == c.frame_id and x.location), None)
+    if loc is None:
+        return ""
+    return where(loc.file, loc.line, lambda f: "/".join(f.replace("\\", "/").split("/")[-2:]))

@@ -28,9 +28,11 @@ The chips, in order:
   ``"nonstrict compile failed: ..."`` when only the nonstrict run's compile failed;
   ``"nonstrict fullgraph failed: <break>"`` (red) when the nonstrict run has a fatal break the
   code caught; ``"nonstrict raised ValueError"`` (red), when the nonstrict run raised.
-- ``note`` ``"recompile limit hit: f runs eagerly"`` (red), when a frame of the baseline hit
-  ``recompile_limit`` (Dynamo runs it eagerly from then on; not a compile failure), and
-  ``"nonstrict recompile limit hit: ..."`` when only the nonstrict run's did.
+- ``note`` ``"recompile limit hit: f (dir/a.py:3) runs eagerly"`` (red), when a frame of the baseline
+  hit ``recompile_limit`` (Dynamo runs it eagerly from then on; not a compile failure), and
+  ``"nonstrict recompile limit hit: ..."`` when only the nonstrict run's did. The chip carries
+  what it means (:attr:`Chip.help`: the function, its file, the limit, the guard that failed last)
+  and the compile it is about (``run``, ``compile_id``: the viewer opens that compile's detail).
 - ``outputs``: the output verdict, ``"outputs match"``, ``"outputs match eager"`` (compared
   with the eager run because the baseline raised), ``"outputs DIFFER (max |Δ| 0.5)"`` (red),
   ``"outputs DIFFER: y: None vs tensor f32[3]"`` (red: what differs when it is not a number),
@@ -50,7 +52,7 @@ from collections.abc import Mapping
 
 from nstviz._where import original_function
 from nstviz.passes.causes import explain_error
-from nstviz.passes.failures import compile_failures, recompile_limit_hits
+from nstviz.passes.failures import compile_failures, frame_where, recompile_limit_help, recompile_limit_hits
 from nstviz.passes.improvement import judge_change
 from nstviz.report.model import (
     Chip,
@@ -92,20 +94,30 @@ def format_number(x: float | None) -> str:
 
 
 def _frame_function(run: Run, frame_id: int | None) -> str:
-    """The function of a frame (resume functions named by the function they resume)."""
+    """The function of a frame, qualified where known (resume functions named by the function they resume)."""
+    qual = next((c.qualname for c in run.compiles if c.frame_id == frame_id and c.qualname), None)
+    if qual:
+        return qual
     name = next((c.function for c in run.compiles if c.frame_id == frame_id and c.function), "")
     return original_function(name)[0]
 
 
 def recompile_limit_text(run: Run) -> str | None:
-    """``"recompile limit hit: f runs eagerly"`` when a frame of ``run`` hit ``recompile_limit``."""
+    """``"recompile limit hit: f (dir/a.py:3) runs eagerly"`` when a frame of ``run`` hit ``recompile_limit``."""
     hits = recompile_limit_hits(run)
     if not hits:
         return None
     names = list(dict.fromkeys(_frame_function(run, c.frame_id) or "a frame" for c in hits))
     more = f" and {len(names) - 1} more" if len(names) > 1 else ""
     verb = "run" if more else "runs"
-    return _short(f"recompile limit hit: {names[0]}{more} {verb} eagerly")
+    at = frame_where(run, hits[0])
+    return _short(f"recompile limit hit: {names[0]}{f' ({at})' if at else ''}{more} {verb} eagerly")
+
+
+def recompile_limit_chip(run: Run, name: str, text: str) -> Chip:
+    """The red ``note`` chip of a ``recompile_limit`` hit: it says what it means and opens the compile."""
+    hit = recompile_limit_hits(run)[0]
+    return Chip(kind="note", text=text, tone="bad", help=recompile_limit_help(run, hit), run=name, compile_id=hit.tlparse_id)
 
 
 def compile_failure_text(run: Run) -> str | None:
@@ -243,7 +255,7 @@ def build_headline(
     first = [Chip(kind="failure", text=failed, tone="bad")] if failed else []
     limit = recompile_limit_text(base)
     if limit:
-        first.append(Chip(kind="note", text=limit, tone="bad"))
+        first.append(recompile_limit_chip(base, "baseline", limit))
     eager = eager_chip(outputs)
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
@@ -299,7 +311,7 @@ def build_headline(
             chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
         n_limit = recompile_limit_text(nonstrict)
         if n_limit and n_limit != limit:
-            chips.append(Chip(kind="note", text=f"nonstrict {n_limit}", tone="bad"))
+            chips.append(recompile_limit_chip(nonstrict, "nonstrict", f"nonstrict {n_limit}"))
     chips.append(outputs_chip(outputs))
     chips.extend(last)
     return _headline(tuple(chips))
@@ -318,6 +330,7 @@ __all__ = [
     "format_number",
     "outputs_chip",
     "plural",
+    "recompile_limit_chip",
     "recompile_limit_text",
     "what_differs",
 ]

@@ -22,6 +22,10 @@ Glossary (the closed vocabularies are documented here once):
   no GB id, its reason): :func:`break_id` gives that identity as the string :attr:`Break.id`,
   once, when the break is captured; the diff, the advisor, the viewer and the CLI match breaks
   by it. Seen ``count`` times. A ``fatal`` break stopped compilation (``fullgraph=True``).
+- **compile** (:class:`Compile`): one Dynamo compile of one frame, named as tlparse names it
+  (``"frame/compile"``, ``"_attempt"`` after a restart: ``"1/0_1"``; :attr:`Compile.tlparse_id`):
+  its function and file, graphs, time, failure, and why it happened (:class:`GuardFailure`: a
+  guard of an earlier compile of the frame that failed; ``recompile``, ``limit_hit`` derived).
 - **region**: one call site of a function traced non-strictly; the ATen nodes inlined from
   it are listed per graph.
 - **break status** (diff): ``"resolved"`` (in baseline only), ``"remaining"`` (in both),
@@ -36,7 +40,8 @@ Glossary (the closed vocabularies are documented here once):
   **tone** ``"good"|"bad"|"neutral"``. Computed once, by :mod:`nstviz.passes.headline`;
   the viewer, the widget's static summary, :meth:`Report.summary` and the CLI show it as is.
 
-Layout: :mod:`nstviz.report.model` (the parts and the closed vocabularies; imports nothing),
+Layout: :mod:`nstviz.report.model` (the parts and the closed vocabularies; imports only
+:mod:`~nstviz.report.location`, :mod:`~nstviz.report.compiles` and :mod:`~nstviz.report.timing`),
 :mod:`nstviz.report.document` (:class:`Report`), :mod:`nstviz.report._codec` (JSON),
 :mod:`nstviz.report.lint` (:meth:`Report.validate`), :mod:`nstviz.report.facts` (per-break counts,
 rank order, the kind of a run's exception). Every public name is re-exported here.
@@ -44,8 +49,12 @@ rank order, the kind of a run's exception). Every public name is re-exported her
 Schema history: version 2 added :attr:`Break.id`, :attr:`Report.headline`, made
 :attr:`Report.counts` required and :attr:`Node.op` a closed set. :meth:`Report.from_json`
 reads version 1 and upgrades it (ids, counts and headline are computed on the way in). Fields added since, all optional
-(older JSON still loads): :attr:`Run.error_kind`, :attr:`Run.timing`, :attr:`Headline.nothing_marked`, and the
-derived :attr:`Break.tally` and :attr:`Run.break_order` (computed, written for the viewer).
+(older JSON still loads): :attr:`Run.error_kind`, :attr:`Run.timing`, :attr:`Headline.nothing_marked`,
+:class:`Compile`'s ``guard_failures``, ``fail_type``, ``fail_location``, ``backend_compile_time_s``,
+``guard_count``, ``cache_size``, ``stack``, ``qualname`` and :class:`Chip`'s ``help``, ``run``,
+``compile_id`` (written only when set, so older files write back unchanged), and the derived
+:attr:`Break.tally`, :attr:`Run.break_order`, ``Compile.recompile`` and ``Compile.limit_hit``
+(computed, written for the viewer).
 """
 
 
@@ -72,6 +81,7 @@ from nstviz.report.model import (
     ErrorKind,
     Finding,
     Graph,
+    GuardFailure,
     Headline,
     Level,
     Location,
@@ -101,6 +111,7 @@ MODEL_CLASSES: tuple[type, ...] = (
     TensorInfo,
     Node,
     Graph,
+    GuardFailure,
     Compile,
     BreakSplit,
     Break,

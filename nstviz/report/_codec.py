@@ -27,6 +27,15 @@ _ALWAYS_WRITTEN: dict[str, frozenset[str]] = {
     "Node": frozenset({"name", "op", "target", "inputs", "region"}),
     "TensorInfo": frozenset({"shape", "dtype", "device"}),
 }
+# Fields added to a class after Reports with it were written: written only when they differ from
+# the default, so a Report without them reads and writes back exactly as it was.
+_WRITTEN_WHEN_SET: dict[str, frozenset[str]] = {
+    "Compile": frozenset({
+        "guard_failures", "fail_type", "fail_location", "backend_compile_time_s", "guard_count", "cache_size", "stack",
+        "recompile", "limit_hit", "qualname",
+    }),
+    "Chip": frozenset({"help", "run", "compile_id"}),
+}
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 
@@ -50,8 +59,9 @@ def _encoder_plan(cls: type) -> tuple[tuple[str, Any, bool], ...]:
     plan = _ENCODER_PLANS.get(cls)
     if plan is None:
         always = _ALWAYS_WRITTEN.get(cls.__name__)
+        when_set = _WRITTEN_WHEN_SET.get(cls.__name__, frozenset())
         plan = tuple(
-            (f.name, _field_default(f), always is None or f.name in always)
+            (f.name, _field_default(f), (always is None or f.name in always) and f.name not in when_set)
             for f in dataclasses.fields(cls)
         )
         _ENCODER_PLANS[cls] = plan

@@ -1,6 +1,7 @@
 """The parts of a Report: frozen dataclasses of JSON-native values, and the closed vocabularies once.
 
-This module imports nothing of nstviz but :mod:`nstviz.report.timing` (the timing parts): the :class:`~nstviz.report.document.Report` that holds
+This module imports nothing of nstviz but :mod:`nstviz.report.timing` (the timing parts),
+:mod:`nstviz.report.location` and :mod:`nstviz.report.compiles` (the per-compile records): the :class:`~nstviz.report.document.Report` that holds
 these parts is in :mod:`nstviz.report.document`. The glossary is in the package's docstring
 (:mod:`nstviz.report`). Fields marked ``derived`` (``init=False``) are computed from the other
 fields when the value is made, written to JSON for the viewer, and never read back.
@@ -13,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from nstviz.report.compiles import Compile, GuardFailure  # noqa: F401 (read from here too)
+from nstviz.report.location import Location  # (read from here too)
 from nstviz.report.timing import RunTiming
 
 SCHEMA_VERSION = 2
@@ -39,17 +42,6 @@ fatal graph break surfaces), ``"clean_exit"`` (``SystemExit`` with status 0 or N
 
 _FRZ = {"frozen": True, "slots": True, "kw_only": True}
 _FRAME_RE = re.compile(r"^\[?(\d+)/\d+")
-
-
-@dataclass(**_FRZ)
-class Location:
-    """A place in user source: ``file`` path (or cell name), 1-based ``line``, ``function``."""
-
-    file: str
-    line: int
-    function: str
-    code: str | None = None
-    """The source line itself, stripped, where known."""
 
 
 @dataclass(**_FRZ)
@@ -124,23 +116,6 @@ class Graph:
     """Number of ``call_*`` nodes (ops), counted before any truncation."""
     truncated: bool = False
     """True when ``nodes`` holds only part of the graph (see :attr:`Report.notes`)."""
-
-
-@dataclass(**_FRZ)
-class Compile:
-    """One Dynamo compile of one frame (tlparse's ``[frame_id/compile_id]``)."""
-
-    frame_id: int
-    compile_id: int
-    attempt: int = 0
-    function: str = ""
-    location: Location | None = None
-    compile_time_s: float | None = None
-    graph_ids: tuple[str, ...] = ()
-    guards: tuple[str, ...] = ()
-    recompile_reason: str | None = None
-    restart_reasons: tuple[str, ...] = ()
-    fail_reason: str | None = None
 
 
 @dataclass(**_FRZ)
@@ -425,6 +400,10 @@ class Chip:
     kind: ChipKind
     text: str
     tone: Tone = "neutral"
+    help: str | None = None
+    """What the chip means (the viewer's tooltip); ``run`` and ``compile_id`` name the compile it is about."""
+    run: str | None = None
+    compile_id: str | None = None
 
 
 @dataclass(**_FRZ)

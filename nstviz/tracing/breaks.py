@@ -19,16 +19,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from nstviz._where import original_function
+from nstviz.report.compiles import RECOMPILE_LIMIT_RE
 from nstviz.report.model import Break, BreakSplit, Compile, Graph, Location
 from nstviz.tracing import MAX_GUARDS
 from nstviz.tracing.events import TraceEvent
+from nstviz.tracing.recompiles import compile_extras, name_frames
 from nstviz.tracing.stacks import parse_frames, with_code
 from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
 _GB_LINK_RE = re.compile(r"(https?://\S+/gb/gb(\d{4})\.html)")
 _AT_RE = re.compile(r"^Graph break in user code at (?P<file>.+):(?P<line>\d+)\s*$")
-RECOMPILE_LIMIT_RE = re.compile(r"recompile limit exceeded|exceeding the \w*recompile_limit", re.IGNORECASE)
-"""A compile refused for hitting ``recompile_limit``: the frame runs eagerly, it is not a break."""
 _REGISTRY = "graph_break_registry.json"
 
 DYNAMO_EXCEPTION_NAMES = frozenset(
@@ -287,7 +287,7 @@ def _merge_splits(splits: Sequence[BreakSplit]) -> tuple[BreakSplit, ...]:
 
 
 def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) -> tuple[Compile, ...]:
-    """One :class:`Compile` per ``compilation_metrics`` event, with guards and graph ids."""
+    """One :class:`Compile` per ``compilation_metrics`` event, with guards, graph ids and why it recompiled."""
     guards: dict[tuple[Any, ...], tuple[str, ...]] = {}
     starts: dict[tuple[Any, ...], Location] = {}
     for e in events:
@@ -305,6 +305,7 @@ def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) 
     by_compile: dict[tuple[int, int], list[str]] = {}
     for g in graphs:
         by_compile.setdefault((g.frame_id, g.compile_id), []).append(g.id)
+    extras = compile_extras(events)
     out: list[Compile] = []
     for e in events:
         if e.kind != "compilation_metrics":
@@ -327,9 +328,12 @@ def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) 
                 recompile_reason=_text(m.get("recompile_reason")),
                 restart_reasons=tuple(str(r) for r in (m.get("restart_reasons") or ()) if r),
                 fail_reason=_text(m.get("fail_reason"), 2000),
+                **extras.get((e.frame_id, e.compile_id, e.attempt), {}),
             )
         )
-    return tuple(out)
+    named = name_frames(out)
+    names = _CompiledNames(named)
+    return tuple(_replace(c, qualname=names.name(c.tlparse_id) or None) if c.function else c for c in named)
 
 
 def _float(v: Any) -> float | None:
@@ -469,6 +473,7 @@ _ID_RE = re.compile(r"^\[?(\d+)/(\d+)")
 
 __all__ = [
     "DYNAMO_EXCEPTION_NAMES",
+    "RECOMPILE_LIMIT_RE",
     "break_from_artifact",
     "caused_per_event",
     "compiles_from_events",

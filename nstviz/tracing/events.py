@@ -25,6 +25,7 @@ METRIC_KEYS = (
     "num_graph_breaks",
     "graph_op_count",
     "guard_count",
+    "cache_size",
 )
 """The ``compilation_metrics`` fields kept."""
 

@@ -100,8 +100,8 @@ def test_recompile_limit_reads_as_such_not_as_a_compile_failure():
     # runs eagerly; the headline said "compile failed: ...exceeding the recompile_limit".
     report = nstviz.trace_code(RECOMPILES, {}, nonstrict=["scale"])
     assert report.headline.text == (
-        "recompile limit hit: scale runs eagerly, 1 break → 0, 10 graphs → 8, "
-        "nonstrict recompile limit hit: f runs eagerly, outputs match"
+        "recompile limit hit: scale (<nstviz-cell-1>:5) runs eagerly, 1 break → 0, 10 graphs → 8, "
+        "nonstrict recompile limit hit: f (<nstviz-cell-1>:8) runs eagerly, outputs match"
     )
     assert "compile failed" not in report.headline.text
 

@@ -23,7 +23,7 @@ from nstviz.passes.notes import run_notes
 from nstviz.report import Report, RunCounts
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
-NAMES = ["seed", "module_block_break", "training_step", "fullgraph_data_dependent", "caught_fullgraph", "advisor"]
+NAMES = ["seed", "module_block_break", "training_step", "fullgraph_data_dependent", "caught_fullgraph", "advisor", "recompile_limit"]
 
 
 def load(name: str) -> Report:
@@ -60,6 +60,12 @@ HEADLINES = {
     "advisor": [
         ("breaks", "1 break → 0", "good"),
         ("graphs", "3 graphs → 1", "good"),
+        ("outputs", "outputs match", "good"),
+    ],
+    "recompile_limit": [
+        ("note", "recompile limit hit: step (<fixture:recompile_limit>:10) runs eagerly", "bad"),
+        ("breaks", "1 break → 0", "good"),
+        ("graphs", "5 graphs → 2", "good"),
         ("outputs", "outputs match", "good"),
     ],
 }

@@ -16,6 +16,7 @@ import { progressStatus, progressView } from "./progress.js";
 import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { breakBadge, markSelectedBreak, renderBreaks } from "./breaks.js";
 import { markBreak } from "./breakmarks.js";
+import { CompilesPanel } from "./compiles.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
@@ -184,7 +185,7 @@ export class App {
     clear(this.root);
     this.el.dataset.nstvizState = "report";
     // header
-    const headline = renderHeadline(r);
+    const headline = renderHeadline(r, (run, id) => this.openCompile(run, id));
     const meta = [r.title || null, r.created ? r.created.replace("T", " ").replace(/\..*$/, "") : null, `torch ${r.torch_version}`, r.backend ? `backend ${r.backend}` : null].filter(Boolean).join(" · ");
     this.exportBtn = h("button", { class: "nsv-btn", type: "button", title: "Save this report as one self-contained HTML file", onclick: () => this.exportHtml() }, "Export HTML");
     this.toast = h("div", { class: "nsv-toast", role: "status", hidden: true });
@@ -196,6 +197,7 @@ export class App {
     this.tabs = {};
     this.tabBodies = {};
     const tabDefs = [["overview", "Overview"], ["breaks", `Breaks`], ["source", "Source"], ["node", "Node"], ["output", "Output"]];
+    tabDefs.push(["compiles", "Compiles"]);
     if (hasAdvisor(r)) tabDefs.push(["advisor", "Advisor"]);
     const badge = breakBadge(this.index), nBreaks = badge.n;
     const tabBar = h("div", { class: "nsv-tabs", role: "tablist" }, tabDefs.map(([id, label]) => {
@@ -220,7 +222,14 @@ export class App {
       onGraph: (run, id) => this.showGraphs([{ run, graph: id }], "single"),
       graphsOfCompiles: (run, ids) => this.graphsOfCompiles(run, ids),
       onFrame: (loc) => this.revealSource(loc),
+      onCompile: (run, id) => this.openCompile(run, id),
     });
+    this.compiles = new CompilesPanel(r, this.index, {
+      onGraph: (run, id) => this.showGraphs([{ run, graph: id }], "single"),
+      onBreak: (run, i) => this.store.set({ tab: "breaks", selectedBreak: { run, index: i } }),
+      onFrame: (loc) => this.revealSource(loc),
+    });
+    this.tabBodies.compiles.appendChild(this.compiles.el);
     this.source = new SourcePane(r, this.index);
     this.tabBodies.source.appendChild(this.source.el);
     this.tabBodies.node.appendChild(h("div", { class: "nsv-muted nsv-pad" }, "Click a node in the graph to see its data here."));
@@ -486,6 +495,7 @@ export class App {
       onNode: (j) => this.selectNode(sn.run, shown, j, pane, true),
       onFrame: (f) => this.revealSource(f),
       regionInfo: (id) => this.regionInfo(sn.run, id),
+      onCompile: (run, id) => this.openCompile(run, id),
     }));
     const stack = this.index.stack(entry.gm.nodes[i].stack);
     this.source.setNodeLines(stack);
@@ -532,6 +542,12 @@ export class App {
     if (!cur || !g || cur.level === g.level) return graphId;
     const alt = this.index.graphs(run).find((x) => x.frame_id === g.frame_id && x.compile_id === g.compile_id && x.level === cur.level);
     return alt ? alt.id : graphId;
+  }
+
+  /** Open compile `id` ("1/0_1") of `run` in the Compiles tab. */
+  openCompile(run, id) {
+    if (this.compiles && this.compiles.showDetail(run, id)) this.store.set({ tab: "compiles" });
+    else this.showToast(`No compile ${id} recorded in ${run}`);
   }
 
   revealSource(loc) {

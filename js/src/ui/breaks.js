@@ -8,6 +8,7 @@ import { clear, h, safeUrl } from "./dom.js";
 import { CAUSED_HELP, REACHED_HELP, inRankOrder, tallyOf, where } from "./format.js";
 import { sourceExcerpt } from "./source.js";
 import { breakable } from "./wrap.js";
+import { compileLink } from "./compiles.js";
 
 /**
  * @param {HTMLElement} host
@@ -47,6 +48,9 @@ export function renderBreaks(host, report, index, cb) {
         h("div", { class: "nsv-break-body" },
           tally.splits_text ? h("div", { class: "nsv-break-text nsv-break-splits", title: CAUSED_HELP },
             `${tally.caused_text}: ${tally.splits_text}`) : null,
+          cb.onCompile && (b.compile_ids || []).length ? h("div", { class: "nsv-break-text nsv-break-compiles" }, h("span", { class: "nsv-muted" }, "compiles that hit it: "),
+            b.compile_ids.slice(0, 12).map((cid) => [compileLink(run, cid, cb.onCompile), " "]),
+            b.compile_ids.length > 12 ? h("span", { class: "nsv-muted" }, `… ${b.compile_ids.length - 12} more (Compiles tab)`) : null) : null,
           sourceExcerpt(index, loc, cb.onFrame),
           b.gb_type && b.reason !== b.gb_type ? h("div", { class: "nsv-break-text" }, b.reason) : null,
           b.root_cause ? h("div", { class: "nsv-break-text" }, `root cause: ${b.root_cause}`) : null,

@@ -13,6 +13,7 @@ import { GraphCanvas } from "../render/canvas.js";
 import { Minimap } from "../render/minimap.js";
 import { attachPanZoom } from "../interaction/panzoom.js";
 import { searchNodes } from "../interaction/search.js";
+import { setCompileLink } from "./compiles.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
 import { graphOptionLabel } from "./pickerlabel.js";
@@ -46,12 +47,13 @@ export class GraphPane {
     this.levelSel = h("select", { class: "nsv-select", "aria-label": "level", onchange: () => this.pickLevel(this.levelSel.value) });
     this.graphSel = h("select", { class: "nsv-select nsv-graph-select", "aria-label": "graph", onchange: () => this.pick(this.run, this.graphSel.value) });
     this.info = h("span", { class: "nsv-pane-info" });
+    this.compileBtn = h("button", { class: "nsv-linkish nsv-mono nsv-pane-compile", type: "button", onclick: () => this.app.openCompile(this.run, this.compileBtn.dataset.compile) });
     this.canvasHost = h("div", { class: "nsv-canvas-host" });
     this.tip = h("div", { class: "nsv-tip", role: "tooltip", hidden: true });
     this.empty = h("div", { class: "nsv-empty", hidden: true });
     this.busy = h("div", { class: "nsv-busy", role: "status", hidden: true });
     this.el = h("div", { class: "nsv-pane", "data-side": side },
-      h("div", { class: "nsv-pane-bar" }, this.runSel, this.levelSel, this.graphSel, this.info),
+      h("div", { class: "nsv-pane-bar" }, this.runSel, this.levelSel, this.graphSel, this.compileBtn, this.info),
       h("div", { class: "nsv-pane-body" }, this.canvasHost, this.tip, this.empty, this.busy));
     this.gc = new GraphCanvas(this.canvasHost);
     this.gc.minimap = new Minimap(this.gc, this.el.querySelector(".nsv-pane-body"));
@@ -95,6 +97,8 @@ export class GraphPane {
     }
     if (g) this.graphSel.value = g.id;
     this.graphSel.title = g ? graphOptionLabel(g) : "";
+    this.compileBtn.hidden = !g;
+    if (g) setCompileLink(this.compileBtn, g);
   }
 
   pickLevel(level) {

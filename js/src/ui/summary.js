@@ -18,11 +18,14 @@ function fmtNum(x) {
   return a < 1e-3 || a >= 1e5 ? x.toExponential(1) : String(+x.toPrecision(3));
 }
 
-/** The headline chips, as the Report gives them (computed once, in Python). */
-export function renderHeadline(report) {
+/** The headline chips, as the Report gives them (computed once, in Python); a chip about one
+ *  compile (a recompile_limit hit) is a button that calls `onCompile(run, id)`. */
+export function renderHeadline(report, onCompile) {
   const chips = (report.headline && report.headline.chips) || [];
   return h("div", { class: "nsv-headline", "data-testid": "headline" },
-    chips.map((c) => h("span", { class: `nsv-hl nsv-hl-${c.tone}`, "data-kind": c.kind }, c.text)));
+    chips.map((c) => c.compile_id && c.run && onCompile
+      ? h("button", { class: `nsv-hl nsv-hl-${c.tone}`, type: "button", "data-kind": c.kind, "data-run": c.run, "data-compile": c.compile_id, title: c.help || null, onclick: () => onCompile(c.run, c.compile_id) }, c.text)
+      : h("span", { class: `nsv-hl nsv-hl-${c.tone}`, "data-kind": c.kind, title: c.help || null }, c.text)));
 }
 
 /** The output verdict chip of the headline, or null. */
