@@ -71,10 +71,19 @@ export function layeredLayout(g, opts = {}) {
   if (pin) {
     let top = false, bottom = false;
     for (let v = 0; v < n; v++) { if (pin[v] === 1) top = true; if (pin[v] === 2) bottom = true; }
-    for (let v = 0; v < n; v++) {
-      if (top && pin[v] !== 1) layer[v] += 1;
-      if (pin[v] !== 2) L = Math.max(L, layer[v] + 1);
+    // Input ports own the top row. Only nodes still in it move down one: the longest path
+    // already puts every node fed by a port below it, and shifting those too left an empty
+    // row (dummies only) under the ports of every group, stacking up in nested groups.
+    if (top) {
+      for (let oi = 0; oi < n; oi++) {
+        const v = order[oi];
+        if (pin[v] === 1) continue;
+        let l = Math.max(layer[v], 1);
+        for (let k = predStart[v]; k < predStart[v + 1]; k++) l = Math.max(l, layer[preds[k]] + 1);
+        layer[v] = l;
+      }
     }
+    for (let v = 0; v < n; v++) if (pin[v] !== 2) L = Math.max(L, layer[v] + 1);
     if (bottom) {
       for (let v = 0; v < n; v++) if (pin[v] === 2) layer[v] = L;
       L += 1;
