@@ -8,76 +8,84 @@
 // Must not: lay out, draw, touch the DOM, change which module group a node belongs to, or
 //   fold groups whose signatures differ (blocks that differ stay apart, in their own runs).
 
-import { KIND_ATTR, KIND_INPUT, tensorText } from "../contract/graphmodel.js";
+import { KIND_ATTR, KIND_INPUT } from "../contract/graphmodel.js";
 
 /** Fewer sibling blocks than this stay unfolded (two boxes are no burden). */
 export const MIN_SERIES = 3;
 
 const INDEXED = /^(.*?)(\d+)$/;
+const OPS = { call_function: 1, call_method: 2, call_module: 3 };
 
 /**
  * Signature of group `gid`: equal for groups with the same structure wherever they sit in the
  * graph (node names, module indices and region ids do not count; ops, tensor types, non-strict
  * inlining, edge shape and nested group names do). Memoised on the group (`g.signature`).
+ * Numbers only (two 32-bit hash lanes over interned strings): no string is built per node.
  * @param {ReturnType<import("../contract/graphmodel.js").buildGraphModel>} gm
  * @param {{groups: any[]}} tree
  * @param {number} gid
- * @param {Int32Array} [scratch]  length gm.n, filled with -1 (reused between calls)
+ * @param {{ord: Int32Array, ids: Map<string, number>}} [scratch]  `signatureScratch(gm)`: ids must be shared
  */
-export function structuralSignature(gm, tree, gid, scratch) {
+export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm)) {
   const g = tree.groups[gid];
   if (g.signature !== undefined) return g.signature;
-  const ord = scratch || new Int32Array(gm.n).fill(-1);
+  const { ord, ids } = scratch;
+  const id = (s) => { let v = ids.get(s); if (v === undefined) { v = ids.size + 1; ids.set(s, v); } return v; };
+  let a = 0x811c9dc5, b = 0x01000193;
+  const mix = (x) => { a = Math.imul(a ^ x, 0x01000193) >>> 0; b = Math.imul((b + x) ^ (b >>> 15), 0x2c1b3c6d) >>> 0; };
   const nodes = [];
-  const parts = [];
+  const number = (grp) => { // node order: depth first through the items, as drawn
+    for (const it of grp.items) {
+      if (it >= 0) { ord[it] = nodes.length; nodes.push(it); } else number(tree.groups[-it - 1]);
+    }
+  };
+  number(g);
   const walk = (grp) => {
     for (const it of grp.items) {
-      if (it >= 0) { ord[it] = nodes.length; nodes.push(it); parts.push(null); continue; }
-      const c = tree.groups[-it - 1];
-      parts.push(`[${c.kind === "region" ? "region" : c.label}:${c.moduleType || ""}`);
-      walk(c);
-      parts.push("]");
+      if (it < 0) {
+        const c = tree.groups[-it - 1];
+        mix(-1); mix(id(c.kind === "region" ? "\u0000region" : c.label)); mix(id(c.moduleType || ""));
+        walk(c);
+        mix(-2);
+        continue;
+      }
+      const nd = gm.nodes[it], kind = gm.kind[it];
+      mix(kind);
+      // names of inputs and constants carry the block index (primals_17, l_self_modules_h_modules_3_…)
+      if (kind !== KIND_INPUT && kind !== KIND_ATTR) {
+        const op = OPS[nd.op] || 9;
+        mix(op);
+        mix(id(op === 3 ? nd.module_type || "" : String(nd.target ?? "")));
+      }
+      mix(nd.nonstrict_call ? 2 : gm.region[it] >= 0 ? 1 : 0);
+      const ts = nd.tensors;
+      if (ts) {
+        for (const t of ts) {
+          mix(id(t && t.dtype ? t.dtype : "?"));
+          if (t && Array.isArray(t.shape)) for (const d of t.shape) mix(typeof d === "number" ? d : id(String(d)));
+          mix(-3);
+        }
+      }
+      for (let e = gm.inStart[it]; e < gm.inStart[it + 1]; e++) {
+        const j = gm.inIdx[e];
+        mix(ord[j] >= 0 ? ord[it] - ord[j] : -4);
+      }
+      mix(-5);
     }
   };
   walk(g);
-  let k = 0;
-  for (let p = 0; p < parts.length; p++) {
-    if (parts[p] !== null) continue;
-    const i = nodes[k++];
-    let ins = "";
-    for (let e = gm.inStart[i]; e < gm.inStart[i + 1]; e++) {
-      const j = gm.inIdx[e];
-      ins += ord[j] >= 0 ? `${ord[i] - ord[j]},` : "^,";
-    }
-    parts[p] = `${nodeToken(gm, i)}(${ins})`;
-  }
   for (const i of nodes) ord[i] = -1;
-  const text = parts.join(";");
-  g.signature = `${hash(text, 0x811c9dc5)}${hash(text, 0x01000193)}:${nodes.length}`;
+  g.signature = `${a.toString(36)}.${b.toString(36)}.${nodes.length}`;
   return g.signature;
 }
 
-/** What of node i counts for identity: its op (not its name), tensor types, non-strict role. */
-function nodeToken(gm, i) {
-  const nd = gm.nodes[i];
-  const kind = gm.kind[i];
-  const t = nd.tensors && nd.tensors.length ? nd.tensors.map(tensorText).join("|") : "";
-  // names of inputs and constants carry the block index (primals_17, l_self_modules_h_modules_3_…)
-  const op = kind === KIND_INPUT || kind === KIND_ATTR ? nd.op
-    : nd.op === "call_module" ? `call_module:${nd.module_type || ""}`
-    : `${nd.op}:${nd.target ?? ""}`;
-  const role = nd.nonstrict_call ? "N" : gm.region[i] >= 0 ? "R" : "";
-  return `${op}${role}<${t}>`;
-}
+const scratches = new WeakMap();
 
-function hash(s, seed) {
-  let h = seed >>> 0;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-    h ^= h >>> 13;
-  }
-  return (h >>> 0).toString(36).padStart(7, "0");
+/** Working memory for structuralSignature over one graph model (one string table per model). */
+export function signatureScratch(gm) {
+  let s = scratches.get(gm);
+  if (!s) { s = { ord: new Int32Array(gm.n).fill(-1), ids: new Map() }; scratches.set(gm, s); }
+  return s;
 }
 
 /**
@@ -88,7 +96,7 @@ function hash(s, seed) {
  */
 export function foldSeries(gm, tree) {
   const groups = tree.groups;
-  const scratch = new Int32Array(gm.n).fill(-1);
+  const scratch = signatureScratch(gm);
   let made = 0;
   const parents = groups.filter((g) => !g.dead && g.items && g.groupChildren.length >= MIN_SERIES);
   for (const p of parents) {
