@@ -373,7 +373,7 @@ export class GraphCanvas {
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + 12);
       ctx.font = `10px ${th.mono}`;
       ctx.fillStyle = kind === KIND_OUTPUT ? text : th.muted;
-      ctx.fillText(fitText(meta, b.w - 14), b.x + 8, b.y + 25);
+      ctx.fillText(fitText(meta, b.w - 14, true), b.x + 8, b.y + 25);
     } else {
       ctx.font = `600 11px ${th.font}`;
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + b.h / 2);
@@ -468,9 +468,14 @@ export function roundRect(ctx, x, y, w, h, r) {
   ctx.closePath();
 }
 
-/** Truncate text to about `width` px at ~6.6 px per character, in the middle (contract/names.js). */
-export function fitText(text, width) {
-  return cutMiddle(text, Math.max(1, Math.floor(width / 6.6)));
+/**
+ * Truncate text to about `width` px at ~6.6 px per character: in the middle (contract/names.js:
+ * names differ at their end), or at the end (`atEnd`: a shape reads left to right).
+ */
+export function fitText(text, width, atEnd = false) {
+  const max = Math.max(1, Math.floor(width / 6.6));
+  if (!atEnd) return cutMiddle(text, max);
+  return text.length <= max ? text : text.slice(0, Math.max(1, max - 1)) + "…";
 }
 
 const alphaCache = new Map();
