@@ -50,3 +50,21 @@ test("backward graph: no group has an empty band taller than the gap between two
     assert.ok(w.gap <= 30, `${what}: ${JSON.stringify(w)}`); // 30: layered.js's vgap
   }
 });
+
+test("stacked blocks do not drift sideways: long edges to the group's outputs run in a lane", () => {
+  for (const level of ["aten_forward", "aten_backward"]) {
+    const graphs = report.runs.baseline.graphs;
+    const g = graphs.filter((x) => x.level === level).sort((a, b) => b.nodes.length - a.nodes.length)[0];
+    const gm = level === "aten_backward" ? backward() : buildGraphModel(g);
+    const tree = buildGroupTree(gm);
+    const all = new Set(tree.groups.filter((x) => !x.dead).map((x) => x.id));
+    const v = computeView(gm, tree, all);
+    const blocks = v.boxes.filter((b) => b.item >= gm.n && /^\d+$/.test(tree.groups[b.item - gm.n].label));
+    assert.ok(blocks.length >= 4, level);
+    const centres = blocks.map((b) => b.x + b.w / 2);
+    const widest = Math.max(...blocks.map((b) => b.w));
+    const h = v.boxes[v.boxOf.get(gm.n + tree.groups.find((x) => !x.dead && x.label === "h").id)];
+    assert.ok(Math.max(...centres) - Math.min(...centres) <= 40, `${level}: block centres ${centres.map(Math.round)}`);
+    assert.ok(h.w <= widest + 120, `${level}: h is ${Math.round(h.w)} px wide, its widest block ${Math.round(widest)}`);
+  }
+});
