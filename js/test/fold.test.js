@@ -46,6 +46,8 @@ test("a different op, tensor type, edge or non-strict inlining changes the signa
     dtype: (i, b) => { if (i === 2) b[2][3].tensors = [{ shape: [2, 8], dtype: "bf16" }]; },
     edge: (i, b) => { if (i === 2) b[3][2] = [b[2][0], b[2][0]]; }, // add(mm, mm) instead of add(x, mm)
     region: (i, b) => { if (i === 2) b[2][3].region = "r0"; },
+    // merged view: every block's ln and mm in graph A_i, its add in B_i; block 2 breaks before mm
+    baseline: (i, b) => { b[1][3].baseline_graph = `A${i}`; b[2][3].baseline_graph = i === 2 ? `B${i}` : `A${i}`; b[3][3].baseline_graph = `B${i}`; },
   };
   for (const [what, tweak] of Object.entries(variants)) {
     const gm = stack(4, tweak);
@@ -107,4 +109,13 @@ test("the series stays collapsed at first; expanding it shows each block, each e
 test("fewer than three blocks are not folded", () => {
   const tree = buildGroupTree(stack(2));
   assert.equal(alive(tree).filter((g) => g.kind === "series").length, 0);
+});
+
+test("folding as a step of its own gives the same tree as building with folding", async () => {
+  const { foldTree } = await import("../src/layout/groups.js");
+  const gm = stack(9, (i, b) => { if (i === 4) b[2][3].target = "aten.bmm.default"; });
+  const one = buildGroupTree(gm);
+  const two = foldTree(gm, buildGroupTree(gm, { fold: false }));
+  const shape = (t) => t.groups.filter((g) => !g.dead).map((g) => [g.key, g.label, g.parent, g.depth, g.items.join(",")]);
+  assert.deepEqual(shape(two), shape(one));
 });

@@ -2,8 +2,9 @@
 //   into one "series" group that shows the count and the index range, like TensorBoard's
 //   series nodes ("h[0–15] ×16"); expanding the series shows the blocks, each as before.
 // Owns: the structural signature of a group (its ops in order, their tensor types, which
-//   nodes are inlined from non-strict regions, the group's internal edges and sub-groups),
-//   computed once per tree and only for fold candidates, and inserting series groups into a
+//   nodes are inlined from non-strict regions, the group's internal edges and sub-groups,
+//   which baseline graph computed each op, as the block's 1st, 2nd, … graph), computed once
+//   per tree and only for fold candidates, and inserting series groups into a
 //   group tree built by layout/groups.js.
 // Must not: lay out, draw, touch the DOM, change which module group a node belongs to, or
 //   fold groups whose signatures differ (blocks that differ stay apart, in their own runs).
@@ -24,15 +25,14 @@ const OPS = { call_function: 1, call_method: 2, call_module: 3 };
  * @param {ReturnType<import("../contract/graphmodel.js").buildGraphModel>} gm
  * @param {{groups: any[]}} tree
  * @param {number} gid
- * @param {{ord: Int32Array, ids: Map<string, number>}} [scratch]  `signatureScratch(gm)`: ids must be shared
+ * @param {{ord: Int32Array, ids: Map<string, number>, tok: number[]}} [scratch]  `signatureScratch(gm)`: ids must be shared
  */
 export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm)) {
   const g = tree.groups[gid];
   if (g.signature !== undefined) return g.signature;
-  const { ord, ids } = scratch;
+  const { ord, ids, tok } = scratch;
+  const { kind: kinds, region, baseline, inStart, inIdx, nodes: gnodes } = gm;
   const id = (s) => { let v = ids.get(s); if (v === undefined) { v = ids.size + 1; ids.set(s, v); } return v; };
-  let a = 0x811c9dc5, b = 0x01000193;
-  const mix = (x) => { a = Math.imul(a ^ x, 0x01000193) >>> 0; b = Math.imul((b + x) ^ (b >>> 15), 0x2c1b3c6d) >>> 0; };
   const nodes = [];
   const number = (grp) => { // node order: depth first through the items, as drawn
     for (const it of grp.items) {
@@ -40,42 +40,54 @@ export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm
     }
   };
   number(g);
+  const local = new Map(); // baseline graph -> its order of appearance in this group
+  let t = 0; // tokens into tok, hashed at the end in one loop
   const walk = (grp) => {
     for (const it of grp.items) {
       if (it < 0) {
         const c = tree.groups[-it - 1];
-        mix(-1); mix(id(c.kind === "region" ? "\u0000region" : c.label)); mix(id(c.moduleType || ""));
+        tok[t++] = -1; tok[t++] = id(c.kind === "region" ? "\u0000region" : c.label); tok[t++] = id(c.moduleType || "");
         walk(c);
-        mix(-2);
+        tok[t++] = -2;
         continue;
       }
-      const nd = gm.nodes[it], kind = gm.kind[it];
-      mix(kind);
+      const nd = gnodes[it], kind = kinds[it];
+      tok[t++] = kind;
       // names of inputs and constants carry the block index (primals_17, l_self_modules_h_modules_3_…)
       if (kind !== KIND_INPUT && kind !== KIND_ATTR) {
         const op = OPS[nd.op] || 9;
-        mix(op);
-        mix(id(op === 3 ? nd.module_type || "" : String(nd.target ?? "")));
+        tok[t++] = op;
+        tok[t++] = id(op === 3 ? nd.module_type || "" : nd.target == null ? "" : String(nd.target));
       }
-      mix(nd.nonstrict_call ? 2 : gm.region[it] >= 0 ? 1 : 0);
+      tok[t++] = nd.nonstrict_call ? 2 : region[it] >= 0 ? 1 : 0;
+      // which baseline graph computed it (merged view), as the block's 1st, 2nd, … graph: blocks
+      // split by a graph break at the same op fold, a block split elsewhere stays apart
+      const bg = baseline[it];
+      if (bg >= 0) { let lb = local.get(bg); if (lb === undefined) { lb = local.size + 1; local.set(bg, lb); } tok[t++] = lb; }
       const ts = nd.tensors;
       if (ts) {
-        for (const t of ts) {
-          mix(id(t && t.dtype ? t.dtype : "?"));
-          if (t && Array.isArray(t.shape)) for (const d of t.shape) mix(typeof d === "number" ? d : id(String(d)));
-          mix(-3);
+        for (const x of ts) {
+          tok[t++] = id(x && x.dtype ? x.dtype : "?");
+          if (x && Array.isArray(x.shape)) for (const d of x.shape) tok[t++] = typeof d === "number" ? d : id(String(d));
+          tok[t++] = -3;
         }
       }
-      for (let e = gm.inStart[it]; e < gm.inStart[it + 1]; e++) {
-        const j = gm.inIdx[e];
-        mix(ord[j] >= 0 ? ord[it] - ord[j] : -4);
+      for (let e = inStart[it]; e < inStart[it + 1]; e++) {
+        const j = inIdx[e];
+        tok[t++] = ord[j] >= 0 ? ord[it] - ord[j] : -4;
       }
-      mix(-5);
+      tok[t++] = -5;
     }
   };
   walk(g);
   for (const i of nodes) ord[i] = -1;
-  g.signature = `${a.toString(36)}.${b.toString(36)}.${nodes.length}`;
+  let a = 0x811c9dc5, b = 0x01000193;
+  for (let k = 0; k < t; k++) {
+    const x = tok[k] | 0;
+    a = Math.imul(a ^ x, 0x01000193);
+    b = Math.imul((b + x) ^ (b >>> 15), 0x2c1b3c6d);
+  }
+  g.signature = `${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}.${nodes.length}`;
   return g.signature;
 }
 
@@ -84,7 +96,7 @@ const scratches = new WeakMap();
 /** Working memory for structuralSignature over one graph model (one string table per model). */
 export function signatureScratch(gm) {
   let s = scratches.get(gm);
-  if (!s) { s = { ord: new Int32Array(gm.n).fill(-1), ids: new Map() }; scratches.set(gm, s); }
+  if (!s) { s = { ord: new Int32Array(gm.n).fill(-1), ids: new Map(), tok: [] }; scratches.set(gm, s); }
   return s;
 }
 
