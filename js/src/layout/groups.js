@@ -174,11 +174,21 @@ export function buildGroupTree(gm, opts = {}) {
     return items.map((t) => t.v);
   };
   for (const g of groups) if (!g.dead) g.items = order(g);
-  if (opts.fold !== false) foldSeries(gm, tree); // h.0 … h.15 of one structure: one series box
   // split very wide levels into consecutive chunks
   const alive = groups.filter((g) => !g.dead);
   for (const g of alive) splitWide(tree, g, chunkLimit, chunkSize, gm.region);
+  if (opts.fold !== false) foldSeries(gm, tree); // h.0 … h.15 of one structure: one series box
   fixDepths(groups);
+  return tree;
+}
+
+/**
+ * Fold identical blocks (layout/fold.js) of a tree built with `{fold: false}`: the same result
+ * as building with folding, as a step of its own (the viewer runs it in its own task).
+ */
+export function foldTree(gm, tree) {
+  foldSeries(gm, tree);
+  fixDepths(tree.groups);
   return tree;
 }
 
