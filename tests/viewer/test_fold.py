@@ -112,15 +112,13 @@ def results(tmp_path_factory, chromium) -> list:
         {"do": "wait_for", "js": _shown("3/0_1:aten_forward")},
         {"do": "eval", "js": SEEN},  # 3: forward, folded
         {"do": "screenshot", "path": str(art / "fold-forward-folded.png")},
-        {"do": "eval", "js": f"() => {HOOK}.panes()[0].groups.map((g) => g.key)"},  # 5
-        {"do": "eval", "js": "() => true"},
-        {"do": "click_node", "pane": 0, "name": series_key},  # 7: open the series with a real click
+        {"do": "click_node", "pane": 0, "name": series_key},  # open the series with a real click
         _until(f"() => {HOOK}.panes()[0].groups.some((g) => g.kind === 'series' && g.expanded)"),
-        {"do": "eval", "js": SEEN},  # 9: forward, series opened
+        {"do": "eval", "js": SEEN},  # 7: forward, series opened
         {"do": "screenshot", "path": str(art / "fold-forward-open.png")},
         _pick("3/0_1:aten_backward"),
         {"do": "wait_for", "js": _shown("3/0_1:aten_backward")},
-        {"do": "eval", "js": SEEN},  # 13: backward
+        {"do": "eval", "js": SEEN},  # 11: backward
         _pick("3/0_1:dynamo"),
         {"do": "wait_for", "js": _shown("3/0_1:dynamo")},
         {"do": "eval", "js": RECORD},
@@ -128,10 +126,10 @@ def results(tmp_path_factory, chromium) -> list:
         {"do": "press", "key": "Enter"},
         _until(f"() => {HOOK}.panes()[0].selected && (document.querySelector('.nsv-canvas').__drawn || []).length > 0"),
         {"do": "eval", "js": "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"},
-        {"do": "eval", "js": LABELS},  # 21: drawn node labels
-        {"do": "eval", "js": f"() => {HOOK}.panes()[0].selected"},  # 22
+        {"do": "eval", "js": LABELS},  # 19: drawn input labels
+        {"do": "eval", "js": f"() => {HOOK}.panes()[0].selected"},  # 20
         {"do": "hover_node", "pane": 0, "name": first_hit},
-        {"do": "eval", "js": "() => { const t = document.querySelector('.nsv-tip'); return t && !t.hidden ? t.querySelector('.nsv-tip-title').textContent : null; }"},  # 24
+        {"do": "eval", "js": "() => { const t = document.querySelector('.nsv-tip'); return t && !t.hidden ? t.querySelector('.nsv-tip-title').textContent : null; }"},  # 22
         {"do": "screenshot", "path": str(art / "fold-dynamo-labels.png")},
     ]
     return _drive(tmp, {"page": str(page), "viewport": [1500, 950], "steps": steps})["results"]
@@ -149,7 +147,7 @@ def _drive(tmp: Path, spec: dict) -> dict:
 
 
 def test_identical_blocks_are_one_series_box_until_opened(results):
-    folded, opened = results[3], results[9]
+    folded, opened = results[3], results[7]
     assert folded["graph"].endswith("aten_forward")
     assert [s["label"] for s in folded["series"]] == ["h[0–3] ×4"], folded["series"]
     assert not folded["series"][0]["expanded"]
@@ -161,14 +159,14 @@ def test_identical_blocks_are_one_series_box_until_opened(results):
 
 
 def test_a_block_that_differs_is_not_folded_with_the_others(results):
-    back = results[13]
+    back = results[11]
     assert back["graph"].endswith("aten_backward")
     assert [s["label"] for s in back["series"]] == ["h[0–2] ×3"], back["series"]
     assert back["blocks"] == ["3"], "h.3 (first in the backward, after ln_f) differs: shown on its own"
 
 
 def test_drawn_labels_of_distinct_names_are_distinct_and_tooltip_has_the_name(results):
-    drawn = results[21]
+    drawn = results[19]
     names = [d["name"] for d in drawn]
     assert any(n.endswith("ln_1_parameters_weight_") for n in names) and any(n.endswith("ln_1_parameters_bias_") for n in names), names
     by_label: dict[str, set[str]] = {}
@@ -176,4 +174,4 @@ def test_drawn_labels_of_distinct_names_are_distinct_and_tooltip_has_the_name(re
         by_label.setdefault(d["label"], set()).add(d["name"])
     same = {label: sorted(ns) for label, ns in by_label.items() if len(ns) > 1}
     assert not same, f"distinct inputs drawn with the same label: {same}"
-    assert results[24] == results[22], "the tooltip shows the whole name"
+    assert results[22] == results[20], "the tooltip shows the whole name"
