@@ -52,23 +52,26 @@ export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm
         continue;
       }
       const nd = gnodes[it], kind = kinds[it];
-      tok[t++] = kind;
+      tok[t++] = kind; // KIND_NONSTRICT: the opaque non-strict call
       // names of inputs and constants carry the block index (primals_17, l_self_modules_h_modules_3_…)
       if (kind !== KIND_INPUT && kind !== KIND_ATTR) {
         const op = OPS[nd.op] || 9;
         tok[t++] = op;
         tok[t++] = id(op === 3 ? nd.module_type || "" : nd.target == null ? "" : String(nd.target));
       }
-      tok[t++] = nd.nonstrict_call ? 2 : region[it] >= 0 ? 1 : 0;
+      tok[t++] = region[it] >= 0 ? 1 : 0;
       // which baseline graph computed it (merged view), as the block's 1st, 2nd, … graph: blocks
       // split by a graph break at the same op fold, a block split elsewhere stays apart
       const bg = baseline[it];
       if (bg >= 0) { let lb = local.get(bg); if (lb === undefined) { lb = local.size + 1; local.set(bg, lb); } tok[t++] = lb; }
       const ts = nd.tensors;
       if (ts) {
-        for (const x of ts) {
-          tok[t++] = id(x && x.dtype ? x.dtype : "?");
-          if (x && Array.isArray(x.shape)) for (const d of x.shape) tok[t++] = typeof d === "number" ? d : id(String(d));
+        for (let q = 0; q < ts.length; q++) {
+          const x = ts[q];
+          if (!x) { tok[t++] = -3; continue; }
+          tok[t++] = id(x.dtype || "?");
+          const shape = x.shape;
+          if (shape) for (let r = 0; r < shape.length; r++) { const d = shape[r]; tok[t++] = typeof d === "number" ? d : id(String(d)); }
           tok[t++] = -3;
         }
       }
