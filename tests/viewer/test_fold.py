@@ -11,6 +11,8 @@ serves every test of the file:
 - Dynamo graph: the labels drawn on the canvas (recorded from ``fillText``) of nodes with
   distinct names are distinct (``..._ln_1_parameters_weight_`` vs ``..._bias_``), and the
   tooltip shows the whole name.
+- ATen backward, all expanded: the blocks stack (no sideways drift from long edges' dummies) and
+  no group holds an empty horizontal band taller than the gap between two rows.
 """
 
 from __future__ import annotations
@@ -92,6 +94,24 @@ LABELS = f"""() => {{
 }}"""
 
 
+# laid-out geometry of pane 0: the blocks' centres and widths, h's width, and the tallest band
+# inside an expanded group (below its 26 px header, above its 14 px padding) that no child reaches
+GEOMETRY = f"""() => {{
+  const p = {HOOK}.panes()[0];
+  const boxes = p.nodes.map((n) => ({{...n, parent: null}})).concat(p.groups);
+  const blocks = p.groups.filter((g) => /^\\d+$/.test(g.label));
+  const h = p.groups.find((g) => g.label === 'h');
+  let band = {{gap: 0}};
+  for (const g of p.groups.filter((x) => x.expanded)) {{
+    const inside = boxes.filter((b) => b !== g && b.x >= g.x && b.x + b.w <= g.x + g.w + 0.5 && b.y >= g.y && b.y + b.h <= g.y + g.h + 0.5);
+    const spans = inside.map((b) => [b.y, b.y + b.h]).sort((a, b) => a[0] - b[0]);
+    let end = g.y + 26;
+    for (const [s, e] of spans.concat([[g.y + g.h - 14, 0]])) {{ if (s - end > band.gap) band = {{gap: s - end, group: g.label}}; end = Math.max(end, e); }}
+  }}
+  return {{centres: blocks.map((b) => b.x + b.w / 2), widest: Math.max(...blocks.map((b) => b.w)), h: h ? h.w : null, band}};
+}}"""
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory, chromium) -> list:
     _need_bundle()
@@ -131,6 +151,13 @@ def results(tmp_path_factory, chromium) -> list:
         {"do": "hover_node", "pane": 0, "name": first_hit},
         {"do": "eval", "js": "() => { const t = document.querySelector('.nsv-tip'); return t && !t.hidden ? t.querySelector('.nsv-tip-title').textContent : null; }"},  # 22
         {"do": "screenshot", "path": str(art / "fold-dynamo-labels.png")},
+        {"do": "fill", "selector": "input.nsv-search", "text": ""},
+        _pick("3/0_1:aten_backward"),
+        {"do": "wait_for", "js": _shown("3/0_1:aten_backward")},
+        {"do": "click", "selector": "button[title='expand all groups']"},
+        _until(f"() => {HOOK}.panes()[0].groups.every((g) => g.expanded)"),
+        {"do": "eval", "js": GEOMETRY},  # 29: backward, all expanded
+        {"do": "screenshot", "path": str(art / "fold-backward-all.png")},
     ]
     return _drive(tmp, {"page": str(page), "viewport": [1500, 950], "steps": steps})["results"]
 
@@ -175,3 +202,14 @@ def test_drawn_labels_of_distinct_names_are_distinct_and_tooltip_has_the_name(re
     same = {label: sorted(ns) for label, ns in by_label.items() if len(ns) > 1}
     assert not same, f"distinct inputs drawn with the same label: {same}"
     assert results[22] == results[20], "the tooltip shows the whole name"
+
+
+def test_backward_blocks_stack_without_drift_or_empty_bands(results):
+    geo = results[29]
+    centres = geo["centres"]
+    assert len(centres) == 4, geo
+    # long edges into h's output port used to push each next block aside (a staircase)
+    assert max(centres) - min(centres) <= 40, f"block centres drift: {[round(c) for c in centres]}"
+    assert geo["h"] <= geo["widest"] + 120, geo
+    # no empty horizontal band inside a group taller than the gap between two rows (30 px)
+    assert geo["band"]["gap"] <= 30, geo["band"]
