@@ -123,7 +123,7 @@ def test_big_synthetic_collapsed_expand_search(synthetic_2k, write_page, drive, 
         x, y = (g["x"] + g["w"] / 2) * cam["k"] + cam["tx"], (g["y"] + 10) * cam["k"] + cam["ty"]
         return 0 < x < size["w"] and 0 < y < size["h"]
 
-    collapsed = [g for g in first["groups"] if not g["expanded"] and g["kind"] == "module" and on_screen(g)]
+    collapsed = [g for g in first["groups"] if not g["expanded"] and g["kind"] in ("module", "series") and on_screen(g)]
     assert collapsed
     key = collapsed[len(collapsed) // 2]["key"]
     out = drive({"page": str(page), "steps": [

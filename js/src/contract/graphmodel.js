@@ -2,6 +2,8 @@
 // Owns: node kinds, short labels, edges as index arrays (CSR), search text, region index.
 // Must not: touch the DOM, lay out, or keep references to UI state.
 
+import { inputLabel } from "./names.js";
+
 export const KIND_INPUT = 0;
 export const KIND_OUTPUT = 1;
 export const KIND_CALL = 2;
@@ -11,7 +13,7 @@ export const KIND_NAMES = ["input", "output", "call", "constant", "non-strict ca
 
 /** Readable short form of an FX target: "torch.ops.aten.mm.default" -> "mm". */
 export function shortTarget(op, target, name) {
-  if (op === "placeholder") return name;
+  if (op === "placeholder") return inputLabel(name);
   if (op === "output") return "output";
   let s = String(target ?? "");
   const builtin = /^<built-in (?:function|method) ([\w.]+)/.exec(s);

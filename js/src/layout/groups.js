@@ -1,14 +1,17 @@
 // layout/groups.js — the collapsible hierarchy of a graph: nn.Module path groups, one group
-//   per non-strict region inside its module, and "chunk" groups that split very wide levels.
+//   per non-strict region inside its module, "series" groups folding identical blocks
+//   (layout/fold.js), and "chunk" groups that split very wide levels.
 // Owns: building the tree from node `module`/`region` fields, the initial expansion under a
 //   budget of visible boxes, and which box (node or collapsed group) stands for each node.
 // Must not: compute coordinates, touch the DOM, or read anything but the graph model.
+
+import { foldSeries } from "./fold.js";
 
 export const ROOT = 0;
 
 /**
  * @param {ReturnType<import("../contract/graphmodel.js").buildGraphModel>} gm
- * @param {{chunkLimit?: number, chunkSize?: number}} [opts]
+ * @param {{chunkLimit?: number, chunkSize?: number, fold?: boolean}} [opts]
  */
 export function buildGroupTree(gm, opts = {}) {
   const chunkLimit = opts.chunkLimit ?? 2500;
@@ -174,7 +177,18 @@ export function buildGroupTree(gm, opts = {}) {
   // split very wide levels into consecutive chunks
   const alive = groups.filter((g) => !g.dead);
   for (const g of alive) splitWide(tree, g, chunkLimit, chunkSize, gm.region);
+  if (opts.fold !== false) foldSeries(gm, tree); // h.0 … h.15 of one structure: one series box
   fixDepths(groups);
+  return tree;
+}
+
+/**
+ * Fold identical blocks (layout/fold.js) of a tree built with `{fold: false}`: the same result
+ * as building with folding, as a step of its own (the viewer runs it in its own task).
+ */
+export function foldTree(gm, tree) {
+  foldSeries(gm, tree);
+  fixDepths(tree.groups);
   return tree;
 }
 
@@ -241,6 +255,7 @@ export function initialExpansion(tree, budget = 400) {
     const rank = (g) => (tree.groups[g].kind === "region" ? 0 : 1);
     cands.sort((a, b) => rank(a) - rank(b) || tree.groups[a].items.length - tree.groups[b].items.length);
     for (const c of cands) {
+      if (tree.groups[c].kind === "series") continue; // folded on purpose: opened by a click
       const extra = tree.groups[c].items.length - 1;
       if (visible + extra <= budget) {
         expanded.add(c);

@@ -6,6 +6,7 @@
 // Must not: know about Reports, groups, the DOM or drawing; it sees boxes and edges only.
 
 const DUMMY_W = 6;
+const LANE_GAP = 8; // between the lanes of long edges into output ports
 
 /**
  * @param {object} g
@@ -71,10 +72,19 @@ export function layeredLayout(g, opts = {}) {
   if (pin) {
     let top = false, bottom = false;
     for (let v = 0; v < n; v++) { if (pin[v] === 1) top = true; if (pin[v] === 2) bottom = true; }
-    for (let v = 0; v < n; v++) {
-      if (top && pin[v] !== 1) layer[v] += 1;
-      if (pin[v] !== 2) L = Math.max(L, layer[v] + 1);
+    // Input ports own the top row. Only nodes still in it move down one: the longest path
+    // already puts every node fed by a port below it, and shifting those too left an empty
+    // row (dummies only) under the ports of every group, stacking up in nested groups.
+    if (top) {
+      for (let oi = 0; oi < n; oi++) {
+        const v = order[oi];
+        if (pin[v] === 1) continue;
+        let l = Math.max(layer[v], 1);
+        for (let k = predStart[v]; k < predStart[v + 1]; k++) l = Math.max(l, layer[preds[k]] + 1);
+        layer[v] = l;
+      }
     }
+    for (let v = 0; v < n; v++) if (pin[v] !== 2) L = Math.max(L, layer[v] + 1);
     if (bottom) {
       for (let v = 0; v < n; v++) if (pin[v] === 2) layer[v] = L;
       L += 1;
@@ -91,10 +101,15 @@ export function layeredLayout(g, opts = {}) {
   for (let v = 0; v < n; v++) vKey.push(pos[v]);
   const chains = new Array(E).fill(null); // edge -> list of dummy ids
   const segU = [], segV = []; // adjacent-layer segments between virtual nodes
+  // Long edges into an output port (a block's values returned at the group's bottom) run down a
+  // lane right of the boxes instead of through dummies between them: each such chain pushed
+  // the boxes of every later row aside, so a stack of blocks drifted into a wide staircase.
+  const bus = [];
   for (let k = 0; k < E; k++) {
     const u = g.edges[2 * k], v = g.edges[2 * k + 1];
     if (!fwd(u, v)) continue;
     const span = layer[v] - layer[u];
+    if (span > 1 && pin && pin[v] === 2) { bus.push(k); continue; }
     if (span > 1 && span - 1 <= dummyBudget) {
       dummyBudget -= span - 1;
       const chain = [];
@@ -191,6 +206,15 @@ export function layeredLayout(g, opts = {}) {
     maxX = Math.max(maxX, x[v] + vW[v] / 2);
   }
   if (!isFinite(minX)) { minX = 0; maxX = 0; }
+  const lanes = new Map(); // output port -> x of its lane
+  if (bus.length) {
+    let lx = maxX + hgap;
+    for (const k of bus) {
+      const v = g.edges[2 * k + 1];
+      if (!lanes.has(v)) { lanes.set(v, lx); x[v] = lx; lx += LANE_GAP; }
+    }
+    maxX = Math.max(maxX, lx - LANE_GAP + DUMMY_W / 2);
+  }
   const outX = new Float64Array(n), outY = new Float64Array(n);
   for (let v = 0; v < n; v++) {
     outX[v] = x[v] - minX;
@@ -206,6 +230,12 @@ export function layeredLayout(g, opts = {}) {
       pts.push(x[d] - minX, layerTop[l] - vgap * 0.15, x[d] - minX, layerTop[l] + layerH[l] + vgap * 0.15);
     }
     routes[k] = pts;
+  }
+  for (const k of bus) {
+    const u = g.edges[2 * k], lu = layer[u];
+    const lx = lanes.get(g.edges[2 * k + 1]) - minX;
+    const below = layerTop[lu] + layerH[lu] + ((lu === 0 && topPins) ? portGap : vgap) / 2; // in the gap under u's row
+    routes[k] = [lx, below, lx, layerTop[L - 1] - portGap / 2];
   }
   return { x: outX, y: outY, width: maxX - minX, height, layer, routes, layers: L };
 }

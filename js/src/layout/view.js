@@ -29,9 +29,16 @@ export function groupLabel(tree, gid) {
   return g.kind === "region" ? `non-strict · ${g.label}` : g.label;
 }
 
-function groupWidth(tree, gid) {
+/** The second line of a collapsed group's box: its size, module type, inlined nodes. */
+export function groupSubtitle(tree, gid) {
   const g = tree.groups[gid];
-  const sub = `${g.leafCount} nodes${g.moduleType ? " · " + g.moduleType : ""}${g.regionCount && g.kind !== "region" ? ` · ${g.regionCount} inlined` : ""}`;
+  const inl = g.regionCount && g.kind !== "region" ? ` · ${g.regionCount} inlined` : "";
+  if (g.kind === "series") return `${g.count} identical${g.moduleType ? " " + g.moduleType : ""} · ${g.each} nodes each${inl}`;
+  return `${g.leafCount} nodes${g.moduleType ? " · " + g.moduleType : ""}${inl}`;
+}
+
+function groupWidth(tree, gid) {
+  const sub = groupSubtitle(tree, gid);
   const chars = Math.max(groupLabel(tree, gid).length * 1.05, sub.length * 0.95);
   return Math.min(320, Math.max(130, chars * CHAR_W + 48));
 }

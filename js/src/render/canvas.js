@@ -6,7 +6,8 @@
 //   and what it was told to highlight. Input handling lives in interaction/panzoom.js.
 
 import { KIND_ATTR, KIND_INPUT, KIND_NONSTRICT, KIND_OUTPUT, tensorText } from "../contract/graphmodel.js";
-import { groupLabel, HEADER } from "../layout/view.js";
+import { cutMiddle } from "../contract/names.js";
+import { groupLabel, groupSubtitle, HEADER } from "../layout/view.js";
 import { baselineMajority } from "../layout/groups.js";
 import { graphColor, readTheme, regionColor } from "./theme.js";
 
@@ -374,7 +375,7 @@ export class GraphCanvas {
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + 12);
       ctx.font = `10px ${th.mono}`;
       ctx.fillStyle = kind === KIND_OUTPUT ? text : th.muted;
-      ctx.fillText(fitText(meta, b.w - 14), b.x + 8, b.y + 25);
+      ctx.fillText(fitText(meta, b.w - 14, true), b.x + 8, b.y + 25);
     } else {
       ctx.font = `600 11px ${th.font}`;
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + b.h / 2);
@@ -392,10 +393,12 @@ export class GraphCanvas {
     ctx.strokeStyle = isRegion ? regionColor(g.region) : th.groupBorder;
     ctx.lineWidth = 1.2 * Math.max(1, px);
     ctx.stroke();
-    // a second outline suggests "more inside"
+    // a second outline suggests "more inside"; a folded series of blocks shows a stack of them
     ctx.beginPath();
-    ctx.moveTo(b.x + 6, b.y + b.h + 3);
-    ctx.lineTo(b.x + b.w - 6, b.y + b.h + 3);
+    for (let k = 1; k <= (g.kind === "series" ? 3 : 1); k++) {
+      ctx.moveTo(b.x + 3 + 3 * k, b.y + b.h + 3 * k);
+      ctx.lineTo(b.x + b.w - 3 - 3 * k, b.y + b.h + 3 * k);
+    }
     ctx.stroke();
     if (s.colorMode === "baseline") {
       const major = baselineMajority(s.tree, s.gm)[gid];
@@ -420,8 +423,7 @@ export class GraphCanvas {
     ctx.fillText(fitText(groupLabel(s.tree, gid), b.w - 40), b.x + 12, b.y + 16);
     ctx.font = `10.5px ${th.font}`;
     ctx.fillStyle = th.muted;
-    const sub = `${g.leafCount} nodes${g.moduleType ? " · " + g.moduleType : ""}${rc > 0 && !isRegion ? ` · ${rc} inlined` : ""}`;
-    ctx.fillText(fitText(sub, b.w - 40), b.x + 12, b.y + 34);
+    ctx.fillText(fitText(groupSubtitle(s.tree, gid), b.w - 40), b.x + 12, b.y + 34);
     ctx.font = `600 14px ${th.font}`;
     ctx.fillStyle = th.muted;
     ctx.fillText("+", b.x + b.w - 20, b.y + b.h / 2);
@@ -505,9 +507,13 @@ export function roundRect(ctx, x, y, w, h, r) {
   ctx.closePath();
 }
 
-/** Truncate text to about `width` px at ~6.6 px per character. */
-export function fitText(text, width) {
+/**
+ * Truncate text to about `width` px at ~6.6 px per character: in the middle (contract/names.js:
+ * names differ at their end), or at the end (`atEnd`: a shape reads left to right).
+ */
+export function fitText(text, width, atEnd = false) {
   const max = Math.max(1, Math.floor(width / 6.6));
+  if (!atEnd) return cutMiddle(text, max);
   return text.length <= max ? text : text.slice(0, Math.max(1, max - 1)) + "…";
 }
 

@@ -7,7 +7,7 @@
 
 import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
 import { checkReport, decodeReport, parseReport, ReportIndex } from "../contract/decode.js";
-import { buildGroupTree } from "../layout/groups.js";
+import { buildGroupTree, foldTree } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
 import { bindModel, Store } from "../state/store.js";
@@ -399,8 +399,10 @@ export class App {
     }
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
-    const tree = buildGroupTree(gm);
-    fixStackTree(gm, tree);
+    const tree = buildGroupTree(gm, { fold: false });
+    fixStackTree(gm, tree); // stacked fragments: before folding, which reads the final groups
+    if (yieldFn && gm.n > 5000) await yieldFn(); // folding identical blocks: a task of its own
+    foldTree(gm, tree);
     for (const g of tree.groups) {
       if (!g.dead && g.kind === "region") g.label = `${this.regionFunction(run, gm.regionIds[g.region])} · ${gm.regionIds[g.region]}`;
     }

@@ -351,7 +351,7 @@ export class GraphPane {
     } else {
       const g = tree.groups[b.item - gm.n];
       this.tip.appendChild(h("div", { class: "nsv-tip-title" }, groupLabel(tree, g.id)));
-      this.tip.appendChild(h("div", null, `${g.kind === "region" ? "non-strict region" : g.kind === "chunk" ? "consecutive nodes" : "module"}${g.moduleType ? " · " + g.moduleType : ""}`));
+      this.tip.appendChild(h("div", null, `${g.kind === "region" ? "non-strict region" : g.kind === "chunk" ? "consecutive nodes" : g.kind === "series" ? `${g.count} blocks with the same ops and edges, folded` : "module"}${g.moduleType ? " · " + g.moduleType : ""}`));
       this.tip.appendChild(h("div", null, `${g.leafCount} nodes${g.regionCount ? ` · ${g.regionCount} inlined from non-strict regions` : ""}`));
       this.tip.appendChild(h("div", { class: "nsv-muted" }, this.expanded.has(g.id) ? "click the header to collapse" : "click to expand"));
     }
