@@ -10,7 +10,8 @@ SPEC: ``{"page": str (file path), "viewport": [w, h], "color_scheme": "light"|"d
 - ``{"do": "ready", "timeout_ms": int}``: wait for ``data-nstviz-ready="1"``; returns ms.
 - ``{"do": "eval", "js": str}``: evaluate ``js`` (an expression or arrow fn) and return it.
 - ``{"do": "click_node", "pane": int, "name": str}``: click the drawn node/group (by name or
-  group key) through the real mouse at its screen point; returns the point.
+  group key) through the real mouse at its screen point (dragging the graph into view first
+  when the point lies outside the pane's canvas); returns the point.
 - ``{"do": "click", "selector": str}`` / ``{"do": "fill", "selector": str, "text": str}`` /
   ``{"do": "press", "key": str}``: ordinary Playwright actions.
 - ``{"do": "hover_node", "pane": int, "name": str}``: move the mouse over a node.
@@ -92,6 +93,21 @@ def _step(page, step: dict[str, Any]) -> Any:
         )
         if pt is None:
             return None
+        if not pt.get("inside", True):
+            # off the pane's canvas: drag the graph until it is in view, as a person would
+            c = page.evaluate(
+                "(k) => { const r = document.querySelector('#nstviz-root').__nstviz.canvasRect(k);"
+                " return {x: r.left + r.width / 2, y: r.top + r.height / 2}; }",
+                step.get("pane", 0),
+            )
+            page.mouse.move(c["x"], c["y"])
+            page.mouse.down()
+            page.mouse.move(c["x"] + (c["x"] - pt["x"]), c["y"] + (c["y"] - pt["y"]), steps=8)
+            page.mouse.up()
+            pt = page.evaluate(
+                "([k, n]) => document.querySelector('#nstviz-root').__nstviz.screenPoint(k, n)",
+                [step.get("pane", 0), step["name"]],
+            )
         if do == "click_node":
             page.mouse.click(pt["x"], pt["y"])
         elif do == "dblclick_node":

@@ -42,7 +42,9 @@ READY = "() => document.querySelector('#nstviz-root').dataset.nstvizReady === '1
 SEARCH = """() => {
   const sn = document.querySelector('#nstviz-root').__nstviz;
   const panes = sn.panes();
-  const sel = panes.map((p) => p.selected ? [p.run, p.graph, p.selected] : null).filter(Boolean);
+  // a node of Side by side's stacked baseline is named "<its graph>·<name>": report its own graph
+  const own = (p) => p.graph.startsWith('stack:') && p.selected.includes('·') ? p.selected.split('·') : [p.graph, p.selected];
+  const sel = panes.map((p) => p.selected ? [p.run, ...own(p)] : null).filter(Boolean);
   const c = document.querySelector('#nstviz-root .nsv-search-count');
   const box = document.querySelector('#nstviz-root .nsv-search');
   return {count: c.textContent, selected: sel[0] || null, graphs: panes.map((p) => p.graph),

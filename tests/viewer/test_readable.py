@@ -177,7 +177,9 @@ def test_narrow_toolbar_one_row_tabs_whole_canvas_usable(seen, size):
     if size == "laptop":
         assert c["toolbarRows"] == 1, c
     else:
-        assert not c["stacked"] and c["canvas"][0] >= 300 and c["canvas"][1] >= 500, c
+        # the standalone page fits the 800 px window (test_panes), so the page's own header and the
+        # legend share the height with the canvas: 415 px tall here (was 670x278 when stacked)
+        assert not c["stacked"] and c["canvas"][0] >= 300 and c["canvas"][1] >= 400, c
 
 
 @pytest.mark.parametrize("size", list(SIZES))

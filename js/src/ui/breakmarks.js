@@ -37,8 +37,9 @@ export function markBreak(app) {
       class: "nsv-break-side", "data-side": side || "ops", "data-ops": String(ops.nodes.length),
       title: `${side === "before" ? "This graph ends at" : side === "after" ? "This graph starts after" : "Ops here come from"} the graph break at ${where(loc.file, loc.line)}; ${opsText}`,
     }, text);
-    const bar = p.el.querySelector(".nsv-pane-bar");
-    if (bar) bar.appendChild(p.breakBadge);
+    // over the graph's top-left corner: the picker bar has no room to spare in a narrow pane
+    const body = p.el.querySelector(".nsv-pane-body");
+    if (body) body.appendChild(p.breakBadge);
     if (ops.nodes.length) { p.setLinked(ops.nodes); p.breakMarked = true; }
   }
 }

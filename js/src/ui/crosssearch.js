@@ -32,7 +32,8 @@ export class CrossSearch {
     this.app.panes.forEach((p, k) => {
       const g = idx.graph(p.run, p.graphId);
       if (!g || out.some((s) => s.run === p.run)) return;
-      const others = idx.graphs(p.run).filter((x) => x.level === g.level && x.id !== g.id).map((x) => x.id);
+      // a stacked pane (Side by side's baseline) already holds every graph of its level
+      const others = g.stacked ? [] : idx.graphs(p.run).filter((x) => x.level === g.level && x.id !== g.id).map((x) => x.id);
       out.push({ pane: k, run: p.run, level: g.level, graphs: [g.id, ...others] });
     });
     return out;
@@ -73,7 +74,11 @@ export class CrossSearch {
         if (!graph || !graph.nodes.length) continue;
         const entry = await this.app.graphEntry(s.run, gid, nextTask); // a big graph is built in tasks of its own
         if (token !== this.token) return;
-        for (const i of searchNodes(entry.gm, q)) { hits.push({ run: s.run, graph: gid, i }); graphs.add(`${s.run}\u0000${gid}`); }
+        for (const i of searchNodes(entry.gm, q)) {
+          hits.push({ run: s.run, graph: gid, i });
+          // a stacked node counts in the graph it was copied from
+          graphs.add(`${s.run}\u0000${entry.gm.nodes[i].orig?.graph ?? gid}`);
+        }
       }
     }
     this.hits = hits;

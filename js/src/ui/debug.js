@@ -28,6 +28,10 @@ export function makeDebugHook(app) {
       const [sx, sy] = p.gc.worldToScreen(b.x + b.w / 2, b.y + Math.min(b.h / 2, 12));
       return { x: r.left + sx, y: r.top + sy, inside: sx >= 0 && sy >= 0 && sx <= r.width && sy <= r.height };
     },
+    canvasRect(k) {
+      const p = app.panes[k];
+      return p ? p.gc.canvas.getBoundingClientRect().toJSON() : null;
+    },
     timings: () => ({ decodeMs: app.decodeMs, firstPaintMs: app.firstPaintMs, lastSearchMs: app.lastSearchMs, panes: app.panes.map((p) => ({ ...p.stats })) }),
     levelNames: LEVEL_NAMES,
   });

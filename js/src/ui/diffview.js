@@ -54,9 +54,9 @@ export const linked = (app) => app.store.get("linkPanes") !== false;
 
 /** The toolbar's link toggle (shown in Side by side only). */
 export function linkToggle(app) {
-  const b = h("button", { class: "nsv-btn nsv-link-toggle", type: "button", "data-testid": "link-panes", hidden: true,
+  const b = h("button", { class: "nsv-btn nsv-btn-icon nsv-link-toggle", type: "button", "data-testid": "link-panes", hidden: true,
     title: "pan and zoom the two panes together (click to unlink)",
-    onclick: () => { app.store.set({ linkPanes: !linked(app) }); syncToggle(app); } }, "⇆ linked");
+    onclick: () => { app.store.set({ linkPanes: !linked(app) }); syncToggle(app); } }, "⇆");
   app.linkBtn = b;
   syncToggle(app);
   return b;
@@ -67,7 +67,7 @@ function syncToggle(app) {
   if (!b) return;
   const on = linked(app);
   b.setAttribute("aria-pressed", on ? "true" : "false");
-  b.textContent = on ? "⇆ linked" : "⇆ unlinked";
+  b.setAttribute("aria-label", on ? "panes linked" : "panes unlinked"); // one icon: the pressed state says which
   b.title = on ? "pan and zoom the two panes together (click to unlink)" : "each pane pans and zooms alone (click to link)";
   b.hidden = app.mode !== "side_by_side" || app.panes.length < 2;
 }
