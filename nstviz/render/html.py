@@ -88,6 +88,12 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fo
 .nstviz-page-summary { margin: 8px 16px 16px; }
 .nstviz-page-summary pre { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12.5px;
   background: #f6f8fa; padding: 10px; border-radius: 6px; }
+@media (max-width: 900px) {
+  /* a narrow window: one header row, so the view keeps the height (the meta is in the text summary) */
+  .nstviz-page-header { flex-wrap: nowrap; padding: 6px 10px; }
+  .nstviz-page-header h1 { font-size: 15px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; min-width: 0; flex: 1 1 auto; }
+  .nstviz-page-meta { display: none; }
+}
 .nstviz-noscript { margin: 12px 16px; padding: 8px 12px; background: #fff8c5; border-radius: 6px; }
 @media (prefers-color-scheme: dark) {
   body { color: #e6edf3; background: #0d1117; }
@@ -304,7 +310,7 @@ def render_html(report: Report, *, title: str | None = None, assets: ViewerAsset
 </head>
 <body>
 <header class="nstviz-page-header">
-<h1>{_text(page_name)}</h1>
+<h1 title="{_text(page_name)}">{_text(page_name)}</h1>
 <p class="nstviz-page-meta">{meta}</p>
 <div class="nstviz-page-actions"><button type="button" id="nstviz-download-json" data-filename="{_text(filename)}">Download JSON</button></div>
 </header>
