@@ -1,0 +1,33 @@
+"""The six mechanisms by which nstviz misjudged code users post (tests/users/README.md).
+
+Each test is a small cell of our own that reproduces one mechanism; the real reproducers
+are in ``corpus.py`` and checked by ``test_corpus.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import nstviz
+
+# 5. numpy outputs: a cell whose results are an ndarray and a numpy scalar ------------------
+
+NUMPY_CELL = '''
+import torch
+def helper(x):
+    return x.sin() + 1
+@torch.compile(backend="eager")
+def f(x):
+    return helper(x) * 2
+out = f(torch.ones(3)).numpy()
+total = np.float32(out.sum())
+'''
+
+
+def test_numpy_outputs_are_compared():
+    report = nstviz.trace_code(NUMPY_CELL, {"np": np}, nonstrict=["helper"], backend="eager")
+    check = report.outputs
+    assert check.skipped_reason in (None, ""), check.skipped_reason
+    assert check.match is True
+    paths = {d.path for c in check.comparisons for d in c.details}
+    assert {"out", "total"} <= paths
