@@ -31,3 +31,32 @@ def test_numpy_outputs_are_compared():
     assert check.match is True
     paths = {d.path for c in check.comparisons for d in c.details}
     assert {"out", "total"} <= paths
+
+
+# 6. a None *return* is not a None *input* ---------------------------------------------------
+
+NONE_RETURN_CELL = '''
+import torch
+SEEN = []
+def record(x):
+    torch._dynamo.graph_break()
+    SEEN.append(tuple(x.shape))
+@torch.compile(backend="eager")
+def f(x):
+    y = x * 2
+    record(y)
+    return y + 1
+out = f(torch.ones(3))
+'''
+
+
+def test_none_return_is_not_offered_the_none_input_adapter():
+    report = nstviz.trace_code(NONE_RETURN_CELL, {}, auto=True, backend="eager")
+    by_name = {c.function: c for c in report.candidates}
+    assert "adapter: record" not in by_name, by_name.get("adapter: record")
+    failed = by_name["record"]
+    assert failed.gb_id == "GB0251"
+    assert "(args, kwargs)" not in failed.error
+    assert "returns None" in failed.error
+    notes = " ".join(m.warning or "" for m in report.runs["attempt-1"].marked)
+    assert "(args, kwargs)" not in notes and "returns None" in notes
