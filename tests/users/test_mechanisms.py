@@ -60,3 +60,32 @@ def test_none_return_is_not_offered_the_none_input_adapter():
     assert "returns None" in failed.error
     notes = " ".join(m.warning or "" for m in report.runs["attempt-1"].marked)
     assert "(args, kwargs)" not in notes and "returns None" in notes
+
+
+# 3. a frame Dynamo skipped (a break inside a loop, GB7000) that a fix compiles ---------------
+
+LOOP_SKIP_CELL = '''
+import torch
+@torch.compile(backend="eager")
+def running_sum(x):
+    total = x.new_zeros(())
+    for i in range(3):
+        total = total + x[i].item() * 2
+    return total
+out = running_sum(torch.arange(3.0))
+'''
+
+
+def test_a_fix_that_compiles_a_skipped_frame_is_an_improvement():
+    report = nstviz.trace_code(LOOP_SKIP_CELL, {}, auto=True, backend="eager")
+    base = report.counts["baseline"]
+    assert (base.graphs, base.breaks) == (0, 1)
+    skipped = "Dynamo skipped the frame running_sum: a break inside a loop (GB7000)"
+    assert skipped in report.headline.text
+    assert skipped in report.summary()
+    cfg = {c.function: c for c in report.candidates}["config: capture_scalar_outputs=True"]
+    assert (cfg.status, cfg.outputs_match) == ("improved", True), cfg.error
+    assert "1 frame(s) Dynamo ran eagerly compile now (0 -> 1 graphs)" in cfg.error
+    rec = report.recommendation
+    assert rec is not None and rec.config == ("capture_scalar_outputs",)
+    assert (rec.graphs_before, rec.graphs_after, rec.breaks_after) == (0, 1, 0)
