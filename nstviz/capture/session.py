@@ -213,10 +213,10 @@ class Session:
                 with (
                     _torch_compat.dynamo_config_patch(flags),
                     rewrites_applied(remedies),
-                    adapters.installed(ads),
+                    adapters.installed(ads) as readapt,
                     adapters.registered(classes, subject.code_namespace) as refresh,
                 ):
-                    marks = refreshing(subject.rematch(functions), refresh)
+                    marks = refreshing(subject.rematch(functions), refresh, readapt)
                     nst = self._run("nonstrict", subject.body, rng, functions, marks=marks)
                 self.targets["nonstrict"] = targets
                 if plan.check:

@@ -200,10 +200,10 @@ class Trials:
         functions, ads, classes = split_remedies(marks)
         with (
             rewrites_applied(marks),
-            adapters.installed(ads),
+            adapters.installed(ads) as readapt,
             adapters.registered(classes, self.subject.code_namespace) as refresh,
         ):
-            yield refreshing(self.subject.rematch(functions), refresh)
+            yield refreshing(self.subject.rematch(functions), refresh, readapt)
 
     def _eager_call(self) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
         """``compare()``'s callable as written (not compiled, bound like the compiled one), and its inputs."""
@@ -241,13 +241,21 @@ class Trials:
 
 
 def refreshing(
-    marks: Callable[[], Sequence[Callable[..., Any]]], refresh: Callable[[], None]
+    marks: Callable[[], Sequence[Callable[..., Any]]],
+    refresh: Callable[[], None],
+    readapt: Callable[[], Sequence[Callable[..., Any]]] | None = None,
 ) -> Callable[[], Sequence[Callable[..., Any]]]:
-    """``marks`` that first registers the code's new definitions of the pytree classes (see ``adapters.registered``)."""
+    """``marks`` that first takes in the code's new definitions of remedied classes and functions.
+
+    New definitions of the pytree classes are registered (``adapters.registered``), new
+    definitions of adapted functions get adapters (``adapters.installed``), whose inner
+    functions are marked too.
+    """
 
     def current() -> Sequence[Callable[..., Any]]:
         refresh()
-        return marks()
+        extra = readapt() if readapt is not None else ()
+        return [*marks(), *extra]
 
     return current
 

@@ -89,3 +89,31 @@ def test_a_fix_that_compiles_a_skipped_frame_is_an_improvement():
     rec = report.recommendation
     assert rec is not None and rec.config == ("capture_scalar_outputs",)
     assert (rec.graphs_before, rec.graphs_after, rec.breaks_after) == (0, 1, 0)
+
+
+# 2. the None adapter for a function the cell itself defines ---------------------------------
+
+NONE_ARG_CELL = '''
+import torch
+def scale(x, bias=None):
+    torch._dynamo.graph_break()
+    return x * 2 if bias is None else x * 2 + bias
+@torch.compile(backend="eager")
+def f(x):
+    y = x + 1
+    y = scale(y, None)
+    return y.sin()
+out = f(torch.ones(3))
+'''
+
+
+def test_none_adapter_takes_effect_for_a_function_the_cell_defines():
+    report = nstviz.trace_code(NONE_ARG_CELL, {}, auto=True, backend="eager")
+    by = {c.function: c for c in report.candidates}
+    adapter = by["adapter: scale"]
+    assert (adapter.status, adapter.outputs_match) == ("improved", True), adapter.error
+    assert adapter.error == "3 -> 1 graphs"
+    rec = report.recommendation
+    assert rec is not None and rec.adapters == ("scale",)
+    assert (report.counts["baseline"].graphs, report.counts["nonstrict"].graphs) == (3, 1)
+    assert all(m.applied for m in report.runs["nonstrict"].marked), report.runs["nonstrict"].marked
