@@ -117,3 +117,39 @@ def test_none_adapter_takes_effect_for_a_function_the_cell_defines():
     assert rec is not None and rec.adapters == ("scale",)
     assert (report.counts["baseline"].graphs, report.counts["nonstrict"].graphs) == (3, 1)
     assert all(m.applied for m in report.runs["nonstrict"].marked), report.runs["nonstrict"].marked
+
+
+# 1. marking the function torch.compile compiles -----------------------------------------------
+
+COMPILED_ENTRY_CELL = '''
+import torch
+@torch.compile(backend="eager")
+def pair_sum(x):
+    y = x * 2
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+    p = Pair(y.sin(), y.cos())
+    return p.a + p.b
+out = pair_sum(torch.ones(3))
+'''
+
+
+def test_marking_the_compiled_function_does_what_the_decorator_does():
+    report = nstviz.trace_code(COMPILED_ENTRY_CELL, {}, nonstrict=["pair_sum"], backend="eager")
+    # truth (torch alone, tests/users/README.md): 2 graphs and GB8977 as written; with
+    # @torch.compile over @torch._dynamo.nonstrict_trace by hand, 1 graph and no break
+    assert (report.counts["baseline"].graphs, report.counts["baseline"].breaks) == (2, 1)
+    assert report.runs["baseline"].breaks[0].gb_id == "GB8977"
+    assert (report.counts["nonstrict"].graphs, report.counts["nonstrict"].breaks) == (1, 0)
+    (mark,) = report.runs["nonstrict"].marked
+    assert mark.applied, mark.warning
+    assert report.outputs.match is True
+
+
+def test_the_advisor_tries_the_compiled_function():
+    report = nstviz.trace_code(COMPILED_ENTRY_CELL, {}, auto=True, backend="eager")
+    by = {c.function: c for c in report.candidates}
+    cand = by["pair_sum"]
+    assert (cand.status, cand.outputs_match, cand.error) == ("improved", True, "2 -> 1 graphs")
+    assert report.recommendation is not None and report.recommendation.functions == ("pair_sum",)

@@ -150,6 +150,13 @@ HOOKS: dict[str, Hook] = {
             "nodes show the target's plain name",
         ),
         Hook(
+            "top_frame",
+            "torch._dynamo.external_utils.wrap_inline / the torch.compile wrapper's closure cell 'fn'",
+            "marking the function torch.compile compiles (traced non-strictly from a wrapper frame, as torch does)",
+            False,
+            "a mark on the compiled function itself did not take effect",
+        ),
+        Hook(
             "pytree",
             "torch.utils._pytree._private_register_pytree_node / _deregister_pytree_node",
             "the advisor's pytree-registration remedy",
