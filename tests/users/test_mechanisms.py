@@ -153,3 +153,30 @@ def test_the_advisor_tries_the_compiled_function():
     cand = by["pair_sum"]
     assert (cand.status, cand.outputs_match, cand.error) == ("improved", True, "2 -> 1 graphs")
     assert report.recommendation is not None and report.recommendation.functions == ("pair_sum",)
+
+
+# 4. source rewrites tried from a cell, verified on other inputs of the cell's compiled calls ---
+
+BRANCH_CELL = '''
+import torch
+@torch.compile(backend="eager")
+def clip_scale(x):
+    s = x.abs().max()
+    if s > 1:
+        x = x / s
+    return x * 2
+out = clip_scale(torch.linspace(-3, 3, 7))
+'''
+
+
+def test_a_cell_gets_its_rewrites_tried_and_verified_on_other_inputs():
+    report = nstviz.trace_code(BRANCH_CELL, {}, auto=True, backend="eager")
+    by = {c.function: c for c in report.candidates}
+    rewrites = [c for c in report.candidates if c.kind == "rewrite" and c.status == "improved"]
+    assert rewrites, [(c.function, c.status, c.error) for c in report.candidates]
+    (where,) = [c for c in rewrites if "branch-where" in c.function]
+    assert "outputs equal eager on 2 more input sets of the same shapes" in where.error, where.error
+    rec = report.recommendation
+    assert rec is not None and (rec.graphs_before, rec.graphs_after) == (report.counts["baseline"].graphs, 1)
+    assert "torch.where" in rec.code
+    assert by  # every candidate says what it did
