@@ -145,6 +145,10 @@ def recommendation_code(
                 decorator_notes.append(
                     f"# or: put @{decorator} on the line above `def {attr}` ({m.where})"
                 )
+        entry = _compiled_entry_lines(m, owners, attr, decorator)
+        if entry:  # the function torch.compile compiles: marked before torch.compile wraps it
+            body += entry
+            continue
         for prefix in dict.fromkeys(prefixes):
             target = f"{prefix}{m.qualname}"
             body.append(_rebind(target, owners, attr, m.obj, prefix, decorator) + comment)
@@ -164,6 +168,29 @@ def recommendation_code(
     for key, value in (config or {}).items():
         lines.append(f"torch._dynamo.config.{key} = {value!r}")
     return "\n".join(lines) + "\n"
+
+
+def _compiled_entry_lines(m: Mark, owners: list[str], attr: str, decorator: str) -> list[str]:
+    """The lines for a function that its globals hold compiled by name (``f = torch.compile(f)``), else [].
+
+    torch honours the mark only when it is made before ``torch.compile`` wraps the function
+    (it then compiles a wrapper frame that calls it non-strictly), so the code re-wraps it.
+    """
+    raw = _raw(m.obj)
+    held = getattr(raw, "__globals__", {}).get(attr) if not owners else None
+    original = held.__dict__.get("_torchdynamo_orig_callable") if isinstance(held, types.FunctionType) else None
+    code, mine = getattr(original, "__code__", None), getattr(raw, "__code__", None)
+    if code is None or mine is None or (code.co_filename, code.co_firstlineno) != (mine.co_filename, mine.co_firstlineno):
+        return []  # (a cell run again holds a new function object from the same def)
+    return [
+        f"# {attr} is the function torch.compile compiles: torch traces it non-strictly only when it is",
+        f"# marked before torch.compile wraps it. Put the mark under the decorator ({m.where}):",
+        "#     @torch.compile(...)",
+        f"#     @{decorator}",
+        f"#     def {attr}(...):",
+        "# or wrap it again here (give torch.compile the options you gave it):",
+        f"{attr} = torch.compile({decorator}({attr}.__wrapped__))",
+    ]
 
 
 def _installs_itself(source: str, attr: str) -> bool:

@@ -136,13 +136,18 @@ def _mismatch_text(check: OutputCheck) -> str:
 
 
 
-_GOT_RE = re.compile(r"\(it got ([\w.]+)\)|non-fx-graphable type <class '([\w.]+)'>|input of type <([\w.]+)>")
+_GOT_RE = re.compile(r"\(it got ([\w.]+)\)|\(it returned ([\w.]+)\)|non-fx-graphable type <class '([\w.]+)'>|input of type <([\w.]+)>")
 
 
 def rejected_input_type(error: str | None) -> str | None:
     """The type a failed nonstrict attempt was refused for (``NoneType``, ``Box``), if any."""
     m = _GOT_RE.search(error or "")
     return next((g for g in m.groups() if g), None) if m else None
+
+
+def rejected_as_output(error: str | None) -> bool:
+    """Whether a failed attempt's type was refused in the function's return value, not its inputs."""
+    return "(it returned " in (error or "")
 
 
 

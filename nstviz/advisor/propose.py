@@ -326,6 +326,11 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             order = _add_proposal(
                 proposals, qualname_at(top), top, why, b, usable, order, top_caller, in_region
             )
+        elif usable == 0 and "." not in qualname_at(top):
+            # the plain function torch.compile compiles: marked as @torch.compile over
+            # @nonstrict_trace is (capture/compiled_entry.py), the attempt shows what torch does
+            why = f"contains the break at {_short_break(b)} directly (it is the function torch.compile compiles)"
+            order = _add_proposal(proposals, qualname_at(top), top, why, b, usable, order, top_caller, in_region)
         elif usable == 0:
             qual = qualname_at(top)
             p = proposals.get(f"{qual} (compiled)")
@@ -333,7 +338,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
                 p = proposals[f"{qual} (compiled)"] = _Proposal(name=qual, frame=top, order=order)
                 order += 1
                 p.problems.append(
-                    "it is the function torch.compile compiles, so it cannot be traced non-strictly; "
+                    "it is the method of the module torch.compile compiles, which nstviz does not mark; "
                     "move the code that breaks into a helper function defined outside it, then mark the helper"
                 )
             p.reasons.append(f"contains the break at {_short_break(b)} directly")

@@ -95,6 +95,7 @@ from nstviz.advisor.judge import (
     gb_in,
     judge,
     mark_warning,
+    rejected_as_output,
     rejected_input_type,
     stayed_text,
 )
@@ -456,11 +457,13 @@ def search(
         )
         if not outcome.improved and p.kind in ("nonstrict", "adapter"):
             got = rejected_input_type(outcome.error)
-            if got == "NoneType" and p.kind == "nonstrict":
+            if got == "NoneType" and rejected_as_output(outcome.error):
+                pass  # a None return: the None-input adapter cannot help
+            elif got == "NoneType" and p.kind == "nonstrict":
                 queue_adapter(p, f"{p.name} failed with None inputs (GB0236): retried through an adapter")
             elif got is not None and got != "NoneType":
                 # "non-fx-graphable type" (GB0251) does not say whether it was an input or the output
-                queue_pytree(p, got, output="(it got " not in (outcome.error or ""))
+                queue_pytree(p, got, output=rejected_as_output(outcome.error) or "(it got " not in (outcome.error or ""))
         if outcome.improved and p.kind == "nonstrict" and rejected_input_type(outcome.error) == "NoneType":
             # kept (the compile works now), but the mark itself falls back to eager on None inputs
             queue_adapter(

@@ -126,25 +126,60 @@ def make_adapter(function: Any, qualname: str, caller_globals: Iterable[dict[str
             places.append((d, raw.__name__))
         if not places:
             return None
-    prefix = prefix_for(qualname)
-    # the code the recommendation pastes, with an identity decorator: the inner function is
-    # marked by id for the run (and unmarked after), not for good
-    ns: dict[str, Any] = {"functools": functools, prefix: current, "_identity": lambda f: f}
-    exec(compile(adapter_source(prefix, "_identity"), f"<nstviz adapter for {qualname}>", "exec"), ns)
-    adapter, inner = ns[prefix + "_adapter"], ns[prefix + "_nonstrict"]
-    inner.__qualname__ = f"{qualname}.<nonstrict adapter>"
-    inner.__module__ = raw.__module__
+    adapter, inner = _build(current, qualname, raw.__module__)
     if static_method:
         adapter = staticmethod(adapter)
     return Adapter(qualname=qualname, original=raw, adapter=adapter, inner=inner, places=places)
 
 
+def _build(current: Any, qualname: str, module: str | None) -> tuple[Any, Any]:
+    """``(adapter, inner)`` around ``current``: the code the recommendation pastes, run here.
+
+    With an identity decorator: the inner function is marked by id for the run (and unmarked
+    after), not for good.
+    """
+    prefix = prefix_for(qualname)
+    ns: dict[str, Any] = {"functools": functools, prefix: current, "_identity": lambda f: f}
+    exec(compile(adapter_source(prefix, "_identity"), f"<nstviz adapter for {qualname}>", "exec"), ns)
+    adapter, inner = ns[prefix + "_adapter"], ns[prefix + "_nonstrict"]
+    inner.__qualname__ = f"{qualname}.<nonstrict adapter>"
+    inner.__module__ = module
+    return adapter, inner
+
+
+def _same_def(value: Any, original: Any) -> bool:
+    """``value`` is a new function object from the same ``def`` as ``original`` (the code ran it again)."""
+    if not isinstance(value, types.FunctionType) or value is original:
+        return False
+    a, b = value.__code__, original.__code__
+    return (a.co_filename, a.co_firstlineno, value.__qualname__) == (b.co_filename, b.co_firstlineno, original.__qualname__)
+
+
 @contextlib.contextmanager
-def installed(adapters: Iterable[Adapter]) -> Iterator[None]:
-    """Install the adapters while the block runs; restore every place exactly, also on errors."""
+def installed(adapters: Iterable[Adapter]) -> Iterator[Callable[[], list[Any]]]:
+    """Install the adapters while the block runs; restore every place exactly, also on errors.
+
+    Yields ``readapt()``: code run again (a cell, each run of ``trace_code``) re-runs the
+    ``def`` of a function it defines and rebinds its name over the adapter; ``readapt()`` puts
+    an adapter around each such new definition (same file, line and qualname) where a module
+    function's adapter was installed, and returns every inner function installed so far by
+    it (to mark non-strict).
+    """
+    ads = list(adapters)
     saved: list[tuple[Any, str, Any]] = []
+    inners: list[Any] = []
+
+    def readapt() -> list[Any]:
+        for a in ads:
+            for place, name in a.places:
+                if isinstance(place, dict) and _same_def(place.get(name), a.original):
+                    adapter, inner = _build(place[name], a.qualname, a.original.__module__)
+                    place[name] = adapter
+                    inners.append(inner)
+        return list(inners)
+
     try:
-        for a in adapters:
+        for a in ads:
             for place, name in a.places:
                 if isinstance(place, dict):
                     saved.append((place, name, place.get(name, _MISSING)))
@@ -152,7 +187,7 @@ def installed(adapters: Iterable[Adapter]) -> Iterator[None]:
                 else:
                     saved.append((place, name, place.__dict__.get(name, _MISSING)))
                     setattr(place, name, a.adapter)
-        yield
+        yield readapt
     finally:
         for place, name, old in reversed(saved):
             if isinstance(place, dict):

@@ -256,6 +256,18 @@ def _to_target(spec: str, obj: Any) -> Target:
                 "on forward for module(...) calls"
             ),
         )
+    compiled = _torch_compat.compiled_original(obj, modules=False) if _torch_compat.is_compiled_object(obj) else None
+    if isinstance(compiled, types.FunctionType) and not refusals(compiled):
+        # the function torch.compile compiles: marked as @nonstrict_trace under @torch.compile
+        # is (capture/compiled_entry.py), torch then does what it does with it
+        return Target(
+            spec=spec,
+            function=compiled,
+            warning=(
+                f"{spec} is the function torch.compile compiles: marked as torch does with @torch.compile over "
+                "@nonstrict_trace (Dynamo compiles a wrapper frame that calls it non-strictly)"
+            ),
+        )
     refused = [k for k in refusals(obj) if k in REFUSED_WHEN_NAMED]
     if refused:
         raise NotMarkableError(_refusal_text(refused[0], spec, obj))
@@ -351,14 +363,16 @@ def check_not_local_to_compiled(target: Target, namespace: Mapping[str, Any]) ->
 @contextlib.contextmanager
 def marked(functions: Iterable[Callable[..., Any]]) -> Iterator[set[int]]:
     """Mark the functions non-strict while the block runs; always unmark afterwards."""
+    from nstviz.capture.compiled_entry import compiled_entries, compiled_entries_wrapped
     from nstviz.capture.forward_hooks import effective_forwards
 
     functions = list(functions)
     already = _torch_compat.nonstrict_ids()
-    ids = {id(f) for f in functions} - already
+    entries = compiled_entries(functions)  # the function torch.compile compiles, marked as torch does
+    ids = ({id(f) for f in functions} | {id(original) for _, original in entries}) - already
     try:
         _torch_compat.mark_ids(ids)
-        with effective_forwards(functions):  # no-op pre-hooks, removed on exit
+        with effective_forwards(functions), compiled_entries_wrapped(entries):  # undone on exit
             yield ids
     finally:
         _torch_compat.unmark_ids(ids)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from nstviz._version import __version__
 from nstviz.capture import _torch_compat, adapters, marking, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
+from nstviz.capture.cell_inputs import rewrites_redefined
 from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunPlan
@@ -32,7 +33,7 @@ from nstviz.capture.recorder import Backend
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
 from nstviz.capture.timed_runs import observed_body, time_run
-from nstviz.capture.trials import Trials, refreshing, rewrites_applied, split_remedies
+from nstviz.capture.trials import Trials, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.trials import compare as _compare
 from nstviz.capture.trials import failed as _failed
 from nstviz.capture.trials import snapshot as _snapshot
@@ -212,11 +213,12 @@ class Session:
                 # a recommended config remedy, adapter or pytree registration applies here too
                 with (
                     _torch_compat.dynamo_config_patch(flags),
+                    rewrites_redefined(rewrites_in(remedies), subject.code_namespace) as redefine,
                     rewrites_applied(remedies),
-                    adapters.installed(ads),
+                    adapters.installed(ads) as readapt,
                     adapters.registered(classes, subject.code_namespace) as refresh,
                 ):
-                    marks = refreshing(subject.rematch(functions), refresh)
+                    marks = refreshing(subject.rematch(functions), lambda: (redefine(), refresh()), readapt)
                     nst = self._run("nonstrict", subject.body, rng, functions, marks=marks)
                 self.targets["nonstrict"] = targets
                 if plan.check:

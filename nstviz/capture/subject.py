@@ -270,6 +270,8 @@ def _has_tensor_or_number(value: Any, depth: int = 0) -> bool:
 
     if isinstance(value, (torch.Tensor, int, float, complex)) and not isinstance(value, bool):
         return True
+    if _is_numpy_number(value):
+        return True
     if depth > 3:
         return False
     if isinstance(value, Mapping):
@@ -279,6 +281,16 @@ def _has_tensor_or_number(value: Any, depth: int = 0) -> bool:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return any(_has_tensor_or_number(getattr(value, f.name), depth + 1) for f in dataclasses.fields(value))
     return False
+
+
+def _is_numpy_number(value: Any) -> bool:
+    """A numpy array or scalar of a numeric dtype: compared like a tensor (numpy only if loaded)."""
+    import sys
+
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(value, (np.ndarray, np.generic)):
+        return False
+    return value.dtype.kind in ("biufc" if isinstance(value, np.ndarray) else "iufc")
 
 
 __all__ = ["MAX_STATE_NUMEL", "Subject", "callable_subject", "code_subject"]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from nstviz.capture import _torch_compat, adapters, marking
 from nstviz.capture._introspect import qualified_name, unwrap
+from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.runner import RunResult
 from nstviz.capture.subject import Subject
@@ -54,7 +55,7 @@ class Trials:
         self.decorator = _torch_compat.nonstrict_trace_spelling()
         self.none_inputs_ok = _torch_compat.nonstrict_accepts_none()
         # source rewrites are verified on other inputs: only a callable has inputs to vary
-        self.other_inputs = self._other_inputs if subject.entry == "compare" else None
+        self.other_inputs = self._other_inputs  # a cell's compiled calls give it inputs too (cell_inputs)
 
     def resolve(self, name: str) -> Callable[..., Any] | None:
         """The function ``name`` stands for in the user's namespace, or None."""
@@ -103,33 +104,46 @@ class Trials:
         from nstviz.capture.outputs import compare_outputs
 
         subject = self.subject
-        if subject.entry != "compare" or subject.eager_body is None:
-            return None, "no second input set: the code is not a callable with inputs"
-        eager, args, kwargs = self._eager_call()
-        sets = other_input_sets(args, kwargs)
-        if not sets:
-            return None, "no second input set: the inputs have no tensors to vary"
         self.checkpoint.restore()
+        if subject.entry == "compare" and subject.eager_body is not None:
+            calls = [self._eager_call()]
+        elif subject.code_namespace is not None:  # a cell: the compiled calls it makes, seen eagerly
+            calls = cell_calls(subject.body)
+        else:
+            return None, "no second input set: the code is not a callable with inputs"
+        checks = [(fn, sets) for fn, args, kwargs in calls if (sets := other_input_sets(args, kwargs))]
+        if not checks:
+            self.checkpoint.restore()
+            why = "the inputs have no tensors to vary" if calls else "the code made no compiled call to vary"
+            return None, f"no second input set: {why}"
+        n = 0
         try:
-            want = []
-            for a, k in sets:
-                torch.manual_seed(0)
-                want.append(snapshot({"return": eager(*a, **k)}))
-            _torch_compat.dynamo_reset()
-            with _torch_compat.dynamo_config_patch(flags or {}), rewrites_applied(marks):
-                compiled = torch.compile(eager, backend="eager")
-                for i, ((a, k), w) in enumerate(zip(sets, want, strict=True)):
+            for eager, sets in checks:
+                want = []
+                for a, k in sets:
                     torch.manual_seed(0)
-                    got = snapshot({"return": compiled(*a, **k)})
-                    c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
-                    if c.match is False:
-                        return False, f"outputs differ from eager on input set {i + 2} (same shapes, other values)"
+                    want.append(snapshot({"return": eager(*a, **k)}))
+                _torch_compat.dynamo_reset()
+                with (
+                    _torch_compat.dynamo_config_patch(flags or {}),
+                    rewrites_redefined(rewrites_in(marks), subject.code_namespace) as redefine,
+                    rewrites_applied(marks),
+                ):
+                    redefine()  # the cell's own definitions, as the observing run left them
+                    compiled = torch.compile(eager, backend="eager")
+                    for (a, k), w in zip(sets, want, strict=True):
+                        n += 1
+                        torch.manual_seed(0)
+                        got = snapshot({"return": compiled(*a, **k)})
+                        c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
+                        if c.match is False:
+                            return False, f"outputs differ from eager on input set {n + 1} (same shapes, other values)"
         except Exception as e:  # a rewrite that fails on other values is not kept
             return False, f"failed on another input set: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
-        return True, f"outputs equal eager on {len(sets)} more input set{'s' if len(sets) > 1 else ''} of the same shapes"
+        return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
     def graphs_elsewhere(self, marks: tuple[Any, ...], flags: dict[str, bool]) -> tuple[int, int] | None:
         """Dynamo graphs of one call on another input set and random state: as written, then with ``marks`` and ``flags``.
@@ -199,11 +213,12 @@ class Trials:
         """
         functions, ads, classes = split_remedies(marks)
         with (
+            rewrites_redefined(rewrites_in(marks), self.subject.code_namespace) as redefine,  # keyed before applied
             rewrites_applied(marks),
-            adapters.installed(ads),
+            adapters.installed(ads) as readapt,
             adapters.registered(classes, self.subject.code_namespace) as refresh,
         ):
-            yield refreshing(self.subject.rematch(functions), refresh)
+            yield refreshing(self.subject.rematch(functions), _both(redefine, refresh), readapt)
 
     def _eager_call(self) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
         """``compare()``'s callable as written (not compiled, bound like the compiled one), and its inputs."""
@@ -240,14 +255,30 @@ class Trials:
         return build_output_check(comparisons, nondeterministic=nondeterministic)
 
 
+def _both(first: Callable[[], None], second: Callable[[], None]) -> Callable[[], None]:
+    def both() -> None:
+        first()
+        second()
+
+    return both
+
+
 def refreshing(
-    marks: Callable[[], Sequence[Callable[..., Any]]], refresh: Callable[[], None]
+    marks: Callable[[], Sequence[Callable[..., Any]]],
+    refresh: Callable[[], None],
+    readapt: Callable[[], Sequence[Callable[..., Any]]] | None = None,
 ) -> Callable[[], Sequence[Callable[..., Any]]]:
-    """``marks`` that first registers the code's new definitions of the pytree classes (see ``adapters.registered``)."""
+    """``marks`` that first takes in the code's new definitions of remedied classes and functions.
+
+    New definitions of the pytree classes are registered (``adapters.registered``), new
+    definitions of adapted functions get adapters (``adapters.installed``), whose inner
+    functions are marked too.
+    """
 
     def current() -> Sequence[Callable[..., Any]]:
         refresh()
-        return marks()
+        extra = readapt() if readapt is not None else ()
+        return [*marks(), *extra]
 
     return current
 

@@ -23,6 +23,8 @@ __all__ = [
     "explain_error",
     "explain_failure",
     "is_data_dependent",
+    "output_rejection",
+    "rejected_output_type",
     "unwrap_fake_tensor_error",  # read from traceback text, so it lives in tracing/
     "unwrap_message",
 ]
@@ -59,6 +61,30 @@ def unwrap_message(text: str | None) -> str:
 
 _DATA_DEPENDENT_GB = DATA_DEPENDENT
 
+_OUTPUT_LEAF = re.compile(r"non-fx-graphable type <class '([\w.]+)'>")
+
+
+def rejected_output_type(gb_id: str | None, cause: str | None) -> str | None:
+    """The type torch refused as the *output* of a nonstrict_trace-ed function, if that is the cause.
+
+    GB0251 ("Unsupported output type") wraps ``flat_apply``'s check of the function's result,
+    whose message speaks of "(args, kwargs)" although it is the return value: Dynamo checks
+    the inputs itself before (GB0236), so a non-graphable leaf under GB0251 is in the output.
+    """
+    if gb_id != NONSTRICT_OUTPUT_REJECTED:
+        return None
+    m = _OUTPUT_LEAF.search(cause or "")
+    return m.group(1) if m else None
+
+
+def output_rejection(typ: str) -> str:
+    """What a refused output type means, in words that name the return value (not the inputs)."""
+    what = "returns None" if typ == "NoneType" else f"returns a {typ} (in its result)"
+    return (
+        f"the function {what} (it returned {typ}), which a nonstrict_trace-ed function cannot "
+        "return: only tensors, numbers and lists/tuples/dicts of them can be outputs"
+    )
+
 
 def explain_failure(failure: Break, candidate_gb_ids: Iterable[str | None] = ()) -> str:
     """Why a nonstrict attempt failed: the real cause first, then what to do.
@@ -70,6 +96,8 @@ def explain_failure(failure: Break, candidate_gb_ids: Iterable[str | None] = ())
     if cause and (failure.reason or "") and failure.reason in cause:
         cause = ""  # the "cause" is the break itself (GB0236 raised directly)
     head = first_line(failure.reason, 160)
+    if rejected_output_type(failure.gb_id, cause) == "NoneType":  # torch's text speaks of "(args, kwargs)"
+        return f"{head}: {output_rejection('NoneType')}; return the tensor it computes, or leave it unmarked"
     text = f"{head}: {first_line(cause, 240)}" if cause else head
     unknown_dd = not cause and failure.gb_id == NONSTRICT_OUTPUT_REJECTED and bool(set(candidate_gb_ids) & _DATA_DEPENDENT_GB)
     if is_data_dependent(cause) or (not cause and is_data_dependent(failure.detail)) or unknown_dd:

@@ -1,4 +1,4 @@
-"""Which compiles of a run failed, and which frames hit ``recompile_limit``.
+"""Which compiles of a run failed, which frames Dynamo skipped, and which hit ``recompile_limit``.
 
 Read by the headline (:mod:`nstviz.passes.headline`) and by the one predicate of an
 improvement (:mod:`nstviz.passes.improvement`), so both say the same of a run.
@@ -11,7 +11,14 @@ import re
 from nstviz._where import original_function, where
 from nstviz.report.model import Compile, Run
 
-__all__ = ["compile_failures", "frame_where", "recompile_limit_help", "recompile_limit_hits"]
+__all__ = [
+    "compile_failures",
+    "frame_where",
+    "recompile_limit_help",
+    "recompile_limit_hits",
+    "skip_reason",
+    "skipped_frames",
+]
 
 _LIMIT_RE = re.compile(r"currently set to (\d+)")
 
@@ -83,3 +90,37 @@ def frame_where(run: Run, c: Compile) -> str:
     if loc is None:
         return ""
     return where(loc.file, loc.line, lambda f: "/".join(f.replace("\\", "/").split("/")[-2:]))
+_SKIPPED = re.compile(r"frame skipped:|Skipping the frame|Skipping frame")
+_ANOTHER = "*** While handling this graph break, another graph break occurred: ***"
+
+
+def skipped_frames(run: Run) -> tuple[Compile, ...]:
+    """The compiles of ``run`` after which Dynamo gave the frame up and ran it eagerly.
+
+    A ``fail_reason`` that says Dynamo skipped the frame (a break inside a loop: GB7000, whose
+    text reads "frame skipped") and no graph from the frame; not a failure of the compile, not
+    ``recompile_limit``, not a ``fullgraph=True`` failure: the frame's code runs as plain
+    Python, breaks and all.
+    """
+    if any(b.fatal for b in run.breaks):  # fullgraph=True: said as "fullgraph failed"
+        return ()
+    with_graph = {c.frame_id for c in run.compiles if c.graph_ids}
+    excluded = set(compile_failures(run)) | set(recompile_limit_hits(run))
+    return tuple(
+        c
+        for c in run.compiles
+        if c.fail_reason
+        and _SKIPPED.search(c.fail_reason)
+        and c.frame_id not in with_graph
+        and c not in excluded
+    )
+
+
+def skip_reason(compile_: Compile) -> str:
+    """Why Dynamo skipped a frame, in words: ``"a break inside a loop (GB7000)"``."""
+    reason = compile_.fail_reason or ""
+    last = reason.rsplit(_ANOTHER, 1)[-1].strip()
+    head = last.splitlines()[0].strip() if last else ""
+    if head == "graph break in loop":
+        return "a break inside a loop (GB7000)"
+    return head or "its compile gave up"

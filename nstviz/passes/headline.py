@@ -52,7 +52,14 @@ from collections.abc import Mapping
 
 from nstviz._where import original_function
 from nstviz.passes.causes import explain_error
-from nstviz.passes.failures import compile_failures, frame_where, recompile_limit_help, recompile_limit_hits
+from nstviz.passes.failures import (
+    compile_failures,
+    frame_where,
+    recompile_limit_help,
+    recompile_limit_hits,
+    skip_reason,
+    skipped_frames,
+)
 from nstviz.passes.improvement import judge_change
 from nstviz.report.model import (
     Chip,
@@ -118,6 +125,16 @@ def recompile_limit_chip(run: Run, name: str, text: str) -> Chip:
     """The red ``note`` chip of a ``recompile_limit`` hit: it says what it means and opens the compile."""
     hit = recompile_limit_hits(run)[0]
     return Chip(kind="note", text=text, tone="bad", help=recompile_limit_help(run, hit), run=name, compile_id=hit.tlparse_id)
+
+
+def skipped_frame_text(run: Run) -> str | None:
+    """``"Dynamo skipped the frame f: a break inside a loop (GB7000)"``: a frame that ran eagerly."""
+    skipped = skipped_frames(run)
+    if not skipped:
+        return None
+    names = list(dict.fromkeys(_frame_function(run, c.frame_id) or "?" for c in skipped))
+    more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
+    return _short(f"Dynamo skipped the frame {names[0]}{more}: {skip_reason(skipped[0])}")
 
 
 def compile_failure_text(run: Run) -> str | None:
@@ -256,6 +273,9 @@ def build_headline(
     limit = recompile_limit_text(base)
     if limit:
         first.append(recompile_limit_chip(base, "baseline", limit))
+    skipped = skipped_frame_text(base)
+    if skipped:
+        first.append(Chip(kind="note", text=skipped, tone="bad"))
     eager = eager_chip(outputs)
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
@@ -285,7 +305,9 @@ def build_headline(
     ]
     failure = baseline_failure(base)
     raised = nonstrict.error is not None or nonstrict.error_type is not None
-    graphs_tone: Tone = "good" if change.improved and change.kind in ("fewer_graphs", "compiles_now") else "neutral"
+    graphs_tone: Tone = (
+        "good" if change.improved and change.kind in ("fewer_graphs", "compiles_now", "eager_frames_compile") else "neutral"
+    )
     if failure and b.graphs == 0 and n.graphs > 0 and not raised:
         chips.append(Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone=graphs_tone))
     else:
@@ -332,5 +354,6 @@ __all__ = [
     "plural",
     "recompile_limit_chip",
     "recompile_limit_text",
+    "skipped_frame_text",
     "what_differs",
 ]

@@ -12,6 +12,12 @@ reference run" / "...: nothing to compare"). The advisor keeps an attempt on thi
 needs it, and the headline turns green on it (:mod:`nstviz.advisor.search`,
 :mod:`nstviz.passes.headline`).
 
+**More graphs because frames that ran eagerly now compile** is an improvement: a frame Dynamo
+gave up on (a compile that failed or was skipped after a break, e.g. a break inside a loop,
+GB7000; or ``recompile_limit``) ran as plain Python, so 0 graphs there were not better than 1.
+It needs fewer such frames, no more distinct breaks, and the outputs verified
+(``kind="eager_frames_compile"``: ``"1 frame(s) Dynamo ran eagerly compile now (0 -> 1 graphs)"``).
+
 With as many graphs, **fewer frames run eagerly** (frames Dynamo gave up on: a compile that
 failed or was skipped and gave no graph, or a frame that hit ``recompile_limit``) is reported
 (``kind="fewer_eager_frames"``) but is not an improvement: ``torch._dynamo.explain`` counts the
@@ -41,6 +47,7 @@ ChangeKind = Literal[
     "fewer_graphs",
     "fewer_eager_frames",
     "compiles_now",
+    "eager_frames_compile",
     "not_verified",
     "outputs_differ",
     "fails_now",
@@ -179,6 +186,9 @@ def judge_change(
         return Change(False, "more_eager_frames", text + (f"; {counters}" if counters else ""))
     elif ga < gb:
         better = Change(True, "fewer_graphs", f"{gb} -> {ga} graphs")
+    elif ga > gb and ea < eb and len(after.breaks) <= len(before.breaks):
+        # the graphs gained are frames that ran eagerly (failed, skipped after a break, limit hit)
+        better = Change(True, "eager_frames_compile", f"{eb - ea} frame(s) Dynamo ran eagerly compile now ({gb} -> {ga} graphs)")
     elif ga > gb:
         return Change(False, "more_graphs", f"{gb} -> {ga} graphs" + (f" ({counters})" if counters else ""))
     elif ea < eb:  # reported, not kept: explain's graph count is what a change must lower

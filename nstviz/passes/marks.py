@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from nstviz._gb_ids import NONSTRICT_REJECTED
+from nstviz.passes.causes import output_rejection, rejected_output_type
 from nstviz.passes.provenance import CallSite
 from nstviz.report.model import Break, MarkedFunction, Run
 
@@ -72,6 +73,8 @@ def apply_marks(run: Run, marks: Sequence[CapturedMark], calls: Sequence[Capture
         failed = failed_nonstrict(run, mark.name) if not applied else None
         if failed is not None:
             cause = f"; root cause: {failed.root_cause}" if failed.root_cause else ""
+            if rejected_output_type(failed.gb_id, failed.root_cause) == "NoneType":
+                cause = f"; {output_rejection('NoneType')}"
             warning = (
                 f"{qualname} was marked, but nonstrict_trace could not trace it: "
                 f"{failed.reason} ({failed.gb_id}) at {failed.location.file}:{failed.location.line}{cause}"

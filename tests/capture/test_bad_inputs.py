@@ -27,7 +27,6 @@ NS["__name__"] = "__main__"
         ("Model.size", NotMarkableError, "is a property"),
         ("partial_helper", NotMarkableError, "functools.partial"),
         ("torch.sin", NotMarkableError, "builtin or C function"),
-        ("outer", NotMarkableError, "already wrapped by torch.compile"),
         ("inner", NotMarkableError, "defined inside 'outer'"),
         (len, NotMarkableError, "builtin or C function"),
         (42, NameResolutionError, "takes function names or callables"),
@@ -36,6 +35,13 @@ NS["__name__"] = "__main__"
 def test_bad_specs(spec, error, message):
     with pytest.raises(error, match=re.escape(message)):
         marking.resolve([spec], NS)
+
+
+def test_the_compiled_function_is_marked_as_torch_marks_it():
+    # torch.compile's own function: marked (tests/users: what @nonstrict_trace under @torch.compile does)
+    (t,) = marking.resolve(["outer"], NS)
+    assert t.function is b.outer._torchdynamo_orig_callable
+    assert "the function torch.compile compiles" in t.warning
 
 
 def test_ambiguous_bare_name():

@@ -209,3 +209,26 @@ def test_frames_dynamo_gave_up_on_run_eagerly():
     assert (change.improved, change.kind, change.text) == (
         False, "fewer_eager_frames", "1 fewer frame(s) run eagerly, but the same 1 graph: not an improvement"
     )
+
+
+SKIPPED = Compile(
+    frame_id=0, compile_id=0, function="f",
+    fail_reason="Unsupported Tensor.item() call\n\n*** While handling this graph break, another graph break occurred: ***\n\n"
+    "graph break in loop\n  Explanation: ... Skipping the frame and falling back to eager ...\n"
+    "  Developer debug context: frame skipped: f (<cell> line 3)",
+)
+
+
+def test_more_graphs_because_a_skipped_frame_now_compiles_is_an_improvement():
+    # tests/users: a break inside a loop (GB7000) made Dynamo give the frame up (0 graphs)
+    brk = Break(gb_id="GB0124", reason="r", count=1, fatal=False, compile_ids=("0/0",),
+                location=Location(file="<cell>", line=7, function="f"))  # logged for that compile: not a failure
+    before = run("baseline", 0, brk, compiles=(SKIPPED,))
+    after = run("attempt-1", 1, compiles=(Compile(frame_id=0, compile_id=0, function="f", graph_ids=("0/0:dynamo",)),))
+    change = judge_change(before, after, MATCH)
+    assert (change.improved, change.kind) == (True, "eager_frames_compile")
+    assert change.text == "1 frame(s) Dynamo ran eagerly compile now (0 -> 1 graphs)"
+    assert not judge_change(before, after, DIFFER).improved
+    # more distinct breaks as well: not this rule
+    worse = run("attempt-2", 2, site(1), site(2), compiles=after.compiles)
+    assert judge_change(before, worse, MATCH).kind == "more_graphs"

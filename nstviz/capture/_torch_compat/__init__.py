@@ -98,6 +98,7 @@ from nstviz.capture._torch_compat.nonstrict import (
     nonstrict_trace_holders,
     nonstrict_trace_spelling,
     restore_id_sets,
+    top_frame_wrapped,
     unmark_ids,
 )
 from nstviz.capture._torch_compat.own_lines import own_lines
@@ -173,6 +174,7 @@ __all__ = [
     "pytree_registry_state",
     "quiet_dynamo_cleanups",
     "restore_id_sets",
+    "top_frame_wrapped",
     "torch_version",
     "trace_logger",
     "unmark_ids",

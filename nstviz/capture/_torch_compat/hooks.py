@@ -155,6 +155,11 @@ HOOKS: dict[str, Hook] = {
             "the op's own line inside a non-strict function",
             False,
             "ops inlined from a non-strict function show its call site only",
+            "top_frame",
+            "torch._dynamo.external_utils.wrap_inline / the torch.compile wrapper's closure cell 'fn'",
+            "marking the function torch.compile compiles (traced non-strictly from a wrapper frame, as torch does)",
+            False,
+            "a mark on the compiled function itself did not take effect",
         ),
         Hook(
             "pytree",

@@ -189,3 +189,37 @@ def leaf_user_function(obj: Any) -> Callable[..., Any] | None:
         fn = inner
     real = getattr(fn, "_torchdynamo_leaf_real_fn", None)  # the decorated wrapper, if that is what is held
     return real if callable(real) else fn
+
+
+@contextlib.contextmanager
+def top_frame_wrapped(compiled: Any) -> Iterator[bool]:
+    """Make ``torch.compile``'s wrapper call its function through ``wrap_inline`` while the block runs.
+
+    What torch does when the function it is given is already marked (``@torch.compile`` over
+    ``@nonstrict_trace``: ``torch/_dynamo/eval_frame.py`` wraps a function the trace rules
+    skip): an extra frame Dynamo compiles, whose call of the marked function is traced
+    non-strictly. nstviz marks by id after the ``def``, when the wrapper already exists, so
+    the wrapper's closure cell ``fn`` is pointed at ``wrap_inline(fn)`` for the run and put
+    back after. Yields whether it could (False: the hook is lost, the mark stays as it is).
+    """
+    original = getattr(compiled, "_torchdynamo_orig_callable", None)
+    code = getattr(compiled, "__code__", None)
+    cells = getattr(compiled, "__closure__", None) or ()
+    names = code.co_freevars if code is not None else ()
+    cell = next((c for n, c in zip(names, cells, strict=False) if n == "fn"), None)
+    try:
+        from torch._dynamo.external_utils import wrap_inline
+    except ImportError:  # another torch
+        wrap_inline = None
+    if original is None or cell is None or wrap_inline is None or cell.cell_contents is not original:
+        from nstviz.capture._torch_compat.hooks import lose
+
+        if original is not None:
+            lose("top_frame", "has changed (no closure cell 'fn' holding the compiled function)")
+        yield False
+        return
+    cell.cell_contents = wrap_inline(original)
+    try:
+        yield True
+    finally:
+        cell.cell_contents = original
