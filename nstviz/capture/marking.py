@@ -264,8 +264,9 @@ def _to_target(spec: str, obj: Any) -> Target:
             spec=spec,
             function=compiled,
             warning=(
-                f"{spec} is the function torch.compile compiles: marked as torch does with @torch.compile over "
-                "@nonstrict_trace (Dynamo compiles a wrapper frame that calls it non-strictly)"
+                f"{spec} is wrapped by torch.compile: the function torch.compile compiles is marked, as torch "
+                "does with @torch.compile over @nonstrict_trace (where the wrapper is called, Dynamo compiles a "
+                "wrapper frame that calls it non-strictly)"
             ),
         )
     refused = [k for k in refusals(obj) if k in REFUSED_WHEN_NAMED]

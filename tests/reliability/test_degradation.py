@@ -51,6 +51,16 @@ def _run_pytree_remedy() -> Report:
     return nstviz.compare(remedy_toys.box_model, torch.ones(3), auto=True, max_attempts=2)
 
 
+def _run_compiled_marked() -> Report:
+    return nstviz.trace_code(CELL, {"torch": torch}, nonstrict=["fn"])
+
+
+def _baseline_break(report: Report) -> None:
+    """The mark on the compiled function did not take effect; the baseline is whole."""
+    assert len(report.runs["baseline"].breaks) == 1
+    assert "dynamo" in _levels(report, "baseline")
+
+
 def _run_inductor() -> Report:
     return nstviz.trace_code(CELL, {"torch": torch}, nonstrict=["helper"], backend="inductor")
 
@@ -161,6 +171,8 @@ class Case:
 
 
 CASES = [
+    Case("top-frame-removed", "top_frame", "torch._dynamo.external_utils", "wrap_inline", MISSING, "is missing",
+         run=_run_compiled_marked, check=_baseline_break),
     Case("own-lines-removed", "own_lines", "torch._higher_order_ops.flat_apply", "impl", MISSING, "is missing"),
     Case("backend-renamed", "backend", "torch._dynamo.output_graph", "OutputGraph", _NoCallUserCompiler, "is missing",
          check=_no_graphs),

@@ -155,6 +155,8 @@ HOOKS: dict[str, Hook] = {
             "the op's own line inside a non-strict function",
             False,
             "ops inlined from a non-strict function show its call site only",
+        ),
+        Hook(
             "top_frame",
             "torch._dynamo.external_utils.wrap_inline / the torch.compile wrapper's closure cell 'fn'",
             "marking the function torch.compile compiles (traced non-strictly from a wrapper frame, as torch does)",

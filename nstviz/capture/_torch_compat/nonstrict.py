@@ -214,7 +214,9 @@ def top_frame_wrapped(compiled: Any) -> Iterator[bool]:
     if original is None or cell is None or wrap_inline is None or cell.cell_contents is not original:
         from nstviz.capture._torch_compat.hooks import lose
 
-        if original is not None:
+        if original is not None and wrap_inline is None:
+            lose("top_frame", "is missing")
+        elif original is not None:
             lose("top_frame", "has changed (no closure cell 'fn' holding the compiled function)")
         yield False
         return
