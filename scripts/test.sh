@@ -16,7 +16,8 @@
 # run), ruff, then pytest per leg. pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and
 # XDG_CACHE_HOME point at new empty folders for every leg, skips are listed (-rs) and any skip not
 # declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
-# pytest runs one worker per core (-n auto --dist loadfile). Exits non-zero on any failure; the last
+# pytest runs one worker per core (-n auto --dist loadfile), the heaviest files first (tests/conftest.py's
+# _HEAVY_FIRST; --no-loadscope-reorder keeps that order). Exits non-zero on any failure; the last
 # line is the total over all legs.
 set -euo pipefail
 
@@ -131,7 +132,7 @@ for leg in $LEGS; do
     t0=$(date +%s)
     # shellcheck disable=SC2046
     TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg" \
-        "$work/venv-$leg/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile \
+        "$work/venv-$leg/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile --no-loadscope-reorder \
         $(leg_tests "$leg") "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     tests_s[$leg]=$(( $(date +%s) - t0 ))
