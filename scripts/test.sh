@@ -16,7 +16,8 @@
 # run), ruff, then pytest per leg. pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and
 # XDG_CACHE_HOME point at new empty folders for every leg, skips are listed (-rs) and any skip not
 # declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
-# pytest runs one worker per core (-n auto --dist loadfile). Exits non-zero on any failure; the last
+# pytest runs one worker per core (-n auto --dist loadfile), the heaviest files first (tests/conftest.py's
+# _HEAVY_FIRST; --no-loadscope-reorder keeps that order). Exits non-zero on any failure; the last
 # line is the total over all legs.
 set -euo pipefail
 
@@ -83,15 +84,21 @@ make_venv() {
     "$venv/bin/python" -c "import torch, IPython, ipykernel, transformers; print('$leg:', 'torch', torch.__version__, '| IPython', IPython.__version__, '| ipykernel', ipykernel.__version__, '| transformers', transformers.__version__)"
 }
 
+# Seconds per leg, printed at the end: its venv's install (the later legs' run in the background,
+# so their time overlaps the first leg's tests), the wait for it, and its pytest run.
+declare -A install_s=() wait_s=() tests_s=()
 first=""
 for leg in $LEGS; do
     if [ -z "$first" ]; then
         first="$leg"
         step "venv $leg (fresh, newest dependencies)"
+        t0=$(date +%s)
         make_venv "$leg"
+        install_s[$leg]=$(( $(date +%s) - t0 ))
     else
         echo "venv $leg: installing in the background ($work/install-$leg.log)"
         ( set +e; t0=$(date +%s); make_venv "$leg" >"$work/install-$leg.log" 2>&1; rc=$?
+          echo "$(( $(date +%s) - t0 ))" >"$work/install-$leg.s"
           echo "install took $(( $(date +%s) - t0 ))s" >>"$work/install-$leg.log"; echo "$rc" >"$work/install-$leg.rc" ) &
     fi
 done
@@ -105,7 +112,10 @@ summaries=()
 for leg in $LEGS; do
     if [ "$leg" != "$first" ]; then
         step "venv $leg: waiting for its install"
+        t0=$(date +%s)
         while [ ! -f "$work/install-$leg.rc" ]; do sleep 2; done
+        wait_s[$leg]=$(( $(date +%s) - t0 ))
+        install_s[$leg]="$(cat "$work/install-$leg.s" 2>/dev/null || echo '?')"
         cat "$work/install-$leg.log"
         if [ "$(cat "$work/install-$leg.rc")" != 0 ]; then
             echo "leg $leg: installing its venv failed"
@@ -119,11 +129,13 @@ for leg in $LEGS; do
     log="$work/pytest-$leg.log"
     step "pytest, leg $leg: $(leg_tests "$leg") (empty caches: $caches)"
     set +e
+    t0=$(date +%s)
     # shellcheck disable=SC2046
     TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg" \
-        "$work/venv-$leg/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile \
+        "$work/venv-$leg/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile --no-loadscope-reorder \
         $(leg_tests "$leg") "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
+    tests_s[$leg]=$(( $(date +%s) - t0 ))
     set -e
     # pytest's "no tests ran" (5) is a failure, except when the caller's own arguments selected nothing
     if [ "$rc" = 5 ] && [ "$#" -gt 0 ]; then rc=0; fi
@@ -142,6 +154,12 @@ done
 
 step "done"
 printf '%s\n' "${summaries[@]}"
+for leg in $LEGS; do
+    if [ "$leg" = "$first" ]; then how="install ${install_s[$leg]:-?}s"
+    else how="install ${install_s[$leg]:-?}s in the background, waited ${wait_s[$leg]:-?}s for it"; fi
+    echo "time $leg: $how, tests ${tests_s[$leg]:-?}s"
+done
+echo "time total: $(( $(date +%s) - start ))s"
 # The plain closing line over all legs (errors count as failures).
 echo "$passed passed, $((failed + errors)) failed, $skipped skipped"
 exit "$status"

@@ -78,13 +78,29 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-_HEAVY_FIRST = "tests/models/"
-"""The real-model corpus (minutes per file) runs first, so the workers of ``pytest -n``
-(``--dist loadfile``) each start on a heavy file and share the short ones at the end."""
+_HEAVY_FIRST = (
+    "tests/models/",
+    "tests/rewrites/test_buffers.py",
+    "tests/rewrites/test_routers.py",
+    "tests/capture/test_remedies.py",
+    "tests/rewrites/test_branches.py",
+    "tests/notebooks/",
+    "tests/analysis/test_advisor_rewrites.py",
+    "tests/cli/test_cli_runs.py",
+)
+"""The files that take the longest (the real-model corpus, minutes per file; then the real-model
+rewrites and remedies; by ``--durations`` per file) run first, in this order, so the workers of
+``pytest -n`` (``--dist loadfile``) each start on a heavy file and share the short ones at the end.
+xdist reorders files by their number of tests unless told not to: ``scripts/test.sh`` passes
+``--no-loadscope-reorder`` (with the reorder, the corpus files, 1-4 tests each, ran last)."""
+
+
+def _heavy_rank(nodeid: str) -> int:
+    return next((i for i, prefix in enumerate(_HEAVY_FIRST) if nodeid.startswith(prefix)), len(_HEAVY_FIRST))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: not item.nodeid.startswith(_HEAVY_FIRST))  # stable: order kept otherwise
+    items.sort(key=lambda item: _heavy_rank(item.nodeid))  # stable: order kept otherwise
 
 
 @pytest.fixture(scope="session")

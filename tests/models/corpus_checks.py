@@ -74,8 +74,13 @@ def paste(job: str, code: str) -> dict:
     return _fresh("tests.models.paste_check", job, code)
 
 
+@functools.cache
 def explain(job: str, code: str = "") -> dict:
-    """``torch._dynamo.explain`` of the job in a fresh process, ``code`` run before the model is built."""
+    """``torch._dynamo.explain`` of the job in a fresh process, ``code`` run before the model is built.
+
+    Once per (job, code) and test process: a fresh process gives the same counts every time, and a
+    test that asks again (fastspeech2's "before", asked by :func:`check_paste` too) reads them back.
+    """
     return _fresh("tests.models.explain_check", job, code)
 
 

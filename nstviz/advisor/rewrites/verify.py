@@ -71,6 +71,7 @@ def verify(
     *,
     entry: Callable[..., Any] | None = None,
     backend: str = "aot_eager",
+    before: int | None = None,
 ) -> Verdict:
     """Run ``entry`` (default: ``original``) eagerly, then compiled with the rewrite applied.
 
@@ -78,13 +79,16 @@ def verify(
     tolerances) on every input set (at least two) and ``explain``'s graph count on the first set
     goes down (never to 0: that is a frame Dynamo skipped); a frame that had no graph before
     (Dynamo skipped it, e.g. a break inside a ``for`` loop) and now compiles whole also counts. Nothing stays patched: the rewrite is undone and Dynamo's caches reset after.
+    ``before``: the graph count of ``entry`` as written on the first input set, when the caller
+    has it already (:func:`choose` counts it once for all its rewrites); counted here otherwise.
     """
     if len(input_sets) < 2:
         raise ValueError("verify needs at least two input sets (the observed one and another)")
     call = entry or original
     eager = [call(*args) for args in input_sets]
     try:
-        before = graph_count(call, input_sets[0])
+        if before is None:
+            before = graph_count(call, input_sets[0])
         matches: list[bool] = []
         with rewrite.applied():
             # without an entry, the rewritten function itself (where it is looked up is the caller's)
@@ -122,7 +126,14 @@ def choose(
     input_sets: Sequence[Sequence[Any]],
     **kw: Any,
 ) -> tuple[Rewrite | None, list[Verdict]]:
-    """Verify each rewrite; the kept one with the fewest graphs (the first on a tie)."""
-    verdicts = [verify(original, r, input_sets, **kw) for r in rewrites]
+    """Verify each rewrite; the kept one with the fewest graphs (the first on a tie).
+
+    The code as written is explained by the first :func:`verify` only, not once per rewrite:
+    nothing is patched between, so the count is the same; the later ones reuse it.
+    """
+    verdicts: list[Verdict] = []
+    for r in rewrites:
+        known = verdicts[0].graphs_before if verdicts and verdicts[0].graphs_before >= 0 else None
+        verdicts.append(verify(original, r, input_sets, **(kw if known is None else {**kw, "before": known})))
     kept = [(v.graphs_after, i) for i, v in enumerate(verdicts) if v.kept]
     return (rewrites[min(kept)[1]] if kept else None), verdicts
