@@ -97,8 +97,8 @@ export class GraphPane {
     }
     if (g) this.graphSel.value = g.id;
     this.graphSel.title = g ? graphOptionLabel(g) : "";
-    this.compileBtn.hidden = !g;
-    if (g) setCompileLink(this.compileBtn, g);
+    this.compileBtn.hidden = !g || !!g.stacked; // stacked fragments: each fragment's header names its compile
+    if (g && !g.stacked) setCompileLink(this.compileBtn, g);
   }
 
   pickLevel(level) {
