@@ -63,6 +63,7 @@ from nstviz.passes.failures import (
 from nstviz.passes.improvement import judge_change
 from nstviz.report.model import (
     Chip,
+    Compile,
     Headline,
     OutputCheck,
     OutputComparison,
@@ -109,16 +110,22 @@ def _frame_function(run: Run, frame_id: int | None) -> str:
     return original_function(name)[0]
 
 
+def _frame_names(run: Run, compiles: tuple[Compile, ...], unknown: str) -> tuple[str, int]:
+    """The first frame's function among ``compiles`` and ``" and N more"`` words for the rest."""
+    names = list(dict.fromkeys(_frame_function(run, c.frame_id) or unknown for c in compiles))
+    return names[0], len(names) - 1
+
+
 def recompile_limit_text(run: Run) -> str | None:
     """``"recompile limit hit: f (dir/a.py:3) runs eagerly"`` when a frame of ``run`` hit ``recompile_limit``."""
     hits = recompile_limit_hits(run)
     if not hits:
         return None
-    names = list(dict.fromkeys(_frame_function(run, c.frame_id) or "a frame" for c in hits))
-    more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+    first, others = _frame_names(run, hits, "a frame")
+    more = f" and {others} more" if others else ""
     verb = "run" if more else "runs"
     at = frame_where(run, hits[0])
-    return _short(f"recompile limit hit: {names[0]}{f' ({at})' if at else ''}{more} {verb} eagerly")
+    return _short(f"recompile limit hit: {first}{f' ({at})' if at else ''}{more} {verb} eagerly")
 
 
 def recompile_limit_chip(run: Run, name: str, text: str) -> Chip:
@@ -132,9 +139,9 @@ def skipped_frame_text(run: Run) -> str | None:
     skipped = skipped_frames(run)
     if not skipped:
         return None
-    names = list(dict.fromkeys(_frame_function(run, c.frame_id) or "?" for c in skipped))
-    more = f" (and {len(names) - 1} more)" if len(names) > 1 else ""
-    return _short(f"Dynamo skipped the frame {names[0]}{more}: {skip_reason(skipped[0])}")
+    first, others = _frame_names(run, skipped, "?")
+    more = f" (and {others} more)" if others else ""
+    return _short(f"Dynamo skipped the frame {first}{more}: {skip_reason(skipped[0])}")
 
 
 def compile_failure_text(run: Run) -> str | None:
