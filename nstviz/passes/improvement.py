@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from nstviz.passes.failures import compile_failures, recompile_limit_hits
+from nstviz.passes.failures import compile_failures, recompile_limit_hits, skipped_frames
 from nstviz.report.model import Break, OutputCheck, Run
 
 __all__ = ["Change", "compile_failed", "eager_frames", "improves", "judge_change"]
@@ -153,6 +153,11 @@ def _unverified(check: OutputCheck | None) -> str | None:
     return f"outputs not verified ({check.skipped_reason})" if check.skipped_reason else "outputs not verified"
 
 
+def _skips_gone(before: Run, after: Run) -> int:
+    """How many fewer frames Dynamo skipped whole (GB7000) in ``after`` than in ``before``."""
+    return len(skipped_frames(before)) - len(skipped_frames(after))
+
+
 def judge_change(
     before: Run, after: Run, check: OutputCheck | None, *, graphs: tuple[int, int] | None = None
 ) -> Change:
@@ -186,8 +191,10 @@ def judge_change(
         return Change(False, "more_eager_frames", text + (f"; {counters}" if counters else ""))
     elif ga < gb:
         better = Change(True, "fewer_graphs", f"{gb} -> {ga} graphs")
-    elif ga > gb and ea < eb and len(after.breaks) <= len(before.breaks):
-        # the graphs gained are frames that ran eagerly (failed, skipped after a break, limit hit)
+    elif ga > gb and ea < eb and len(after.breaks) <= len(before.breaks) and 0 < ga - gb <= _skips_gone(before, after):
+        # the graphs gained are frames Dynamo skipped (a break inside a loop: the whole frame ran
+        # as Python) that compile now; not a failed compile that now splits in more graphs
+        # (FastSpeech2's second flag: 3 -> 4 graphs, explain 3 -> 4)
         better = Change(True, "eager_frames_compile", f"{eb - ea} frame(s) Dynamo ran eagerly compile now ({gb} -> {ga} graphs)")
     elif ga > gb:
         return Change(False, "more_graphs", f"{gb} -> {ga} graphs" + (f" ({counters})" if counters else ""))

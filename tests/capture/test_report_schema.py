@@ -61,6 +61,7 @@ def test_summary_headline_and_runs(real_report):
     # as many graphs, but the rest of loop_fn no longer runs as Python (Dynamo skipped that frame):
     # said, not counted as an improvement (explain counts the same graph)
     assert lines[0] == (
+        "Dynamo skipped the frame loop_fn: a break inside a loop (GB7000), "
         "1 break → 0, 1 graph → 1, 1 fewer frame(s) run eagerly, but the same 1 graph: not an improvement, outputs match"
     )
     assert any(

@@ -23,13 +23,15 @@ from tests.helpers.threads import is_torch_lazy_thread
 pytestmark = pytest.mark.usefixtures("warm_backends")
 
 
-def test_inductor_compile_pool_workers_are_torchs(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inductor_compile_pool_workers_are_torchs() -> None:
     """A worker of inductor's process-lifetime compile pool is torch's lazy work, not a leak."""
     import torch._inductor.config as inductor_config
     from torch._inductor.async_compile import AsyncCompile
 
-    monkeypatch.setattr(inductor_config, "compile_threads", 2)  # the pool exists only with > 1
-    pool = AsyncCompile.pool()
+    # the pool exists only with > 1; torch's own patch (pytest's monkeypatch, undone with delattr,
+    # hides the setting for good: every later inductor compile in the process then fails)
+    with inductor_config.patch(compile_threads=2):
+        pool = AsyncCompile.pool()
     pool.submit(int).result()
     workers = [
         t

@@ -110,12 +110,31 @@ def _fix_run(name: str, run: Run, n_stacks: int) -> Run:
     return dataclasses.replace(run, name=name, graphs=tuple(graphs), regions=tuple(regions), breaks=breaks)
 
 
+def _fix_baseline_refs(runs: dict[str, Run]) -> dict[str, Run]:
+    """Merged mode's names point at graphs that exist: ``baseline_graph`` (a baseline graph or None), ``graph_runs``."""
+    base = runs.get("baseline")
+    base_ids = [g.id for g in base.graphs] if base is not None else []
+    out = {}
+    for name, run in runs.items():
+        graphs = tuple(
+            dataclasses.replace(g, nodes=tuple(
+                dataclasses.replace(n, baseline_graph=_pick(n.baseline_graph, base_ids) if n.baseline_graph is not None and base_ids else None)
+                for n in g.nodes
+            ))
+            for g in run.graphs
+        )
+        own = {g.id for g in graphs}
+        out[name] = dataclasses.replace(run, graphs=graphs, graph_runs=tuple(gid for gid in run.graph_runs if gid in own))
+    return out
+
+
 def consistent(report: Report) -> Report:
     """Repair the references :meth:`Report.validate` checks; everything else stays as drawn."""
     n = len(report.stacks)
-    runs = {name: _fix_run(name, run, n) for name, run in report.runs.items()}
+    runs = _fix_baseline_refs({name: _fix_run(name, run, n) for name, run in report.runs.items()})
     ranks = tuple(
-        dataclasses.replace(v, runs={name: _fix_run(name, run, n) for name, run in v.runs.items()}) for v in report.ranks
+        dataclasses.replace(v, runs=_fix_baseline_refs({name: _fix_run(name, run, n) for name, run in v.runs.items()}))
+        for v in report.ranks
     )
     counts = {k: report.counts.get(k) or run_counts(run) for k, run in runs.items()}  # every run has counts
     sources = {path: dataclasses.replace(src, path=path) for path, src in report.sources.items()}
