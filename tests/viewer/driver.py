@@ -108,8 +108,23 @@ def _step(page, step: dict[str, Any]) -> Any:
                 "([k, n]) => document.querySelector('#nstviz-root').__nstviz.screenPoint(k, n)",
                 [step.get("pane", 0), step["name"]],
             )
+        # what a person's pointer would land on there (a pane overlay would take the click)
+        pt["at"] = page.evaluate(
+            "([x, y]) => { const e = document.elementFromPoint(x, y); return e ? `${e.tagName.toLowerCase()}.${e.className}` : null; }",
+            [pt["x"], pt["y"]],
+        )
         if do == "click_node":
             page.mouse.click(pt["x"], pt["y"])
+            try:  # the selection is synchronous; a loaded machine may still need a frame or two
+                page.wait_for_function(
+                    "() => Object.keys(document.querySelector('#nstviz-root').__nstviz.state().selectedNode || {}).length > 0",
+                    timeout=step.get("select_timeout_ms", 2000),
+                )
+            except Exception:  # noqa: BLE001 - reported through the step's result, the test decides
+                pt["selected"] = False
+            else:
+                pt["selected"] = True
+            pt["pane"] = page.evaluate("(k) => document.querySelector('#nstviz-root').__nstviz.panes()[k]", step.get("pane", 0))
         elif do == "dblclick_node":
             page.mouse.dblclick(pt["x"], pt["y"])
         else:

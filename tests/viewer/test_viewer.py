@@ -339,6 +339,17 @@ z = func(torch.rand(10))
 '''
 
 
+def _pane_brief(clicked: dict | None) -> dict | None:
+    """A failed node click, short enough to read in a CI log: where it landed, what the pane drew."""
+    if not clicked:
+        return clicked
+    pane = clicked.get("pane") or {}
+    brief = {k: v for k, v in clicked.items() if k != "pane"}
+    brief["pane"] = {k: v for k, v in pane.items() if not isinstance(v, list)}
+    brief["pane"]["nodes"] = [n.get("name") for n in pane.get("nodes", [])][:40]
+    return brief
+
+
 def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
     import nstviz
 
@@ -375,6 +386,8 @@ def test_seed_example_headline_and_output_tab(write_page, drive, artifacts):
     assert "to stderr" in ns["stderr"]
     pwned, injected, visible = out["results"][5]
     assert pwned is None and injected == 0 and out["dialogs"] == 0 and visible
+    clicked = out["results"][7]
+    assert clicked and clicked["at"] == "canvas.nsv-canvas" and clicked["selected"], _pane_brief(clicked)
     rows = out["results"][8]
     assert {"original_aten", "from Dynamo node"} <= {r[0] for r in rows}, rows
     assert all(all(r[1:]) for r in rows), [r for r in rows if not all(r[1:])]  # labels never overlap values
