@@ -10,20 +10,33 @@ points each such wrapper at ``wrap_inline(fn)`` while the function is marked and
 it back (:func:`nstviz.capture._torch_compat.top_frame_wrapped`).
 
 The wrappers are found without scanning the heap: a compiled wrapper given as the function
-to mark (``trace_code`` re-finds the cell's ``@torch.compile def f`` that way), or one bound
-in the function's own module globals (``f = torch.compile(g)``, a cell's namespace).
+to mark (``trace_code`` re-finds the cell's ``@torch.compile def f`` that way), one bound
+in the function's own module globals (``f = torch.compile(g)``, a cell's namespace), or one
+nstviz made itself (:func:`nstviz.compare` compiling a plain function: :func:`own_wrapper`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import types
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from nstviz.capture import _torch_compat
 
-__all__ = ["compiled_entries", "compiled_entries_wrapped"]
+__all__ = ["compiled_entries", "compiled_entries_wrapped", "own_wrapper"]
+
+# id(function) -> the torch.compile wrapper nstviz made of it; an entry lives as long as its
+# wrapper (which holds the function, so the id cannot be reused meanwhile)
+_OWN_WRAPPERS: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+
+def own_wrapper(wrapper: Any, function: Any) -> Any:
+    """Remember that nstviz compiled ``function`` as ``wrapper`` (returned), for marking it."""
+    if _original_of(wrapper) is function:
+        _OWN_WRAPPERS[id(function)] = wrapper
+    return wrapper
 
 
 def _original_of(value: Any) -> Any:
@@ -48,6 +61,9 @@ def compiled_entries(functions: Iterable[Callable[..., Any]]) -> list[tuple[Any,
             continue
         if not isinstance(f, types.FunctionType):
             continue
+        own = _OWN_WRAPPERS.get(id(f))
+        if own is not None:
+            found[id(own)] = (own, f)
         for value in list(f.__globals__.values()):
             if _original_of(value) is f:
                 found[id(value)] = (value, f)

@@ -186,7 +186,7 @@ def _recompiled(original: Any, settings: _Settings, counter: _CountingBackend) -
     kwargs: dict[str, Any] = {"backend": counter, "fullgraph": settings.fullgraph, "dynamic": settings.dynamic}
     if _supports_isolation():
         kwargs["isolate_recompiles"] = True
-    return torch.compile(original, **kwargs)
+    return torch.compile(_torch_compat.wrapped_if_marked(original), **kwargs)
 
 
 def _sync() -> None:

@@ -155,6 +155,33 @@ def test_the_advisor_tries_the_compiled_function():
     assert report.recommendation is not None and report.recommendation.functions == ("pair_sum",)
 
 
+def _pair_sum(x):
+    y = x * 2
+
+    class Pair:
+        def __init__(self, a, b):
+            self.a, self.b = a, b
+
+    p = Pair(y.sin(), y.cos())
+    return p.a + p.b
+
+
+def test_compare_marks_the_function_it_compiles_itself_as_the_decorator_does():
+    import torch
+
+    # truth (torch alone): torch.compile(_pair_sum) gives 2 graphs and GB8977; with
+    # @torch._dynamo.nonstrict_trace on _pair_sum by hand, 1 graph and no break
+    report = nstviz.compare(_pair_sum, torch.ones(3), nonstrict=[_pair_sum], backend="eager", time=False)
+    assert (report.counts["baseline"].graphs, report.counts["baseline"].breaks) == (2, 1)
+    assert (report.counts["nonstrict"].graphs, report.counts["nonstrict"].breaks) == (1, 0)
+    (mark,) = report.runs["nonstrict"].marked
+    assert mark.applied, mark.warning
+    assert report.outputs.match is True
+    auto = nstviz.compare(_pair_sum, torch.ones(3), auto=True, backend="eager", time=False)
+    assert auto.recommendation is not None and auto.recommendation.functions == ("_pair_sum",), [
+        (c.function, c.status, c.error) for c in auto.candidates]
+
+
 # 4. source rewrites tried from a cell, verified on other inputs of the cell's compiled calls ---
 
 BRANCH_CELL = '''

@@ -100,6 +100,7 @@ from nstviz.capture._torch_compat.nonstrict import (
     restore_id_sets,
     top_frame_wrapped,
     unmark_ids,
+    wrapped_if_marked,
 )
 from nstviz.capture._torch_compat.own_lines import own_lines
 
@@ -180,4 +181,5 @@ __all__ = [
     "unmark_ids",
     "unsupported_types",
     "untested_torch_note",
+    "wrapped_if_marked",
 ]

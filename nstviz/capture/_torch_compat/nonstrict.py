@@ -225,3 +225,20 @@ def top_frame_wrapped(compiled: Any) -> Iterator[bool]:
         yield True
     finally:
         cell.cell_contents = original
+
+
+def wrapped_if_marked(fn: Any) -> Any:
+    """``fn``, or ``wrap_inline(fn)`` when it is marked now: what ``torch.compile(fn)`` compiles.
+
+    torch wraps a function its trace rules mark when ``torch.compile`` is given it (see
+    :func:`top_frame_wrapped`), but decides once per code object; a compile nstviz makes itself
+    while the function is marked (the timed runs) says so explicitly.
+    """
+    if id(fn) not in nonstrict_ids():
+        return fn
+    try:
+        from torch._dynamo.external_utils import wrap_inline
+    except ImportError:  # another torch: the mark alone
+        return fn
+    return wrap_inline(fn)
+
