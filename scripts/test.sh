@@ -132,7 +132,7 @@ for leg in $LEGS; do
     t0=$(date +%s)
     # shellcheck disable=SC2046
     TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg" \
-        "$work/venv-$leg/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=15 -n auto --dist loadfile --no-loadscope-reorder \
+        "$work/venv-$leg/bin/python" -m pytest -q -rfEs -p no:cacheprovider --durations=15 -n auto --dist loadfile --no-loadscope-reorder \
         $(leg_tests "$leg") "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     tests_s[$leg]=$(( $(date +%s) - t0 ))
@@ -153,6 +153,10 @@ for leg in $LEGS; do
 done
 
 step "done"
+# every failing test again, by leg, next to the totals (the end of a long log is what gets read)
+for leg in $LEGS; do
+    grep -E '^(FAILED|ERROR) ' "$work/pytest-$leg.log" 2>/dev/null | sed "s/^/$leg: /" || true
+done
 printf '%s\n' "${summaries[@]}"
 for leg in $LEGS; do
     if [ "$leg" = "$first" ]; then how="install ${install_s[$leg]:-?}s"
