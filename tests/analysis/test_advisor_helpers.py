@@ -242,3 +242,44 @@ def test_c_function_breaks_that_nothing_removed_name_custom_ops_and_polyfills():
     (kept,) = report.runs["baseline"].breaks
     assert kept.advice.startswith("a call into C/builtin code: Dynamo cannot trace it")
     assert "    what else: a call into C/builtin code" in report.summary()
+
+
+def _prints_then_sin(x):
+    print("shown on every eager call")
+    return x.sin()
+
+
+def _prints_only_in_a_nested_def(x):
+    def report():
+        print("not in the function's own body")
+
+    return x.sin(), report
+
+
+def test_a_function_that_prints_is_refused_with_the_reason():
+    """Traced non-strictly under aot_eager/inductor, its print runs only while it is traced."""
+    from nstviz.advisor.precheck import _print_problems
+
+    (problem,) = _print_problems(_prints_then_sin)
+    assert problem.startswith(f"it calls print (line {_prints_then_sin.__code__.co_firstlineno + 1})"), problem
+    assert "never on later calls" in problem
+    assert _print_problems(_prints_only_in_a_nested_def) == []
+    assert _print_problems(torch.sin) == []  # no Python source: nothing to say
+
+
+def test_premise_a_nonstrict_functions_print_runs_only_while_it_is_traced(capsys):
+    """torch alone: the fact behind the refusal above (aot_eager; inductor does the same)."""
+
+    @torch._dynamo.nonstrict_trace
+    def helper(x):
+        print("PRINTED")
+        return x.sin()
+
+    torch._dynamo.reset()
+    f = torch.compile(lambda x: helper(x) + 1, backend="aot_eager")
+    f(torch.ones(2))
+    assert "PRINTED" in capsys.readouterr().out  # while tracing
+    f(torch.ones(2))
+    f(torch.ones(2))
+    assert "PRINTED" not in capsys.readouterr().out  # never again
+    torch._dynamo.reset()
