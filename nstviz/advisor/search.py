@@ -105,6 +105,7 @@ from nstviz.advisor.propose import _Proposal, def_line, local_name, plan_candida
 from nstviz.advisor.remedies import config_plans
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.capture._introspect import unwrap
+from nstviz.capture.trials import Advice
 from nstviz.passes.failures import recompile_limit_hits
 from nstviz.passes.improvement import eager_frames, judge_change
 from nstviz.report import Candidate, OutputCheck, Recommendation, Run
@@ -162,18 +163,6 @@ class Trials(Protocol):
     try_config: TryConfig | None
     adapt: Callable[[str, Callable, Sequence[str]], Any] | None
     register: Callable[[str, Callable], Any] | None
-
-
-@dataclass(frozen=True)
-class Advice:
-    """What the advisor found: the candidates, the recommendation, and the live objects behind it."""
-
-    candidates: tuple[Candidate, ...]
-    recommendation: Recommendation | None
-    functions: tuple[tuple[str, Callable], ...] = ()
-    """The recommended functions to mark, with their names (``recommendation.functions``)."""
-    remedies: tuple[Any, ...] = ()
-    """The kept adapters (``recommendation.adapters``), then the pytree classes (``recommendation.pytree``)."""
 
 
 @dataclass
