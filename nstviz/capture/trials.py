@@ -1,7 +1,8 @@
 """The advisor's attempts, run by the capture session: one attempt -> one Run and its output check.
 
 :class:`Trials` is what :func:`nstviz.advisor.search.search` is given (its
-:class:`~nstviz.advisor.search.Trials` protocol): it runs the code again with marks, adapters,
+:class:`~nstviz.advisor.trials.Trials` protocol), running each attempt through a
+:class:`TrialRunner` (the Session): it runs the code again with marks, adapters,
 pytree registrations or ``torch._dynamo.config`` flags, on the session's namespace checkpoint,
 and turns the run into plain values the advisor judges. It also makes the adapters and finds
 the user classes the advisor asks for. The helpers here (output snapshots and comparisons,
@@ -72,7 +73,7 @@ class TrialRunner(Protocol):
 
 
 class Trials:
-    """The attempts of one capture (see :class:`nstviz.advisor.search.Trials`)."""
+    """The attempts of one capture (see :class:`nstviz.advisor.trials.Trials`)."""
 
     def __init__(
         self,
