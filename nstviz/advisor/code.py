@@ -373,7 +373,7 @@ def apply_code(
         )
         if p.kind == "pytree":
             classes.append(p.remedy)
-        if p.kind == "adapter" or p.via_adapter:
+        if p.through_adapter:
             if not any(m.obj is p.obj for m in adapters):
                 adapters.append(mark)
             continue

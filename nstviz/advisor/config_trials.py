@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import Attempt
@@ -18,6 +17,7 @@ from nstviz.advisor.judge import attempt_fields, judge, stayed_text
 from nstviz.advisor.propose import _short_break
 from nstviz.advisor.remedies import flags_hinted
 from nstviz.advisor.trials import Trials, TryConfig
+from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, OutputCheck, Run
 
 __all__ = ["MAX_CONFIG_ATTEMPTS", "Clock", "TryConfig", "timed", "try_config_hints"]
@@ -56,7 +56,7 @@ def timed(trials: Trials, kept: Sequence[Attempt], run: Run, config: Sequence[st
 
 def try_config_hints(
     try_config: TryConfig,
-    marks: tuple[Any, ...],
+    marks: tuple[Mark, ...],
     current: Run,
     last_check: OutputCheck | None,
     clock: Clock,

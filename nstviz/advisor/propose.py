@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nstviz._where import original_function
-from nstviz.advisor.attempt import Attempt
+from nstviz.advisor.attempt import Attempt, MarkAttempt
 from nstviz.capture._introspect import unwrap
 from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.passes.candidates import is_runtime_wrapper
@@ -222,7 +222,7 @@ def _index_text(text: str) -> _SourceIndex | None:
     return _SourceIndex(defs=tuple(defs), calls={k: tuple(v) for k, v in calls.items()})
 
 
-def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Attempt]:
+def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[MarkAttempt]:
     """Candidates for the breaks of ``run`` (all of them unless ``breaks`` is given), in try order.
 
     For each break (ranked: most graph breaks caused, then most reached, see
@@ -232,7 +232,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Att
     says what to do instead.
     """
     chosen = rank_breaks(breaks if breaks is not None else run.breaks)  # most graph breaks caused first
-    proposals: dict[str, Attempt] = {}
+    proposals: dict[str, MarkAttempt] = {}
     order = 0
     entry_keys = _wrapped_entry_keys(run)
     for b in chosen:
@@ -293,7 +293,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Att
             qual = qualname_at(top)
             p = proposals.get(f"{qual} (compiled)")
             if p is None:
-                p = proposals[f"{qual} (compiled)"] = Attempt(name=qual, frame=top, order=order)
+                p = proposals[f"{qual} (compiled)"] = MarkAttempt(name=qual, frame=top, order=order)
                 order += 1
                 p.problems.append(
                     "it is the method of the module torch.compile compiles, which nstviz does not mark; "
@@ -306,7 +306,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Att
 
 
 def _add_proposal(
-    proposals: dict[str, Attempt],
+    proposals: dict[str, MarkAttempt],
     qual: str,
     frame: Location,
     why: str,
@@ -318,7 +318,7 @@ def _add_proposal(
 ) -> int:
     p = proposals.get(qual)
     if p is None:
-        p = proposals[qual] = Attempt(name=qual, frame=frame, depth=depth, order=order)
+        p = proposals[qual] = MarkAttempt(name=qual, frame=frame, depth=depth, order=order)
         order += 1
     p.reasons.append(why)
     p.breaks.append(b.id)

@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Collection
-from dataclasses import replace
 from typing import Any
 
-from nstviz.advisor.attempt import Attempt
+from nstviz.advisor.attempt import RewriteAttempt, derive
 from nstviz.advisor.propose import _short_break, plan_candidates
 from nstviz.advisor.trials import Trials
 from nstviz.capture.remedy import Mark
@@ -32,7 +31,7 @@ def rewrite_candidates(
     order: list[str],
     only: Collection[str] | None = None,
     run_eager: Callable[[], bool] | None = None,
-) -> list[Attempt]:
+) -> list[RewriteAttempt]:
     """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
 
     A function a remedy looked at and turned down (e.g. a branch that prints) gets one
@@ -44,7 +43,7 @@ def rewrite_candidates(
     from nstviz.advisor.rewrites import BreakSite, propose
 
     by_id = {b.id: b for b in run.breaks}
-    out: list[Attempt] = []
+    out: list[RewriteAttempt] = []
     for p in plan_candidates(run):
         if p.depth != 0 or not p.breaks:
             continue
@@ -82,8 +81,8 @@ def rewrite_candidates(
             if key in results:
                 continue
             why = f"{p.name} contains the break at {where}: rewritten, {r.remedy} ({r.description})"
-            q = replace(
-                p, kind="rewrite", key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
+            q = derive(
+                RewriteAttempt, p, key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
                 break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=[],
             )
             order.append(key)

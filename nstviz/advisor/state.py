@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 from nstviz.advisor import kept as kept_set
-from nstviz.advisor.attempt import Attempt
+from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, Attempt, MarkAttempt, PytreeAttempt, derive
 from nstviz.advisor.code import apply_code
 from nstviz.advisor.config_trials import Clock
 from nstviz.advisor.precheck import precheck
@@ -27,7 +27,7 @@ __all__ = ["SearchState", "Verified", "candidate_of"]
 class Verified(NamedTuple):
     """A kept set, the run that verified it (it ran exactly that set) and its output check."""
 
-    kept: list[Attempt]
+    kept: list[AnyAttempt]
     run: Run
     check: OutputCheck | None
 
@@ -52,11 +52,11 @@ class SearchState:
     results: dict[str, Candidate] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     """Keys of ``results`` in the order the candidates were proposed (the Report's order)."""
-    queue: list[Attempt] = field(default_factory=list)
-    deferred: list[Attempt] = field(default_factory=list)
+    queue: list[AnyAttempt] = field(default_factory=list)
+    deferred: list[AnyAttempt] = field(default_factory=list)
     """Adapter and pytree attempts: tried after the plain marks, for breaks still left."""
     last_check: OutputCheck | None = None
-    kept: list[Attempt] = field(default_factory=list)
+    kept: list[AnyAttempt] = field(default_factory=list)
     resolved: set[str] = field(default_factory=set)
     """Ids of the baseline's breaks an attempt kept has removed."""
     seen_objs: set[int] = field(default_factory=set)
@@ -97,13 +97,13 @@ class SearchState:
             self.results[p.name] = candidate_of(p, "skipped")
             self.queue.append(p)
 
-    def queue_adapter(self, p: Attempt, why: str, replaces: Attempt | None = None) -> None:
+    def queue_adapter(self, p: Attempt, why: str, replaces: MarkAttempt | None = None) -> None:
         """Queue ``p`` through an adapter that drops its ``None`` arguments (made when it is tried)."""
         key = f"adapter: {p.name}"
         if self.trials.adapt is None or p.obj is None or key in self.results:
             return
-        q = replace(
-            p, kind="adapter", key=key, problems=[], reasons=[why], breaks=list(p.breaks), replaces=replaces,
+        q = derive(
+            AdapterAttempt, p, key=key, problems=[], reasons=[why], breaks=list(p.breaks), replaces=replaces,
             break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
         )
         self.order.append(key)
@@ -127,9 +127,9 @@ class SearchState:
             f"{p.name} {'takes or returns' if output else 'got'} {class_name.rpartition('.')[2]}, which is not a pytree: "
             f"registered with torch.utils._pytree ({_pytree_how(remedy)}), {p.name} traced {how}"
         )
-        q = replace(
-            p, kind="pytree", key=key, remedy=remedy, problems=[], reasons=[why], breaks=list(p.breaks),
-            via_adapter=p.kind == "adapter", replaces=None, with_marks=kept_set.marks_of(p),
+        q = derive(
+            PytreeAttempt, p, key=key, remedy=remedy, problems=[], reasons=[why], breaks=list(p.breaks),
+            via_adapter=p.kind == "adapter", with_marks=kept_set.marks_of(p),
             break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=list(p.notes),
         )
         self.order.append(key)

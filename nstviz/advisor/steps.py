@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from nstviz.advisor import kept as kept_set
-from nstviz.advisor.attempt import Attempt
+from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt
 from nstviz.advisor.config_trials import Clock, timed, try_config_hints
 from nstviz.advisor.judge import (
     attempt_fields,
@@ -89,7 +89,7 @@ def plan(
     return state
 
 
-def next_attempt(state: SearchState) -> Attempt | None:
+def next_attempt(state: SearchState) -> AnyAttempt | None:
     """Step 2: the next attempt to run, or None when the search is done.
 
     Before the first attempt that is not a targeted rewrite, the config flags of the
@@ -116,12 +116,12 @@ def next_attempt(state: SearchState) -> Attempt | None:
             return p
 
 
-def run_attempt(state: SearchState, p: Attempt) -> Tried | None:
+def run_attempt(state: SearchState, p: AnyAttempt) -> Tried | None:
     """Step 3: run ``p`` on top of the kept set (and kept flags); None when the attempt itself failed (recorded)."""
     trials, clock, key = state.trials, state.clock, p.result_key
     clock.attempts += 1
     run_name = f"attempt-{clock.attempts}"
-    marks = kept_set.marks([k for k in state.kept if k is not p.replaces]) + kept_set.marks_of(p)
+    marks = kept_set.marks([k for k in state.kept if k is not p.replaced]) + kept_set.marks_of(p)
     state.say(f"{run_name}: trying {key} ({len(marks)} marked)")
     t0 = time.monotonic()
     try:
@@ -147,7 +147,7 @@ def run_attempt(state: SearchState, p: Attempt) -> Tried | None:
     return Tried(run_name, marks, run, check)
 
 
-def record(state: SearchState, p: Attempt, tried: Tried) -> None:
+def record(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
     """Step 4: judge the attempt against the kept set's run; keep it, retry it another way, or move on.
 
     A rewrite that improves must also hold on other inputs. A mark refused for ``None`` inputs is
@@ -179,7 +179,7 @@ def record(state: SearchState, p: Attempt, tried: Tried) -> None:
         elif got is not None and got != "NoneType":
             # "non-fx-graphable type" (GB0251) does not say whether it was an input or the output
             state.queue_pytree(p, got, output=rejected_as_output(outcome.error) or "(it got " not in (outcome.error or ""))
-    if outcome.improved and p.kind == "nonstrict" and rejected_input_type(outcome.error) == "NoneType":
+    if outcome.improved and isinstance(p, MarkAttempt) and rejected_input_type(outcome.error) == "NoneType":
         # kept (the compile works now), but the mark itself falls back to eager on None inputs
         state.queue_adapter(
             p, f"the mark of {p.name} falls back to eager on None inputs (GB0236): tried through an "
@@ -240,8 +240,8 @@ def choose(state: SearchState) -> Advice:
             f"({counts[0]} -> {counts[1]}): the graph count depends on the values"))
         return Advice(tuple(results[k] for k in order), None)
     recommendation = Recommendation(
-        functions=tuple(k.name for k in kept if k.kind not in ("adapter", "rewrite") and not k.via_adapter),
-        adapters=tuple(k.name for k in kept if k.kind == "adapter" or k.via_adapter),
+        functions=tuple(k.name for k in kept if k.kind not in ("adapter", "rewrite") and not k.through_adapter),
+        adapters=tuple(k.name for k in kept if k.through_adapter),
         pytree=tuple(str(getattr(k.remedy, "name", k.remedy)) for k in kept if k.kind == "pytree"),
         code=state.code_for(kept, state.flags),
         breaks_before=len(baseline.breaks),
@@ -279,10 +279,10 @@ def _try_early_config(state: SearchState) -> None:
         state.verified.append(state.confirmed)
 
 
-def _passed_over(state: SearchState, p: Attempt) -> bool:
+def _passed_over(state: SearchState, p: AnyAttempt) -> bool:
     """Whether ``p`` is not run after all: not needed, a function tried already, out of attempts or time, no adapter."""
     key, clock, budget_s = p.result_key, state.clock, state.clock.budget_s
-    if p.replaces is None and p.breaks and all(k in state.resolved for k in p.breaks):
+    if p.replaced is None and p.breaks and all(k in state.resolved for k in p.breaks):
         state.results[key] = replace(
             state.results[key], status="skipped", error="not needed: the marks kept already remove its breaks"
         )
@@ -305,7 +305,7 @@ def _passed_over(state: SearchState, p: Attempt) -> bool:
             why = f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s"
         state.results[key] = replace(state.results[key], status="skipped", error=why)
         return True
-    if p.kind == "adapter" and p.remedy is None:
+    if isinstance(p, AdapterAttempt) and p.remedy is None:
         adapt = state.trials.adapt
         assert adapt is not None and p.obj is not None
         p.remedy = adapt(local_name(p), p.obj, [c.file for c in p.callers])
@@ -318,12 +318,13 @@ def _passed_over(state: SearchState, p: Attempt) -> bool:
     return False
 
 
-def _keep(state: SearchState, p: Attempt, tried: Tried, *, confirm: bool) -> None:
+def _keep(state: SearchState, p: AnyAttempt, tried: Tried, *, confirm: bool) -> None:
     """Keep ``p`` (in place of the mark it replaces); ``confirm``: it improved, a verified set."""
-    if p.replaces is not None and p.replaces in state.kept:
-        state.kept.remove(p.replaces)
-        old = state.results[p.replaces.name]
-        state.results[p.replaces.name] = replace(old, error=f"{old.error}; replaced by {p.result_key}, which did better")
+    replaced = p.replaced
+    if replaced is not None and replaced in state.kept:
+        state.kept.remove(replaced)
+        old = state.results[replaced.name]
+        state.results[replaced.name] = replace(old, error=f"{old.error}; replaced by {p.result_key}, which did better")
     state.kept.append(p)
     if confirm:
         state.confirmed = Verified(list(state.kept), tried.run, tried.check)

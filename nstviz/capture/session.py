@@ -30,7 +30,7 @@ from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunCount, RunPlan
 from nstviz.capture.recorder import Backend
-from nstviz.capture.remedy import refreshing, rewrites_applied, rewrites_in, split_remedies
+from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
 from nstviz.capture.timed_runs import observed_body, time_run
@@ -161,7 +161,7 @@ class Session:
             targets = subject.resolve()
             candidates: tuple[Candidate, ...] = ()
             recommendation: Recommendation | None = None
-            remedies: tuple[Any, ...] = ()  # adapters and pytree classes the advisor kept
+            remedies: tuple[Mark, ...] = ()  # adapters and pytree classes the advisor kept
             if eager_reference:
                 # The baseline raised, so there is nothing to compare the nonstrict run with:
                 # run the code once eagerly as the reference. It runs before the advisor's attempts

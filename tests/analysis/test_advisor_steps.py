@@ -103,3 +103,14 @@ def test_a_rewrite_is_told_from_functions_by_the_remedy_protocol():
     assert isinstance(rewrite, Remedy) and not isinstance(leaf, Remedy)
     assert split_remedies([leaf, rewrite]) == ((leaf,), [], [])
     assert rewrites_in([leaf, rewrite]) == [rewrite]
+
+
+def test_each_kind_of_attempt_is_its_own_class_derived_from_the_proposal():
+    from nstviz.advisor.attempt import AdapterAttempt, MarkAttempt, PytreeAttempt, derive
+
+    mark = MarkAttempt(name="leaf", frame=loc(leaf), breaks=[B_LEAF.id], obj=leaf)
+    adapter = derive(AdapterAttempt, mark, key="adapter: leaf", replaces=mark)
+    assert (adapter.kind, adapter.name, adapter.breaks, adapter.obj) == ("adapter", "leaf", [B_LEAF.id], leaf)
+    assert adapter.replaced is mark and adapter.through_adapter and mark.replaced is None
+    pytree = derive(PytreeAttempt, adapter, key="pytree: Box", via_adapter=True)
+    assert pytree.kind == "pytree" and pytree.through_adapter and pytree.replaced is None
