@@ -21,7 +21,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nstviz.advisor.propose import _Proposal, def_line, local_name
+from nstviz.advisor.attempt import Attempt
+from nstviz.advisor.propose import def_line, local_name
 from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
 from nstviz.tracing.stacks import installed_package
 
@@ -356,7 +357,7 @@ def _pytree_lines(t: Any, imports: dict[str, None]) -> list[str]:
 
 
 def apply_code(
-    kept: Sequence[_Proposal], config: Mapping[str, Any] | None = None, *, decorator: str = "torch._dynamo.nonstrict_trace"
+    kept: Sequence[Attempt], config: Mapping[str, Any] | None = None, *, decorator: str = "torch._dynamo.nonstrict_trace"
 ) -> str:
     """Paste-ready code that applies the kept proposals: marks, adapters and pytree registrations."""
     marks: list[Mark] = []
@@ -372,7 +373,7 @@ def apply_code(
         )
         if p.kind == "pytree":
             classes.append(p.remedy)
-        if p.kind == "adapter" or p.via_adapter:
+        if p.through_adapter:
             if not any(m.obj is p.obj for m in adapters):
                 adapters.append(mark)
             continue

@@ -10,18 +10,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from nstviz.advisor import kept as kept_set
+from nstviz.advisor.attempt import Attempt
 from nstviz.advisor.judge import attempt_fields, judge, stayed_text
-from nstviz.advisor.propose import _Proposal, _short_break
+from nstviz.advisor.propose import _short_break
 from nstviz.advisor.remedies import flags_hinted
+from nstviz.advisor.trials import Trials, TryConfig
+from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, OutputCheck, Run
 
 __all__ = ["MAX_CONFIG_ATTEMPTS", "Clock", "TryConfig", "timed", "try_config_hints"]
 
-TryConfig = Callable[[tuple[Callable, ...], dict[str, bool], str], tuple[Run, OutputCheck]]
-"""Like the search's ``TryMarks``, with ``torch._dynamo.config`` flags patched for the run."""
 MAX_CONFIG_ATTEMPTS = 3
 
 
@@ -45,9 +45,9 @@ class Clock:
         return max(self.durations) if self.durations else self.first_estimate
 
 
-def timed(trials: Any, kept: Sequence[_Proposal], run: Run, config: Sequence[str]) -> Run:
+def timed(trials: Trials, kept: Sequence[Attempt], run: Run, config: Sequence[str]) -> Run:
     """``run`` with its timing (measured now, when the trials time attempts on request), else as it was."""
-    time_attempt = getattr(trials, "time_attempt", None)
+    time_attempt = trials.time_attempt
     if time_attempt is None or run.timing is not None or not run.name.startswith("attempt-"):
         return run
     timed = time_attempt(kept_set.marks(kept), {f: True for f in config}, run.name)
@@ -56,7 +56,7 @@ def timed(trials: Any, kept: Sequence[_Proposal], run: Run, config: Sequence[str
 
 def try_config_hints(
     try_config: TryConfig,
-    marks: tuple[Any, ...],
+    marks: tuple[Mark, ...],
     current: Run,
     last_check: OutputCheck | None,
     clock: Clock,

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from nstviz.capture.remedy import Mark
 
 if TYPE_CHECKING:
-    from nstviz.advisor.propose import _Proposal
+    from nstviz.advisor.attempt import Attempt
 
 
-def marks_of(p: _Proposal) -> tuple[Any, ...]:
+def marks_of(p: Attempt) -> tuple[Mark, ...]:
     """What an attempt passes to ``try_marks`` for one proposal."""
     if p.kind in ("adapter", "rewrite"):
         return (p.remedy,)
@@ -18,24 +20,24 @@ def marks_of(p: _Proposal) -> tuple[Any, ...]:
     return (p.obj,) if p.obj is not None else ()
 
 
-def marks(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
+def marks(kept: Sequence[Attempt]) -> tuple[Mark, ...]:
     """What an attempt passes to ``try_marks`` for the kept set (each object once)."""
-    out: list[Any] = []
+    out: list[Mark] = []
     for k in kept:
         out += [m for m in marks_of(k) if not any(m is x for x in out)]
     return tuple(out)
 
 
-def functions(kept: Sequence[_Proposal]) -> tuple[tuple[str, Callable], ...]:
+def functions(kept: Sequence[Attempt]) -> tuple[tuple[str, Callable], ...]:
     """The recommended functions (as ``Recommendation.functions`` names them) and their objects."""
     return tuple(
-        (k.name, k.obj) for k in kept if k.kind not in ("adapter", "rewrite") and not k.via_adapter and k.obj is not None
+        (k.name, k.obj) for k in kept if k.kind not in ("adapter", "rewrite") and not k.through_adapter and k.obj is not None
     )
 
 
-def remedies(kept: Sequence[_Proposal]) -> tuple[Any, ...]:
+def remedies(kept: Sequence[Attempt]) -> tuple[Mark, ...]:
     """The adapters and pytree classes of the kept set, in ``Recommendation`` order."""
-    ads = [k.remedy if k.kind == "adapter" else k.with_marks[0] for k in kept if k.kind == "adapter" or k.via_adapter]
+    ads = [k.remedy if k.kind == "adapter" else k.with_marks[0] for k in kept if k.through_adapter]
     return (*ads, *(k.remedy for k in kept if k.kind in ("pytree", "rewrite")))
 
 

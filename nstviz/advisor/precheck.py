@@ -20,7 +20,8 @@ import types
 from collections.abc import Callable, Collection
 from typing import Any
 
-from nstviz.advisor.propose import _index, _plain_function_name, _Proposal, code_of
+from nstviz.advisor.attempt import Attempt
+from nstviz.advisor.propose import _index, _plain_function_name, code_of
 from nstviz.capture._introspect import is_module_method, unwrap
 from nstviz.capture.marking import REFUSED_WHEN_NAMED, refusals
 from nstviz.report import Location
@@ -29,7 +30,7 @@ __all__ = ["precheck"]
 
 
 def precheck(
-    p: _Proposal,
+    p: Attempt,
     resolve: Callable[[str], Callable | None],
     compiled_region: set[str],
     already_marked: Collection[str] = (),
@@ -96,7 +97,7 @@ def precheck(
         p.forward = True  # tried with a no-op forward pre-hook (nstviz.capture.forward_hooks)
 
 
-def _resolve(p: _Proposal, resolve: Callable[[str], Callable | None]) -> tuple[Callable | None, list[str]]:
+def _resolve(p: Attempt, resolve: Callable[[str], Callable | None]) -> tuple[Callable | None, list[str]]:
     names = [p.name]
     module = _module_name_for(p.frame.file)
     if module and module != "__main__":
@@ -222,7 +223,7 @@ def _walk_own(fn: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _call_site_problems(p: _Proposal, *, none_inputs_ok: bool = False) -> list[str]:
+def _call_site_problems(p: Attempt, *, none_inputs_ok: bool = False) -> list[str]:
     """Arguments visibly not accepted at the call sites the break stacks show (GB0236).
 
     An explicit ``None`` is one of them unless ``none_inputs_ok`` (a torch whose nonstrict_trace

@@ -14,11 +14,12 @@ import functools
 import linecache
 import os
 import types
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from nstviz._where import original_function
+from nstviz.advisor.attempt import Attempt, MarkAttempt
 from nstviz.capture._introspect import unwrap
 from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.passes.candidates import is_runtime_wrapper
@@ -26,49 +27,6 @@ from nstviz.report import Break, Compile, Location, Run
 from nstviz.tracing.stacks import is_torch_file
 
 __all__ = ["plan_candidates", "qualname_at"]
-
-
-@dataclass
-class _Proposal:
-    """A candidate being built: where it is, why, and the breaks it contains."""
-
-    name: str
-    """The name passed to ``resolve`` (``"helper"``, ``"Block.stats"``)."""
-    frame: Location
-    reasons: list[str] = field(default_factory=list)
-    breaks: list[str] = field(default_factory=list)
-    """Ids (:attr:`Break.id`) of the breaks whose stack contains this function."""
-    break_gb_ids: list[str | None] = field(default_factory=list)
-    """The GB ids of those breaks."""
-    depth: int = 0
-    """0 = the function that contains the break, 1 = its caller..."""
-    obj: Callable | None = None
-    problems: list[str] = field(default_factory=list)
-    order: int = 0
-    callers: list[Location] = field(default_factory=list)
-    """Frames that call it on the break stacks (their line is the call site)."""
-    notes: list[str] = field(default_factory=list)
-    """Warnings that do not stop it from being tried (e.g. values it reads that get baked in)."""
-    module: str | None = None
-    """The module path prefixed to ``name`` when only the qualified path resolved."""
-    region_functions: set[str] = field(default_factory=set)
-    """Functions running inside the compiled region on its break stacks."""
-    forward: bool = False
-    """An ``nn.Module.forward``: the mark needs a forward pre-hook to take effect."""
-    none_args: bool = False
-    """Rejected only because a call site passes an explicit ``None`` (an adapter can take it)."""
-    kind: str = "nonstrict"
-    """``"nonstrict"``: mark ``obj``; ``"adapter"``: install ``remedy`` (an adapter that drops
-    None arguments); ``"pytree"``: mark ``obj`` with ``remedy`` (a user class) registered."""
-    remedy: Any = None
-    with_marks: tuple[Any, ...] = ()
-    """For a pytree attempt: what is marked (or installed) with the class registered."""
-    key: str = ""
-    """The candidate's name in the results (``adapter: f``, ``pytree: C``); ``name`` when empty."""
-    replaces: _Proposal | None = None
-    """A kept mark this adapter is tried instead of (the mark itself fell back on None inputs)."""
-    via_adapter: bool = False
-    """A pytree attempt on top of this function's adapter (the adapter got the class)."""
 
 
 def _short_break(b: Break) -> str:
@@ -264,7 +222,7 @@ def _index_text(text: str) -> _SourceIndex | None:
     return _SourceIndex(defs=tuple(defs), calls={k: tuple(v) for k, v in calls.items()})
 
 
-def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Proposal]:
+def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[MarkAttempt]:
     """Candidates for the breaks of ``run`` (all of them unless ``breaks`` is given), in try order.
 
     For each break (ranked: most graph breaks caused, then most reached, see
@@ -274,7 +232,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
     says what to do instead.
     """
     chosen = rank_breaks(breaks if breaks is not None else run.breaks)  # most graph breaks caused first
-    proposals: dict[str, _Proposal] = {}
+    proposals: dict[str, MarkAttempt] = {}
     order = 0
     entry_keys = _wrapped_entry_keys(run)
     for b in chosen:
@@ -335,7 +293,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
             qual = qualname_at(top)
             p = proposals.get(f"{qual} (compiled)")
             if p is None:
-                p = proposals[f"{qual} (compiled)"] = _Proposal(name=qual, frame=top, order=order)
+                p = proposals[f"{qual} (compiled)"] = MarkAttempt(name=qual, frame=top, order=order)
                 order += 1
                 p.problems.append(
                     "it is the method of the module torch.compile compiles, which nstviz does not mark; "
@@ -348,7 +306,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[_Pr
 
 
 def _add_proposal(
-    proposals: dict[str, _Proposal],
+    proposals: dict[str, MarkAttempt],
     qual: str,
     frame: Location,
     why: str,
@@ -360,7 +318,7 @@ def _add_proposal(
 ) -> int:
     p = proposals.get(qual)
     if p is None:
-        p = proposals[qual] = _Proposal(name=qual, frame=frame, depth=depth, order=order)
+        p = proposals[qual] = MarkAttempt(name=qual, frame=frame, depth=depth, order=order)
         order += 1
     p.reasons.append(why)
     p.breaks.append(b.id)
@@ -378,7 +336,7 @@ def _describe_frame(frame: Location | None) -> str:
 
 
 
-def local_name(p: _Proposal) -> str:
+def local_name(p: Attempt) -> str:
     """The proposal's name inside its module (``Class.method``, ``fn``)."""
     return p.name[len(p.module) + 1 :] if p.module and p.name.startswith(p.module + ".") else p.name
 
@@ -389,7 +347,7 @@ def code_of(obj: Any) -> types.CodeType | None:
     return code if isinstance(code, types.CodeType) else None
 
 
-def def_line(p: _Proposal) -> int | None:
+def def_line(p: Attempt) -> int | None:
     """The first line of the resolved function's code, when it is resolved."""
     code = code_of(p.obj) if p.obj is not None else None
     return code.co_firstlineno if code is not None else None

@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Collection
-from dataclasses import replace
 from typing import Any
 
-from nstviz.advisor.propose import _Proposal, _short_break, plan_candidates
+from nstviz.advisor.attempt import RewriteAttempt, derive
+from nstviz.advisor.propose import _short_break, plan_candidates
+from nstviz.advisor.trials import Trials
+from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, Run
 
 __all__ = ["rewrite_candidates", "second_inputs"]
@@ -29,7 +31,7 @@ def rewrite_candidates(
     order: list[str],
     only: Collection[str] | None = None,
     run_eager: Callable[[], bool] | None = None,
-) -> list[_Proposal]:
+) -> list[RewriteAttempt]:
     """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
 
     A function a remedy looked at and turned down (e.g. a branch that prints) gets one
@@ -41,7 +43,7 @@ def rewrite_candidates(
     from nstviz.advisor.rewrites import BreakSite, propose
 
     by_id = {b.id: b for b in run.breaks}
-    out: list[_Proposal] = []
+    out: list[RewriteAttempt] = []
     for p in plan_candidates(run):
         if p.depth != 0 or not p.breaks:
             continue
@@ -79,8 +81,8 @@ def rewrite_candidates(
             if key in results:
                 continue
             why = f"{p.name} contains the break at {where}: rewritten, {r.remedy} ({r.description})"
-            q = replace(
-                p, kind="rewrite", key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
+            q = derive(
+                RewriteAttempt, p, key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
                 break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=[],
             )
             order.append(key)
@@ -112,9 +114,9 @@ def _recorded(obj: Callable, run_eager: Callable[[], bool]) -> list[tuple[Any, .
     return list(calls) if ran else []
 
 
-def second_inputs(trials: Any, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
+def second_inputs(trials: Trials, marks: tuple[Mark, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
     """The rewrite's outputs on other inputs (``trials.other_inputs``, with ``flags`` set), or why they are not known."""
-    check = getattr(trials, "other_inputs", None)
+    check = trials.other_inputs
     if check is None:
         return None, "no second input set to verify the rewrite on"
     return check(marks, flags) if flags else check(marks)

@@ -52,4 +52,58 @@ class RunPlan:
         return eager + 1 + attempts + 1  # eager reference(s), baseline, attempts, nonstrict
 
 
-__all__ = ["RunPlan"]
+@dataclasses.dataclass(slots=True)
+class RunCount:
+    """The progress counts of one capture: runs done, and the total they go to.
+
+    The one place the total is worked out: from the plan (:meth:`RunPlan.runs_total`) and what
+    is known so far, which the session tells it as the capture goes on.
+    """
+
+    plan: RunPlan = dataclasses.field(default_factory=RunPlan)
+    done: int = 0
+    """Runs made so far (the eager pair counts as one)."""
+    started: bool = False
+    baseline_raised: bool = False
+    attempts_done: int | None = None
+    """Advisor attempts made, once the advisor finished (None: still the planned maximum)."""
+    attempts_floor: int = 0
+    """While the advisor runs: at least this many (the attempt started and the nonstrict run)."""
+    nonstrict_skipped: bool = False
+
+    @property
+    def total(self) -> int:
+        """How many runs the capture makes, as far as is known now."""
+        if not self.started:
+            return 0
+        total = self.plan.runs_total(baseline_raised=self.baseline_raised, attempts_done=self.attempts_done)
+        if self.attempts_done is None:
+            total = max(total, self.attempts_floor)
+        return max(self.done, total - 1) if self.nonstrict_skipped else total
+
+    def start(self, plan: RunPlan) -> None:
+        """The capture starts by ``plan``."""
+        self.plan, self.started = plan, True
+
+    def run_done(self) -> None:
+        """One more run made."""
+        self.done += 1
+
+    def baseline_done(self, *, raised: bool) -> None:
+        """The baseline ran; ``raised``: it failed and the eager reference run is added."""
+        self.baseline_raised = raised
+
+    def attempt_starting(self) -> None:
+        """An advisor attempt starts: it and the nonstrict run are still to come."""
+        self.attempts_floor = max(self.attempts_floor, self.done + 2)
+
+    def advisor_done(self, attempts: int) -> None:
+        """The advisor finished after ``attempts`` attempts."""
+        self.attempts_done = attempts
+
+    def skip_nonstrict(self) -> None:
+        """Nothing is marked: the nonstrict run is not made."""
+        self.nonstrict_skipped = True
+
+
+__all__ = ["RunCount", "RunPlan"]

@@ -20,7 +20,7 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from nstviz._version import __version__
 from nstviz.capture import _torch_compat, adapters, marking, plain, state
@@ -28,12 +28,13 @@ from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.cell_inputs import rewrites_redefined
 from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
-from nstviz.capture.plan import RunPlan
+from nstviz.capture.plan import RunCount, RunPlan
 from nstviz.capture.recorder import Backend
+from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
 from nstviz.capture.timed_runs import observed_body, time_run
-from nstviz.capture.trials import Trials, refreshing, rewrites_applied, rewrites_in, split_remedies
+from nstviz.capture.trials import Advice, Trials
 from nstviz.capture.trials import compare as _compare
 from nstviz.capture.trials import failed as _failed
 from nstviz.capture.trials import snapshot as _snapshot
@@ -52,9 +53,6 @@ from nstviz.report import (
 )
 from nstviz.report.document import attach_user_exception as attach
 from nstviz.report.timing import RunTiming
-
-if TYPE_CHECKING:
-    from nstviz.advisor.search import Advice
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -82,8 +80,8 @@ class Session:
         self.progress_cb = progress
         self.echo = echo
         self.plan = RunPlan()
-        self.runs_total = 0
-        self.runs_done = 0
+        self.count = RunCount()
+        """Runs done and the total they go to (the progress events')."""
         self.start = time.perf_counter()
         self.created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         self.stacks = StackTable()
@@ -111,8 +109,8 @@ class Session:
                     "phase": phase,
                     "message": message,
                     "elapsed_s": round(time.perf_counter() - self.start, 3),
-                    "runs_done": self.runs_done,
-                    "runs_total": self.runs_total,
+                    "runs_done": self.count.done,
+                    "runs_total": self.count.total,
                 }
             )
 
@@ -124,7 +122,7 @@ class Session:
 
     def _capture(self, subject: Subject, plan: RunPlan) -> Report:
         self.plan = plan
-        self.runs_total = plan.runs_total()
+        self.count.start(plan)
         self._code_namespace = subject.code_namespace
         self._subject = subject
         _acquire_capture()
@@ -144,7 +142,7 @@ class Session:
                 checkpoint.restore()
                 # a second eager run tells whether the code disagrees with itself
                 outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
-                self.runs_done += 1
+                self.count.run_done()
                 checkpoint.restore()
             self.say(
                 "baseline",
@@ -156,14 +154,14 @@ class Session:
                 outputs["baseline"] = _snapshot(subject.outputs_of(base))
             # a baseline whose compile failed (raised, or caught by the code) has no outputs: eager is the reference
             eager_reference = plan.check and plan.eager_if_baseline_raises and _failed(base)
-            self.runs_total = plan.runs_total(baseline_raised=eager_reference)
+            self.count.baseline_done(raised=eager_reference)
             if not base.run.graphs and not base.run.breaks and not base.run.compiles:
                 _nothing_compiled(subject, base)
             # names the code defines exist now: resolve the requested functions
             targets = subject.resolve()
             candidates: tuple[Candidate, ...] = ()
             recommendation: Recommendation | None = None
-            remedies: tuple[Any, ...] = ()  # adapters and pytree classes the advisor kept
+            remedies: tuple[Mark, ...] = ()  # adapters and pytree classes the advisor kept
             if eager_reference:
                 # The baseline raised, so there is nothing to compare the nonstrict run with:
                 # run the code once eagerly as the reference. It runs before the advisor's attempts
@@ -172,14 +170,14 @@ class Session:
                 checkpoint.restore()
                 self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
                 reference = self._eager(subject.body, rng, subject, force_eager=True)
-                self.runs_done += 1
+                self.count.run_done()
                 if reference is not None:
                     outputs["eager"] = reference
             if plan.auto:
                 advice = self._advise(subject, base, checkpoint, outputs, rng)
                 candidates, recommendation = advice.candidates, advice.recommendation
                 attempts = sum(1 for name in self.results if name.startswith("attempt-"))
-                self.runs_total = plan.runs_total(baseline_raised=eager_reference, attempts_done=attempts)
+                self.count.advisor_done(attempts)
                 if recommendation is not None:
                     remedies = advice.remedies
                     known = {id(t.function) for t in targets}
@@ -199,7 +197,7 @@ class Session:
             # run still differs (it keeps the code's own nonstrict_trace marks), so it is made.
             nothing_marked = not targets and not flags and not remedies and self.baseline_mode != "strict"
             if nothing_marked:
-                self.runs_total = max(self.runs_done, self.runs_total - 1)
+                self.count.skip_nonstrict()
                 why = "the advisor recommended none" if plan.auto else "the advisor was off (auto=False)"
                 self.notes.append(
                     f"Nothing was marked (no functions named to trace non-strictly, and {why}), "
@@ -315,8 +313,26 @@ class Session:
             self._attach_timing(name, observed, functions, marks, lift, result)
         self.results[name] = result
         self.notes.extend(result.notes)
-        self.runs_done += 1
+        self.count.run_done()
         return result
+
+    def run_trial(
+        self,
+        name: str,
+        body: Body,
+        rng: dict[str, Any],
+        functions: Sequence[Callable[..., Any]],
+        marks: Callable[[], Sequence[Callable[..., Any]]],
+    ) -> RunResult:
+        """Run ``body`` as the advisor's attempt ``name``, ``functions`` marked (``marks`` asks them again)."""
+        self.count.attempt_starting()
+        result = self._run(name, body, rng, functions, marks=marks)
+        self.targets[name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
+        return result
+
+    def plain_run(self, name: str) -> Run:
+        """The run ``name`` as plain values, finished (its marks as records; what the advisor judges)."""
+        return finish_run(self._plain_run(self.results[name], name), self.stacks.stacks)
 
     def time_attempt(
         self,
@@ -409,7 +425,7 @@ class Session:
         if self.advisor is None:
             raise UsageError("auto=True needs an advisor: pass Session(advisor=nstviz.advisor.search.search)")
         search = self.advisor
-        baseline_run = finish_run(self._plain_run(base, "baseline"), self.stacks.stacks)
+        baseline_run = self.plain_run("baseline")
         return search(
             baseline_run,
             Trials(self, subject, base, checkpoint, outputs, rng),

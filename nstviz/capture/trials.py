@@ -1,7 +1,8 @@
 """The advisor's attempts, run by the capture session: one attempt -> one Run and its output check.
 
 :class:`Trials` is what :func:`nstviz.advisor.search.search` is given (its
-:class:`~nstviz.advisor.search.Trials` protocol): it runs the code again with marks, adapters,
+:class:`~nstviz.advisor.trials.Trials` protocol), running each attempt through a
+:class:`TrialRunner` (the Session): it runs the code again with marks, adapters,
 pytree registrations or ``torch._dynamo.config`` flags, on the session's namespace checkpoint,
 and turns the run into plain values the advisor judges. It also makes the adapters and finds
 the user classes the advisor asks for. The helpers here (output snapshots and comparisons,
@@ -14,32 +15,69 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from nstviz.capture import _torch_compat, adapters, marking
-from nstviz.capture._introspect import qualified_name, unwrap
+from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.namespace import NamespaceCheckpoint
-from nstviz.capture.runner import RunResult
+from nstviz.capture.recorder import Backend
+from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
+from nstviz.capture.runner import Body, RunResult
 from nstviz.capture.subject import Subject
-from nstviz.passes.assemble import finish_run
-from nstviz.report import OutputCheck, OutputComparison, Run
+from nstviz.report import Candidate, OutputCheck, OutputComparison, Recommendation, Run
 
-if TYPE_CHECKING:
-    from nstviz.capture.session import Session
+__all__ = ["Advice", "TrialRunner", "Trials", "compare", "failed", "failure_words", "snapshot"]
 
-__all__ = [
-    "Trials", "compare", "failed", "failure_words", "refreshing", "rewrites_applied", "rewrites_in", "snapshot",
-    "split_remedies",
-]
+Marks = Callable[[], Sequence[Callable[..., Any]]]
+"""The functions to mark, asked again as the code (re)defines them."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """What the advisor hands back to the capture: the candidates, the recommendation, the live objects behind it."""
+
+    candidates: tuple[Candidate, ...]
+    recommendation: Recommendation | None
+    functions: tuple[tuple[str, Callable[..., Any]], ...] = ()
+    """The recommended functions to mark, with their names (``recommendation.functions``)."""
+    remedies: tuple[Mark, ...] = ()
+    """The kept adapters (``recommendation.adapters``), then the pytree classes (``recommendation.pytree``)."""
+
+
+class TrialRunner(Protocol):
+    """What :class:`Trials` needs of the capture that runs its attempts (the Session is one).
+
+    Attributes:
+        backend: the capture's backend (the graph counts on other inputs compile with it).
+        results: every run made so far, by name.
+    """
+
+    backend: Backend
+    results: Mapping[str, RunResult]
+
+    def run_trial(
+        self, name: str, body: Body, rng: dict[str, Any], functions: Sequence[Callable[..., Any]], marks: Marks
+    ) -> RunResult:
+        """Run ``body`` as the advisor's attempt ``name`` with ``marks`` marked non-strict (counted as progress)."""
+        ...
+
+    def plain_run(self, name: str) -> Run:
+        """The run ``name`` as plain values, finished (the form the advisor judges)."""
+        ...
+
+    def time_attempt(self, name: str, functions: Sequence[Callable[..., Any]], marks: Marks | None) -> Run | None:
+        """Time the attempt ``name`` now (its remedies applied by the caller); its Run, or None when not timed."""
+        ...
 
 
 class Trials:
-    """The attempts of one capture (see :class:`nstviz.advisor.search.Trials`)."""
+    """The attempts of one capture (see :class:`nstviz.advisor.trials.Trials`)."""
 
     def __init__(
         self,
-        session: Session,
+        session: TrialRunner,
         subject: Subject,
         base: RunResult,
         checkpoint: NamespaceCheckpoint,
@@ -61,18 +99,16 @@ class Trials:
         """The function ``name`` stands for in the user's namespace, or None."""
         return self.subject.resolve_name(name)
 
-    def try_marks(self, marks: tuple[Any, ...], run_name: str) -> tuple[Run, OutputCheck]:
-        """Run the code with ``marks`` (functions, adapters, pytree classes) as run ``run_name``."""
-        session, subject = self.session, self.subject
+    def try_marks(self, marks: tuple[Mark, ...], run_name: str) -> tuple[Run, OutputCheck]:
+        """Run the code with ``marks`` (functions, adapters, pytree classes, rewrites) as run ``run_name``."""
+        session = self.session
         self.checkpoint.restore()
-        session.runs_total = max(session.runs_total, session.runs_done + 2)  # this attempt + the nonstrict run
         functions, _, _ = split_remedies(marks)
         with self._remedies(marks) as current:
-            result = session._run(run_name, subject.body, self.rng, functions, marks=current)
-        session.targets[run_name] = tuple(marking.Target(spec=qualified_name(f), function=f) for f in functions)
-        return finish_run(session._plain_run(result, run_name), session.stacks.stacks), self._check(result, run_name)
+            result = session.run_trial(run_name, self.subject.body, self.rng, functions, current)
+        return session.plain_run(run_name), self._check(result, run_name)
 
-    def time_attempt(self, marks: tuple[Any, ...], flags: dict[str, bool], run_name: str) -> Run | None:
+    def time_attempt(self, marks: tuple[Mark, ...], flags: dict[str, bool], run_name: str) -> Run | None:
         """Time the attempt ``run_name`` (made with ``marks`` and ``flags``) now; its Run, or None when not timed.
 
         Attempts are not timed as they run: the advisor times only those it must choose between
@@ -84,14 +120,14 @@ class Trials:
             timed = session.time_attempt(run_name, functions, current)
         if timed is None:
             return None
-        return finish_run(session._plain_run(session.results[run_name], run_name), session.stacks.stacks)
+        return session.plain_run(run_name)
 
-    def try_config(self, marks: tuple[Any, ...], flags: dict[str, bool], run_name: str) -> tuple[Run, OutputCheck]:
+    def try_config(self, marks: tuple[Mark, ...], flags: dict[str, bool], run_name: str) -> tuple[Run, OutputCheck]:
         """An attempt with the breaks' config hints set (and ``marks`` marked)."""
         with _torch_compat.dynamo_config_patch(flags):
             return self.try_marks(marks, run_name)
 
-    def _other_inputs(self, marks: tuple[Any, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
+    def _other_inputs(self, marks: tuple[Mark, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
         """Outputs on new inputs of the same shapes: eager vs compiled with the rewrites among ``marks``.
 
         A rewrite is proven on the attempt's inputs by the attempt itself; this checks it on two
@@ -145,7 +181,7 @@ class Trials:
             self.checkpoint.restore()
         return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
-    def graphs_elsewhere(self, marks: tuple[Any, ...], flags: dict[str, bool]) -> tuple[int, int] | None:
+    def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> tuple[int, int] | None:
         """Dynamo graphs of one call on another input set and random state: as written, then with ``marks`` and ``flags``.
 
         Where the graph count depends on values (random routing in training, data-dependent
@@ -206,7 +242,7 @@ class Trials:
         return True
 
     @contextlib.contextmanager
-    def _remedies(self, marks: tuple[Any, ...]) -> Iterator[Callable[[], Sequence[Callable[..., Any]]]]:
+    def _remedies(self, marks: tuple[Mark, ...]) -> Iterator[Marks]:
         """Source rewrites, adapters and pytree registrations of ``marks`` in place; yields the functions to mark.
 
         Everything is undone after the block, also on errors.
@@ -218,7 +254,7 @@ class Trials:
             adapters.installed(ads) as readapt,
             adapters.registered(classes, self.subject.code_namespace) as refresh,
         ):
-            yield refreshing(self.subject.rematch(functions), _both(redefine, refresh), readapt)
+            yield refreshing(self.subject.rematch(functions), lambda: (redefine(), refresh()), readapt)
 
     def _eager_call(self) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
         """``compare()``'s callable as written (not compiled, bound like the compiled one), and its inputs."""
@@ -253,71 +289,6 @@ class Trials:
             pair = {"baseline": outputs.get("baseline", {}), run_name: snapshot(self.subject.outputs_of(result))}
         comparisons, nondeterministic = compare(pair, run_name)
         return build_output_check(comparisons, nondeterministic=nondeterministic)
-
-
-def _both(first: Callable[[], None], second: Callable[[], None]) -> Callable[[], None]:
-    def both() -> None:
-        first()
-        second()
-
-    return both
-
-
-def refreshing(
-    marks: Callable[[], Sequence[Callable[..., Any]]],
-    refresh: Callable[[], None],
-    readapt: Callable[[], Sequence[Callable[..., Any]]] | None = None,
-) -> Callable[[], Sequence[Callable[..., Any]]]:
-    """``marks`` that first takes in the code's new definitions of remedied classes and functions.
-
-    New definitions of the pytree classes are registered (``adapters.registered``), new
-    definitions of adapted functions get adapters (``adapters.installed``), whose inner
-    functions are marked too.
-    """
-
-    def current() -> Sequence[Callable[..., Any]]:
-        refresh()
-        extra = readapt() if readapt is not None else ()
-        return [*marks(), *extra]
-
-    return current
-
-
-def split_remedies(items: Iterable[Any]) -> tuple[tuple[Any, ...], list[Any], list[Any]]:
-    """``(functions to mark, adapters to install, pytree classes to register)`` of an attempt's marks."""
-    plain: list[Any] = []
-    ads: list[Any] = []
-    classes: list[Any] = []
-    for item in items:
-        if isinstance(item, adapters.Adapter):
-            ads.append(item)
-            plain.append(item.inner)
-        elif isinstance(item, adapters.PytreeType):
-            classes.append(item)
-        elif _is_rewrite(item):
-            continue  # applied around the run (rewrites_in)
-        else:
-            plain.append(item)
-    return tuple(plain), ads, classes
-
-
-def _is_rewrite(item: Any) -> bool:
-    """A source rewrite (``nstviz.advisor.rewrites.Rewrite``): it has a live ``applied()`` and pasteable ``source``."""
-    return callable(getattr(item, "applied", None)) and isinstance(getattr(item, "source", None), str)
-
-
-def rewrites_in(items: Iterable[Any]) -> list[Any]:
-    """The source rewrites among an attempt's marks (applied with ``rewrite.applied()`` around the run)."""
-    return [item for item in items if _is_rewrite(item)]
-
-
-@contextlib.contextmanager
-def rewrites_applied(items: Iterable[Any]) -> Iterator[None]:
-    """Apply the source rewrites among ``items`` while the block runs; each undoes itself after, also on errors."""
-    with contextlib.ExitStack() as stack:
-        for rewrite in rewrites_in(items):
-            stack.enter_context(rewrite.applied())
-        yield
 
 
 def failed(result: RunResult) -> bool:

@@ -514,10 +514,10 @@ def test_time_budget_marks_the_rest_skipped(monkeypatch):
     with 1.5 s, the first attempt runs and the second is not started (1 s more would exceed it)."""
     import types
 
-    from nstviz.advisor import config_trials, search
+    from nstviz.advisor import config_trials, steps
 
     clock = [100.0]
-    for module in (search, config_trials):  # the search and its Clock read the same clock
+    for module in (steps, config_trials):  # the search's steps and its Clock read the same clock
         monkeypatch.setattr(module, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
 
     def one_second(marks, name):
@@ -741,6 +741,7 @@ class _Elsewhere:
         self.table, self.counts, self.asked = table, counts, []
         self.resolve, self.try_marks = resolve, table
         self.try_config = self.adapt = self.register = None
+        self.other_inputs = self.run_eager = self.time_attempt = None
         self.decorator, self.none_inputs_ok = "torch._dynamo.nonstrict_trace", False
 
     def graphs_elsewhere(self, marks, flags):

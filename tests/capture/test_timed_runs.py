@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import types
 
 import torch
 
@@ -156,7 +157,7 @@ def test_the_advisor_times_an_attempt_only_when_asked_to_break_a_tie():
     already = dataclasses.replace(untimed, timing=RunTiming(graphs=1, first_call_s=0.1))
     assert _timed(trials, [], already, []) is already  # measured once: not again
     assert _timed(trials, [], Run(name="baseline"), []).timing is None  # only attempts are timed late
-    assert _timed(object(), [], untimed, []) is untimed  # trials that cannot time: as it was
+    assert _timed(types.SimpleNamespace(time_attempt=None), [], untimed, []) is untimed  # trials that cannot time: as it was
     assert len(trials.asked) == 1
 
 

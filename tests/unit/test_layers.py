@@ -7,7 +7,9 @@ draws the same layers.
 
 What counts as an import: every ``import``/``from ... import`` anywhere in a module, at module
 level or inside a function (lazy), and ``importlib.import_module("x")``/``__import__("x")`` with a
-literal name; imports under ``if TYPE_CHECKING:`` do not count (they never run).
+literal name; imports under ``if TYPE_CHECKING:`` do not count (they never run), except for the
+cycles and the layer table, which hold for them too (a type a lower layer names from a higher one
+is a dependency all the same: the capture's Trials named the Session that builds it).
 ``from nstviz.x import y`` is an edge to ``nstviz.x.y`` when ``y`` is a submodule, else to
 ``nstviz.x``. The parent packages an import also runs (``nstviz/__init__.py``) are not edges.
 """
@@ -126,8 +128,8 @@ def _is_type_checking(test: ast.expr) -> bool:
 
 
 class _Collector(ast.NodeVisitor):
-    def __init__(self, module: str, is_package: bool, modules: set[str]) -> None:
-        self.module, self.modules = module, modules
+    def __init__(self, module: str, is_package: bool, modules: set[str], type_checking: bool = False) -> None:
+        self.module, self.modules, self.type_checking = module, modules, type_checking
         self.package = module if is_package else module.rpartition(".")[0]
         self.functions: list[str] = []
         self.found: list[Import] = []
@@ -153,7 +155,7 @@ class _Collector(ast.NodeVisitor):
     visit_FunctionDef = visit_AsyncFunctionDef = _function
 
     def visit_If(self, node: ast.If) -> None:
-        if _is_type_checking(node.test):
+        if _is_type_checking(node.test) and not self.type_checking:
             for child in node.orelse:
                 self.visit(child)
         else:
@@ -183,12 +185,15 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def import_graph(root: pathlib.Path, package: str) -> dict[str, list[Import]]:
-    """Every module's imports (internal targets resolved to modules of the package)."""
+def import_graph(root: pathlib.Path, package: str, *, type_checking: bool = False) -> dict[str, list[Import]]:
+    """Every module's imports (internal targets resolved to modules of the package).
+
+    ``type_checking``: the imports under ``if TYPE_CHECKING:`` count too.
+    """
     modules = module_names(root, package)
     graph = {}
     for name, path in modules.items():
-        collector = _Collector(name, path.name == "__init__.py", set(modules))
+        collector = _Collector(name, path.name == "__init__.py", set(modules), type_checking)
         collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
         graph[name] = collector.found
     return graph
@@ -334,6 +339,14 @@ def test_no_import_cycle(graph):
     assert cycles == [], "import cycles (lazy imports count):\n" + "\n".join(cycles)
 
 
+def test_no_import_cycle_nor_forbidden_import_through_type_annotations():
+    typed = import_graph(PACKAGE, "nstviz", type_checking=True)
+    cycles = [_cycle_text(*c) for c in find_cycles(_without_sanctioned(typed))]
+    assert cycles == [], "import cycles (TYPE_CHECKING imports count):\n" + "\n".join(cycles)
+    found = forbidden_imports(typed)
+    assert found == [], "TYPE_CHECKING imports the layer table forbids:\n" + "\n".join(found)
+
+
 def test_no_module_over_max_lines():
     long = {
         name: n
@@ -370,6 +383,8 @@ def test_the_checker_finds_a_cycle_and_a_forbidden_import(tmp_path):
         (toy / name).write_text(text)
     graph = import_graph(toy, "toy")
     assert [i.target for i in graph["toy.c"]] == ["typing", "torch.nn"]  # the TYPE_CHECKING import is not an edge
+    typed = import_graph(toy, "toy", type_checking=True)
+    assert [i.target for i in typed["toy.c"]] == ["typing", "toy.a", "torch.nn"]  # unless asked for
     assert [i.target for i in graph["toy.pkg.deep"]] == ["importlib", "toy.low", "toy.a"]
 
     cycles = find_cycles(graph)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source, installed
+from nstviz.capture.remedy import Remedy
 
 __all__ = ["BreakSite", "Proposal", "Rewrite"]
 
@@ -25,8 +26,8 @@ class BreakSite:
 
 
 @dataclass
-class Rewrite:
-    """One rewrite of a function, applicable live and pasteable."""
+class Rewrite(Remedy):
+    """One rewrite of a function, applicable live and pasteable (a capture :class:`~nstviz.capture.remedy.Remedy`)."""
 
     remedy: str
     """``branch-where``, ``branch-cond``, ``item-check``, ``loop-vectorise``, ``loop-vmap``, ``loop-unbind``, ``custom-op``."""

@@ -1,0 +1,336 @@
+"""The advisor's search, step by step: plan, next attempt, run it, record the outcome, choose.
+
+Each step takes the :class:`~nstviz.advisor.state.SearchState` and changes it;
+:func:`nstviz.advisor.search.search` runs them in a loop. The order of the attempts and the
+rules of each step are told in docs/architecture.md ("The advisor's search").
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from nstviz.advisor import kept as kept_set
+from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt
+from nstviz.advisor.config_trials import Clock, timed, try_config_hints
+from nstviz.advisor.judge import (
+    attempt_fields,
+    dynamo_graphs,
+    gb_in,
+    judge,
+    mark_warning,
+    rejected_as_output,
+    rejected_input_type,
+    stayed_text,
+)
+from nstviz.advisor.propose import _plain_function_name as plain_function_name
+from nstviz.advisor.propose import local_name, plan_candidates
+from nstviz.advisor.remedies import config_plans
+from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
+from nstviz.advisor.state import SearchState, Verified
+from nstviz.advisor.trials import Trials
+from nstviz.capture._introspect import unwrap
+from nstviz.capture.remedy import Mark
+from nstviz.capture.trials import Advice
+from nstviz.passes.failures import recompile_limit_hits
+from nstviz.passes.improvement import eager_frames, judge_change
+from nstviz.report import OutputCheck, Recommendation, Run
+from nstviz.report.timing import best_index
+
+__all__ = ["EARLY_CONFIG_GB", "TARGETED_REWRITES", "Tried", "choose", "next_attempt", "plan", "record", "run_attempt"]
+
+EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
+"""Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
+them, their own flag may; tried after the targeted rewrites, before any mark."""
+TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int"})
+"""Rewrites made for one kind of code, tried before any mark when a break fits them."""
+
+
+@dataclass(frozen=True)
+class Tried:
+    """An attempt that ran: its run's name, what it applied, the run and its output check."""
+
+    run_name: str
+    marks: tuple[Mark, ...]
+    run: Run
+    check: OutputCheck
+
+
+def plan(
+    baseline: Run, trials: Trials, *, budget_s: float, max_attempts: int, progress: Callable[[str], None] | None = None
+) -> SearchState:
+    """Step 1: propose and pre-check the baseline's candidates; queue the targeted rewrites first."""
+    clock = Clock(time.monotonic(), budget_s, baseline.wall_time_s)
+    compiled_region = {plain_function_name(c.function) for c in baseline.compiles if c.function}
+    compiled_region |= {plain_function_name(g.function) for g in baseline.graphs if g.function}
+    state = SearchState(
+        baseline=baseline,
+        trials=trials,
+        clock=clock,
+        max_attempts=max_attempts,
+        say=progress or (lambda _msg: None),
+        compiled_region=compiled_region,
+        already_marked={m.qualname for m in baseline.marked},
+        leaf_functions={m.qualname for m in baseline.marked if m.decorator == "leaf_function"},
+        current=baseline,
+        confirmed=Verified([], baseline, None),
+    )
+    for p in plan_candidates(baseline):
+        state.precheck(p)
+        if p.name not in state.results:
+            state.add_planned(p)
+    # First what answers a break's own kind exactly: the rewrites made for one kind of code (an
+    # eager experts loop, 0-d int buffers), then the config flags a data-dependent break names
+    # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.
+    if trials.other_inputs is not None:
+        state.queue[:0] = rewrite_candidates(state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES)
+    state.early_config = trials.try_config is not None
+    return state
+
+
+def next_attempt(state: SearchState) -> AnyAttempt | None:
+    """Step 2: the next attempt to run, or None when the search is done.
+
+    Before the first attempt that is not a targeted rewrite, the config flags of the
+    data-dependent breaks are tried (attempts of their own). When the queue runs dry, the
+    deferred adapters and pytree registrations come next, then the source rewrites of the breaks
+    left. An attempt no longer needed, or past the attempt limit or the time budget, is marked
+    ``skipped`` with the reason; an adapter that cannot be placed is ``rejected``.
+    """
+    trials = state.trials
+    while True:
+        if state.early_config and (not state.queue or state.queue[0].kind != "rewrite"):
+            state.early_config = False
+            _try_early_config(state)
+        if not state.queue:  # then adapters and pytree classes, then source rewrites of the breaks left
+            state.queue, state.deferred = state.deferred, []
+            if not state.queue and trials.other_inputs is not None:
+                state.queue = rewrite_candidates(
+                    state.current, trials.resolve, state.results, state.order, run_eager=trials.run_eager
+                )
+            if not state.queue:
+                return None
+        p = state.queue.pop(0)
+        if not _passed_over(state, p):
+            return p
+
+
+def run_attempt(state: SearchState, p: AnyAttempt) -> Tried | None:
+    """Step 3: run ``p`` on top of the kept set (and kept flags); None when the attempt itself failed (recorded)."""
+    trials, clock, key = state.trials, state.clock, p.result_key
+    clock.attempts += 1
+    run_name = f"attempt-{clock.attempts}"
+    marks = kept_set.marks([k for k in state.kept if k is not p.replaced]) + kept_set.marks_of(p)
+    state.say(f"{run_name}: trying {key} ({len(marks)} marked)")
+    t0 = time.monotonic()
+    try:
+        if state.config_kept and trials.try_config is not None:
+            run, check = trials.try_config(marks, state.flags, run_name)
+        else:
+            run, check = trials.try_marks(marks, run_name)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # a failure of the attempt itself, not of the user's code
+        clock.durations.append(time.monotonic() - t0)
+        state.results[key] = replace(
+            state.results[key],
+            status="failed",
+            run=run_name,
+            breaks_before=len(state.current.breaks),
+            error=f"{type(exc).__name__}: {exc}",
+            gb_id=gb_in(str(exc)),
+            elapsed_s=clock.durations[-1],
+        )
+        return None
+    clock.durations.append(time.monotonic() - t0)
+    return Tried(run_name, marks, run, check)
+
+
+def record(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
+    """Step 4: judge the attempt against the kept set's run; keep it, retry it another way, or move on.
+
+    A rewrite that improves must also hold on other inputs. A mark refused for ``None`` inputs is
+    retried through an adapter, one refused for a user class with the class registered. An
+    improvement confirms the attempts on trial; a kept attempt's revealed breaks get candidates.
+    """
+    key, current, run, check = p.result_key, state.current, tried.run, tried.check
+    if p.kind == "nonstrict" and p.obj is not None:
+        state.seen_objs.add(id(unwrap(p.obj)))
+    outcome = judge(current, run, check, set(p.break_gb_ids))
+    if outcome.improved and p.kind == "rewrite":  # proven on these inputs; also on others before kept
+        same, why = second_inputs(state.trials, tried.marks, state.flags)
+        outcome.error = f"{outcome.error}; {why}" if same else f"{outcome.error}, but not kept: {why}"
+        if same is not True:
+            outcome.status, outcome.improved = "failed" if same is False else "no_change", False
+    if outcome.status == "worse" and check.match is False and p.notes:
+        outcome.error = f"{outcome.error}; likely cause: {p.notes[0]}"
+    if outcome.status in ("no_change", "worse") and outcome.error is None:
+        outcome.error = mark_warning(run, p.name) or stayed_text(current, run)
+    state.results[key] = replace(
+        state.results[key], **attempt_fields(outcome, tried.run_name, current, run, check, state.clock.durations[-1])
+    )
+    if not outcome.improved and p.kind in ("nonstrict", "adapter"):
+        got = rejected_input_type(outcome.error)
+        if got == "NoneType" and rejected_as_output(outcome.error):
+            pass  # a None return: the None-input adapter cannot help
+        elif got == "NoneType" and p.kind == "nonstrict":
+            state.queue_adapter(p, f"{p.name} failed with None inputs (GB0236): retried through an adapter")
+        elif got is not None and got != "NoneType":
+            # "non-fx-graphable type" (GB0251) does not say whether it was an input or the output
+            state.queue_pytree(p, got, output=rejected_as_output(outcome.error) or "(it got " not in (outcome.error or ""))
+    if outcome.improved and isinstance(p, MarkAttempt) and rejected_input_type(outcome.error) == "NoneType":
+        # kept (the compile works now), but the mark itself falls back to eager on None inputs
+        state.queue_adapter(
+            p, f"the mark of {p.name} falls back to eager on None inputs (GB0236): tried through an "
+            "adapter instead", replaces=p,
+        )
+    if outcome.improved and state.on_trial:
+        for k in state.on_trial:  # together with this attempt, the marks on trial improve
+            state.results[k] = replace(
+                state.results[k], status="improved",
+                error=f"{state.results[k].error}; improved together with {key}: {outcome.error}",
+            )
+        state.on_trial.clear()
+    if outcome.on_trial:
+        state.on_trial.append(key)
+    if outcome.improved or outcome.on_trial:
+        _keep(state, p, tried, confirm=outcome.improved)
+
+
+def choose(state: SearchState) -> Advice:
+    """Step 5: the recommendation: the best verified set (fewest graphs, then least time), then its flags.
+
+    Attempts still on trial are dropped (back to the last improvement); the remaining breaks'
+    config hints are tried on top. The set is recommended only when, as a whole, it improves on
+    the baseline, and (where the trials can tell) also on another input set.
+    """
+    trials, baseline, results, order = state.trials, state.baseline, state.results, state.order
+    kept, current, last_check, config_kept = state.kept, state.current, state.last_check, state.config_kept
+    if state.on_trial:  # never confirmed: back to the last improvement
+        for k in state.on_trial:
+            results[k] = replace(results[k], error=f"{results[k].error}; not kept: no later attempt made it compile")
+        kept, current, last_check = list(state.confirmed.kept), state.confirmed.run, state.confirmed.check
+    if len(state.verified) > 1:  # as few graphs as the last verified set, then the least steady-state time
+        tied = [v for v in state.verified if dynamo_graphs(v.run) == dynamo_graphs(state.confirmed.run)]
+        if len(tied) > 1:
+            tied = [Verified(k, timed(trials, k, r, config_kept), c) for k, r, c in tied]
+        best = tied[best_index([(dynamo_graphs(v.run), v.run.timing) for v in tied])]
+        kept, current, last_check = list(best.kept), best.run, best.check
+    if trials.try_config is not None and (current.breaks or current.error or recompile_limit_hits(current)):
+        config_kept, current, last_check = try_config_hints(
+            trials.try_config, kept_set.marks(kept), current, last_check, state.clock, order, results, state.say,
+            kept=config_kept,
+        )
+    state.kept, state.current, state.last_check, state.config_kept = kept, current, last_check, config_kept
+
+    candidates = tuple(results[k] for k in order)
+    if not kept and not config_kept:
+        return Advice(candidates, None)
+    if not judge_change(baseline, current, last_check).improved:
+        return Advice(candidates, None)  # each kept step improved; the set as a whole must too
+    elsewhere = trials.graphs_elsewhere
+    counts = elsewhere(kept_set.marks(kept), state.flags) if elsewhere is not None else None
+    # where the other inputs take the same path (as many graphs as written), the remedy must lower
+    # the count there too; fewer graphs on these inputs only is luck (random routing), not a fix
+    if counts is not None and counts[0] == dynamo_graphs(baseline) and counts[1] >= counts[0]:
+        last = next(k for k in reversed(order) if results[k].status == "improved")
+        results[last] = replace(results[last], error=(
+            f"{results[last].error}; not recommended: on another input set and random state the graphs do not drop "
+            f"({counts[0]} -> {counts[1]}): the graph count depends on the values"))
+        return Advice(tuple(results[k] for k in order), None)
+    recommendation = Recommendation(
+        functions=tuple(k.name for k in kept if k.kind not in ("adapter", "rewrite") and not k.through_adapter),
+        adapters=tuple(k.name for k in kept if k.through_adapter),
+        pytree=tuple(str(getattr(k.remedy, "name", k.remedy)) for k in kept if k.kind == "pytree"),
+        code=state.code_for(kept, state.flags),
+        breaks_before=len(baseline.breaks),
+        breaks_after=len(current.breaks),
+        outputs_match=last_check.match if last_check is not None else None,
+        config=tuple(config_kept),
+        graph_breaks_before=baseline.dynamo_graph_breaks,
+        graph_breaks_after=current.dynamo_graph_breaks,
+        graphs_before=dynamo_graphs(baseline),
+        graphs_after=dynamo_graphs(current),
+        eager_frames_before=eager_frames(baseline),
+        eager_frames_after=eager_frames(current),
+    )
+    return Advice(candidates, recommendation, functions=kept_set.functions(kept), remedies=kept_set.remedies(kept))
+
+
+# -- the steps' parts ---------------------------------------------------------------------------
+
+
+def _try_early_config(state: SearchState) -> None:
+    """The config flags the data-dependent breaks name, before any mark; a flag kept reveals breaks again."""
+    trials = state.trials
+    plans = config_plans([b for b in state.current.breaks if b.gb_id in EARLY_CONFIG_GB])
+    if not plans or trials.try_config is None:
+        return
+    before = state.current
+    state.config_kept, state.current, state.last_check = try_config_hints(
+        trials.try_config, kept_set.marks(state.kept), state.current, state.last_check, state.clock, state.order,
+        state.results, state.say, plans=plans,
+    )
+    state.resolved |= {b.id for b in before.breaks} - {b.id for b in state.current.breaks}
+    if state.config_kept:
+        state.plan_revealed(before, state.current, again=True)
+        state.confirmed = Verified(list(state.kept), state.current, state.last_check)
+        state.verified.append(state.confirmed)
+
+
+def _passed_over(state: SearchState, p: AnyAttempt) -> bool:
+    """Whether ``p`` is not run after all: not needed, a function tried already, out of attempts or time, no adapter."""
+    key, clock, budget_s = p.result_key, state.clock, state.clock.budget_s
+    if p.replaced is None and p.breaks and all(k in state.resolved for k in p.breaks):
+        state.results[key] = replace(
+            state.results[key], status="skipped", error="not needed: the marks kept already remove its breaks"
+        )
+        return True
+    if p.kind == "nonstrict" and p.obj is not None and id(unwrap(p.obj)) in state.seen_objs:
+        return True
+    elapsed, estimate = clock.elapsed(), clock.estimate()
+    if clock.attempts >= state.max_attempts:
+        state.results[key] = replace(
+            state.results[key], status="skipped", error=f"attempt limit ({state.max_attempts}) reached"
+        )
+        return True
+    if elapsed >= budget_s or elapsed + estimate > budget_s:
+        if elapsed + estimate > budget_s and elapsed < budget_s:
+            why = (
+                f"time budget ({budget_s:g} s): {budget_s - elapsed:.1f} s left, "
+                f"shorter than one run (~{estimate:.1f} s)"
+            )
+        else:
+            why = f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s"
+        state.results[key] = replace(state.results[key], status="skipped", error=why)
+        return True
+    if isinstance(p, AdapterAttempt) and p.remedy is None:
+        adapt = state.trials.adapt
+        assert adapt is not None and p.obj is not None
+        p.remedy = adapt(local_name(p), p.obj, [c.file for c in p.callers])
+        if p.remedy is None:
+            state.results[key] = replace(
+                state.results[key], status="rejected",
+                precheck=("no place to install an adapter (a classmethod, or not found where it is looked up)",),
+            )
+            return True
+    return False
+
+
+def _keep(state: SearchState, p: AnyAttempt, tried: Tried, *, confirm: bool) -> None:
+    """Keep ``p`` (in place of the mark it replaces); ``confirm``: it improved, a verified set."""
+    replaced = p.replaced
+    if replaced is not None and replaced in state.kept:
+        state.kept.remove(replaced)
+        old = state.results[replaced.name]
+        state.results[replaced.name] = replace(old, error=f"{old.error}; replaced by {p.result_key}, which did better")
+    state.kept.append(p)
+    if confirm:
+        state.confirmed = Verified(list(state.kept), tried.run, tried.check)
+        state.verified.append(state.confirmed)
+    after_keys = {b.id for b in tried.run.breaks}
+    state.resolved |= {b.id for b in state.current.breaks if b.id not in after_keys}
+    state.plan_revealed(state.current, tried.run)
+    state.current = tried.run
+    state.last_check = tried.check
