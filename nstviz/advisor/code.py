@@ -23,6 +23,7 @@ from typing import Any
 
 from nstviz.advisor.attempt import Attempt
 from nstviz.advisor.propose import def_line, local_name
+from nstviz.advisor.side_effects import print_notes
 from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
 from nstviz.tracing.stacks import installed_package
 
@@ -146,6 +147,7 @@ def recommendation_code(
                 decorator_notes.append(
                     f"# or: put @{decorator} on the line above `def {attr}` ({m.where})"
                 )
+        body += [f"# note: {attr} {note.removeprefix('it ')}" for note in print_notes(_raw(m.obj))]
         entry = _compiled_entry_lines(m, owners, attr, decorator)
         if entry:  # the function torch.compile compiles: marked before torch.compile wraps it
             body += entry

@@ -15,13 +15,13 @@ import inspect
 import os
 import re
 import sys
-import textwrap
 import types
 from collections.abc import Callable, Collection
 from typing import Any
 
 from nstviz.advisor.attempt import Attempt
 from nstviz.advisor.propose import _index, _plain_function_name, code_of
+from nstviz.advisor.side_effects import print_notes
 from nstviz.capture._introspect import is_module_method, unwrap
 from nstviz.capture.marking import REFUSED_WHEN_NAMED, refusals
 from nstviz.report import Location
@@ -93,6 +93,7 @@ def precheck(
         p.none_args = bool(p.problems) and all("an explicit None" in x for x in p.problems)
     if not p.problems:
         p.notes.extend(_read_notes(obj))
+        p.notes.extend(print_notes(unwrap(obj)))
     if not p.problems and unwrap(obj).__name__ == "forward" and is_module_method(unwrap(obj)):
         p.forward = True  # tried with a no-op forward pre-hook (nstviz.capture.forward_hooks)
 
@@ -177,50 +178,7 @@ def _object_problems(obj: Any, frame: Location) -> list[str]:
     if "torch" in refused:
         problems.append("it is part of torch itself; nstviz proposes only your code")
     problems.extend(_signature_problems(raw))
-    problems.extend(_print_problems(raw))
     return problems
-
-
-def _print_problems(func: types.FunctionType) -> list[str]:
-    """A ``print(...)`` in the function's own body: traced non-strictly it runs only while tracing.
-
-    Measured on torch 2.13: under ``aot_eager`` or inductor the print of a ``nonstrict_trace``
-    function runs while the first call is traced (several times) and never on later calls; one
-    call's outputs and stdout cannot show it, so the candidate is refused with the reason.
-    """
-    try:
-        source = inspect.getsource(func)
-        first = func.__code__.co_firstlineno
-        tree = ast.parse(textwrap.dedent(source))
-    except (OSError, TypeError, SyntaxError, ValueError):
-        return []
-    body = tree.body[0] if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-    if body is None:
-        return []
-    lines = sorted(
-        first + node.lineno - 1
-        for node in _walk_own(body)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
-    )
-    if not lines:
-        return []
-    return [
-        f"it calls print (line {lines[0]}): traced non-strictly, the print runs only while the function is "
-        "traced (on the first call) and never on later calls; move the print out of it, then mark it"
-    ]
-
-
-def _walk_own(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's own body (not of the functions or classes it defines)."""
-    out: list[ast.AST] = []
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _call_site_problems(p: Attempt, *, none_inputs_ok: bool = False) -> list[str]:

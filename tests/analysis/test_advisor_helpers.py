@@ -256,15 +256,17 @@ def _prints_only_in_a_nested_def(x):
     return x.sin(), report
 
 
-def test_a_function_that_prints_is_refused_with_the_reason():
+def test_a_function_that_prints_says_its_print_runs_only_while_traced():
     """Traced non-strictly under aot_eager/inductor, its print runs only while it is traced."""
-    from nstviz.advisor.precheck import _print_problems
+    from nstviz.advisor.side_effects import print_notes
 
-    (problem,) = _print_problems(_prints_then_sin)
-    assert problem.startswith(f"it calls print (line {_prints_then_sin.__code__.co_firstlineno + 1})"), problem
-    assert "never on later calls" in problem
-    assert _print_problems(_prints_only_in_a_nested_def) == []
-    assert _print_problems(torch.sin) == []  # no Python source: nothing to say
+    (note,) = print_notes(_prints_then_sin)
+    assert note.startswith(f"it calls print (line {_prints_then_sin.__code__.co_firstlineno + 1})"), note
+    assert "never on later calls" in note
+    assert print_notes(_prints_only_in_a_nested_def) == []
+    assert print_notes(torch.sin) == []  # no Python source: nothing to say
+    code = recommendation_code([Mark("_prints_then_sin", _prints_then_sin, where="x.py:1")])
+    assert "# note: _prints_then_sin calls print (line" in code, code
 
 
 def test_premise_a_nonstrict_functions_print_runs_only_while_it_is_traced(capsys):
