@@ -25,8 +25,9 @@ from typing import Any
 import torch
 
 from nstviz.capture import _torch_compat
-from nstviz.capture.convert import StackTable, convert_graph
+from nstviz.capture.convert import convert_graph
 from nstviz.report import Graph
+from nstviz.tracing.stacks import StackTable
 
 Backend = str | Callable[..., Any]
 GRAPH_RUNS_KEPT = 10_000
