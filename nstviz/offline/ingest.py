@@ -202,7 +202,7 @@ class _Ingest:
     def _graph(self, e: Any, level: str) -> None:
         frame = e.frame_id if e.frame_id is not None else -1
         compile_id = e.compile_id if e.compile_id is not None else -1
-        prefix = f"{frame}/{compile_id}" + (f"_{e.attempt}" if e.attempt else "")
+        prefix = CompileId(frame_id=frame, frame_compile_id=compile_id, attempt=e.attempt).text
         graph = parse_graph_text(
             e.payload,
             graph_id=self._unique(f"{prefix}:{level}"),

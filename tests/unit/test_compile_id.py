@@ -9,7 +9,7 @@ import pytest
 from torch._guards import CompileId as TorchCompileId
 from torch._guards import TraceId
 
-from nstviz.report import Break, BreakSplit, Chip, CompileId, GuardFailure, Location, Report
+from nstviz.report import Break, BreakSplit, Chip, CompileId, GuardFailure, Location, Report, _encode
 from nstviz.tracing.breaks import BreakHit, link_breaks
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
@@ -76,11 +76,9 @@ def test_the_json_holds_objects():
     brk = data["runs"]["baseline"]["breaks"][0]
     assert brk["compile_ids"][:2] == [{"frame_id": 0, "frame_compile_id": 0}, {"frame_id": 1, "frame_compile_id": 0}]
     assert brk["splits"][0]["compile_id"] == {"frame_id": 0, "frame_compile_id": 0}
-    again = CompileId(frame_id=1, frame_compile_id=0, attempt=2, compiled_autograd_id=3)
     assert Report.from_json(report.to_json()) == report
-    from nstviz.report import _encode
-
-    assert _encode(again) == {"frame_id": 1, "frame_compile_id": 0, "attempt": 2, "compiled_autograd_id": 3}
+    full = CompileId(frame_id=1, frame_compile_id=0, attempt=2, compiled_autograd_id=3)
+    assert _encode(full) == {"frame_id": 1, "frame_compile_id": 0, "attempt": 2, "compiled_autograd_id": 3}
 
 
 @pytest.mark.parametrize("name", ["module_block_break", "recompile_limit"])
