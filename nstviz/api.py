@@ -44,7 +44,7 @@ How it works, and its limits:
   (each compiled object's own backend; ATen graphs are recorded for inductor and
   ``aot_eager``, the Dynamo graph for any backend), or any backend name or callable
   (Dynamo graphs recorded around it).
-- Size limits: a graph keeps at most ``nstviz.capture.convert.MAX_NODES_PER_GRAPH`` nodes
+- Size limits: a graph keeps at most ``nstviz.tracing.MAX_NODES_PER_GRAPH`` nodes
   (60,000; :attr:`Graph.truncated` and a note say so), source text at most 8 M characters
   per Report, guards 200 lines per compile, printed output 200,000 characters per run.
 """

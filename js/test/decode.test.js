@@ -26,8 +26,8 @@ test("newer schema version is refused with the upgrade hint", () => {
 test("missing schema_version and wrong shapes are refused", () => {
   assert.match(decodeReport("[]").error, /not an object/);
   assert.match(decodeReport('{"runs": {}}').error, /schema_version/);
-  assert.match(decodeReport('{"schema_version": 2, "runs": {"baseline": {"graphs": [{"id": "g", "nodes": [{"name": 1}]}]}}}').error, /not a node/);
-  assert.match(decodeReport('{"schema_version": 2}').error, /runs/);
+  assert.match(decodeReport('{"schema_version": 3, "runs": {"baseline": {"graphs": [{"id": "g", "nodes": [{"name": 1}]}]}}}').error, /not a node/);
+  assert.match(decodeReport('{"schema_version": 3}').error, /runs/);
   const noHeadline = report([]);
   delete noHeadline.headline;
   assert.match(decodeReport(JSON.stringify(noHeadline)).error, /headline/);
@@ -39,7 +39,7 @@ test("missing schema_version and wrong shapes are refused", () => {
 test("an older schema version is refused with how to upgrade it", () => {
   const r = decodeReport(JSON.stringify({ ...report([]), schema_version: 1 }));
   assert.equal(r.ok, false);
-  assert.match(r.error, /schema_version 1, older than this viewer reads \(2\)/);
+  assert.match(r.error, /schema_version 1, older than this viewer reads \(3\)/);
 });
 
 test("break status comes from the diff, per run", () => {

@@ -23,7 +23,7 @@ export function chain(n, modules = 0) {
 
 export function report(graphs, extra = {}) {
   return {
-    schema_version: 2, torch_version: "2.13.0",
+    schema_version: 3, torch_version: "2.13.0",
     runs: { baseline: { name: "baseline", graphs, breaks: [], regions: [] } },
     counts: {}, headline: { chips: [], text: "" },
     ...extra,

@@ -23,7 +23,7 @@ from nstviz.advisor.attempt import Attempt, MarkAttempt
 from nstviz.capture._introspect import unwrap
 from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.passes.candidates import is_runtime_wrapper
-from nstviz.report import Break, Compile, Location, Run
+from nstviz.report import Break, Compile, CompileId, Location, Run
 from nstviz.tracing.stacks import is_torch_file
 
 __all__ = ["plan_candidates", "qualname_at"]
@@ -82,8 +82,7 @@ def _compiled_frames(run: Run, b: Break | None) -> set[_FrameKey]:
     ids = set(b.compile_ids) if b is not None else set()
     found: set[_FrameKey] = set()
     for c in run.compiles:
-        cid = f"{c.frame_id}/{c.compile_id}"
-        if ids and cid not in ids and f"{cid}_{c.attempt}" not in ids:
+        if ids and CompileId(frame_id=c.frame_id, frame_compile_id=c.compile_id) not in ids and c.cid not in ids:
             continue
         key = _compile_key(c)
         if key is not None:

@@ -1,8 +1,9 @@
 """Turn what torch produced (GraphModules, trace events, exceptions) into Report values.
 
 Pure conversions with no torch private API of their own: FX ``GraphModule`` -> :class:`Graph`,
-graph-break artifacts and ``Unsupported`` errors -> :class:`Break`, compilation metrics ->
-:class:`Compile`. User stacks are interned in a :class:`StackTable` shared by a Report.
+``Unsupported`` errors -> break hits (:class:`~nstviz.tracing.breaks.BreakHit`, made into
+Breaks with the logged ones by :func:`nstviz.tracing.breaks.link_breaks`). User stacks are
+interned in a :class:`StackTable` shared by a Report.
 """
 
 from __future__ import annotations
@@ -18,32 +19,14 @@ import torch.fx
 
 from nstviz.capture import _torch_compat
 from nstviz.capture._dtypes import short_dtype
-from nstviz.report import Break, Graph, Location, Node, TensorInfo
-from nstviz.tracing import MAX_GUARDS, MAX_NODES_PER_GRAPH
-from nstviz.tracing.breaks import (
-    RECOMPILE_LIMIT_RE,
-    _clean_detail,
-    _CompiledNames,
-    _make_break,
-    _parse_message,
-    _replace,
-    _root_cause_from_text,
-    break_from_artifact,
-    caused_per_event,
-    compiles_from_events,
-    counts_as_graph_break,
-    dedupe_breaks,
-    link_breaks,
-)
+from nstviz.report import CompileId, Graph, Location, Node, TensorInfo
+from nstviz.tracing import MAX_NODES_PER_GRAPH
+from nstviz.tracing.breaks import RECOMPILE_LIMIT_RE, BreakHit, clean_detail, make_hit, parse_message
 from nstviz.tracing.stacks import (
-    MAX_SOURCE_BYTES,
-    MAX_TOTAL_SOURCE_CHARS,
     StackTable,
     is_user_file,
     location_from_frame,
     parse_frames,
-    read_source,
-    read_sources,
     register_live_torch_root,
 )
 
@@ -244,14 +227,14 @@ def root_cause_of(exc: BaseException) -> str | None:
     return None
 
 
-def break_from_exception(exc: BaseException) -> Break | None:
-    """The fatal break of a ``fullgraph=True`` compile that raised ``Unsupported``."""
+def break_from_exception(exc: BaseException) -> BreakHit | None:
+    """The fatal break hit of a ``fullgraph=True`` compile that raised ``Unsupported``."""
     unsupported = find_unsupported(exc)
     if unsupported is None:
         return None
     message = str(unsupported)
     head = message.split("\nfrom user code:\n", 1)[0]
-    info = _parse_message(head)
+    info = parse_message(head)
     real = getattr(unsupported, "real_stack", None)
     stack: list[Location] = []
     if real:
@@ -263,20 +246,19 @@ def break_from_exception(exc: BaseException) -> Break | None:
         stack = [location_from_frame(f) for f in tb if is_user_file(f.filename)][-1:]
     if not stack:
         return None
-    compile_id = getattr(unsupported, "compile_id", None)
-    brk = _make_break(info, stack[-1], stack, _clean_detail(head), str(compile_id) if compile_id else None, fatal=True)
-    brk = _replace(brk, caused=0)  # a fullgraph error stops the compile; Dynamo counts no graph break
-    cause = root_cause_of(unsupported)
-    if cause:
-        brk = _replace(brk, root_cause=cause)
-    return brk
+    compile_id = getattr(unsupported, "compile_id", None)  # torch's CompileId: its text is tlparse's
+    return make_hit(
+        info, stack[-1], stack, clean_detail(head), CompileId.parse(str(compile_id)) if compile_id else None,
+        fatal=True, caused=0,  # a fullgraph error stops the compile; Dynamo counts no graph break
+        root_cause=root_cause_of(unsupported) or None,
+    )
 
 
 def fatal_breaks(
     error: BaseException | None,
     compile_errors: Sequence[tuple[tuple[int | None, int | None, int], BaseException]],
     logged: set[tuple[int | None, int | None]],
-) -> list[Break]:
+) -> list[BreakHit]:
     """The fatal breaks of one run: each ``fullgraph=True`` compile that failed on a graph break.
 
     Caught by the user's code or not, the failure is the same break. ``error`` is the exception
@@ -286,7 +268,7 @@ def fatal_breaks(
     that logged its break fell back to eager (no fullgraph): not fatal, as offline ingest
     decides. A frame refused for hitting ``recompile_limit`` is not a break (it runs eagerly).
     """
-    out: list[Break] = []
+    out: list[BreakHit] = []
     seen: set[int] = set()
     raised = find_unsupported(error)
     if error is not None and raised is not None:
@@ -308,30 +290,12 @@ def fatal_breaks(
 
 
 __all__ = [
-    "MAX_GUARDS",
-    "MAX_NODES_PER_GRAPH",
-    "MAX_SOURCE_BYTES",
-    "MAX_TOTAL_SOURCE_CHARS",
-    "StackTable",
-    "_CompiledNames",
-    "_clean_detail",
-    "_make_break",
-    "_parse_message",
-    "_root_cause_from_text",
-    "break_from_artifact",
     "break_from_exception",
-    "caused_per_event",
-    "compiles_from_events",
     "convert_graph",
-    "counts_as_graph_break",
-    "dedupe_breaks",
     "fatal_breaks",
     "find_unsupported",
-    "is_user_file",
-    "link_breaks",
-    "location_from_frame",
-    "parse_frames",
-    "read_source",
-    "read_sources",
+    "module_path",
+    "readable_target",
     "root_cause_of",
+    "root_source",
 ]

@@ -25,8 +25,9 @@ from typing import Any
 import torch
 
 from nstviz.capture import _torch_compat
-from nstviz.capture.convert import StackTable, convert_graph
-from nstviz.report import Graph
+from nstviz.capture.convert import convert_graph
+from nstviz.report import CompileId, Graph
+from nstviz.tracing.stacks import StackTable
 
 Backend = str | Callable[..., Any]
 GRAPH_RUNS_KEPT = 10_000
@@ -133,7 +134,7 @@ class Recorder:
     def _wrap(self, original: Callable[..., Any], co_name: str) -> Callable[..., Any]:
         def recording_backend(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
             frame_id, compile_id, attempt = _torch_compat.current_compile_ids()
-            prefix = f"{frame_id}/{compile_id}" + (f"_{attempt}" if attempt else "")
+            prefix = CompileId(frame_id=frame_id, frame_compile_id=compile_id, attempt=attempt).text
             info = _CompileInfo(frame_id, compile_id, attempt, co_name, prefix, "")
             try:
                 dyn = self._convert(gm, info, "dynamo", None)

@@ -18,19 +18,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nstviz.capture import _torch_compat, marking, state
-from nstviz.capture.convert import (
-    StackTable,
+from nstviz.capture.convert import fatal_breaks
+from nstviz.capture.recorder import Backend, NonstrictCall, Recorder
+from nstviz.capture.trace_log import collecting
+from nstviz.report import Run
+from nstviz.report.facts import error_kind
+from nstviz.tracing.breaks import (
+    BreakHit,
     break_from_artifact,
     caused_per_event,
     compiles_from_events,
-    dedupe_breaks,
-    fatal_breaks,
     link_breaks,
 )
-from nstviz.capture.recorder import Backend, NonstrictCall, Recorder
-from nstviz.capture.trace_log import collecting
-from nstviz.report import Break, Run
-from nstviz.report.facts import error_kind
+from nstviz.tracing.stacks import StackTable
 
 MAX_CAPTURED_OUTPUT = 200_000
 """Characters of stdout/stderr kept per run."""
@@ -165,7 +165,7 @@ def execute(
     wall = time.perf_counter() - start
     if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
         raise KeyboardInterrupt(f"interrupted during the {name} run")
-    hits: list[Break] = []
+    hits: list[BreakHit] = []
     breaks_total = _torch_compat.graph_break_count() if breaks_counted is not None else None
     events = collector.of_kind("dynamo_graph_break_reason")
     caused: list[int | None]
@@ -191,7 +191,7 @@ def execute(
     run = Run(
         name=name,
         graphs=graphs,
-        breaks=link_breaks(dedupe_breaks(hits), compiles, graphs),
+        breaks=link_breaks(hits, compiles, graphs),
         compiles=compiles,
         error=_error_text(error),
         error_type=type(error).__name__ if error is not None else None,

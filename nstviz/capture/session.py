@@ -26,7 +26,6 @@ from nstviz._version import __version__
 from nstviz.capture import _torch_compat, adapters, marking, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.cell_inputs import rewrites_redefined
-from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunCount, RunPlan
 from nstviz.capture.recorder import Backend
@@ -53,6 +52,7 @@ from nstviz.report import (
 )
 from nstviz.report.document import attach_user_exception as attach
 from nstviz.report.timing import RunTiming
+from nstviz.tracing.stacks import StackTable
 
 Progress = Callable[[dict[str, Any]], None]
 

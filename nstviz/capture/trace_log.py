@@ -13,7 +13,7 @@ was (stack, hints, cause), exactly as when it is not caught.
 Each graph-break artifact also records the total of Dynamo's graph-break counter when it
 arrived (``metadata["counter"]``): Dynamo logs the artifact, then counts the graph break (or
 not), so the counter's increase up to the next artifact is what that artifact caused
-(:func:`nstviz.capture.convert.caused_per_event`).
+(:func:`nstviz.tracing.breaks.caused_per_event`).
 """
 
 from __future__ import annotations
@@ -120,6 +120,7 @@ class TraceCollector(logging.Handler):
                 attempt=int(meta.get("attempt") or 0),
                 metadata=data if isinstance(data, dict) else {},
                 payload=payload if isinstance(payload, str) else None,
+                compiled_autograd_id=meta.get("compiled_autograd_id"),
             )
         )
 

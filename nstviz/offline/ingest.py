@@ -44,17 +44,17 @@ from nstviz.offline._sources import sources_of
 from nstviz.offline.graph_text import parse_graph_text
 from nstviz.offline.tracelog import LogStats, TraceLogReader
 from nstviz.passes.assemble import build_report
-from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
+from nstviz.report import CompileId, Graph, Location, Node, Region, Report, Run
 from nstviz.tracing import stacks as path_rules
 from nstviz.tracing.breaks import (
     RECOMPILE_LIMIT_RE,
-    _make_break,
-    _parse_message,
-    _root_cause_from_text,
+    BreakHit,
     break_from_artifact,
     compiles_from_events,
-    dedupe_breaks,
     link_breaks,
+    make_hit,
+    parse_message,
+    root_cause_from_text,
 )
 from nstviz.tracing.events import METRIC_KEYS, TraceEvent
 from nstviz.tracing.stacks import PathRules, RootLearner, StackTable, parse_frames
@@ -109,7 +109,7 @@ class _Ingest:
         self.stacks = stacks
         self.strings: dict[int, str] = {}
         self.events: list[TraceEvent] = []
-        self.hits: list[Break] = []
+        self.hits: list[BreakHit] = []
         self.headers: list[Graph] = []  # graphs without nodes, for compiles and break links
         self.functions: dict[tuple[int | None, int | None], str] = {}
         self.sites: dict[str, list[_Site]] = {}  # compile prefix -> calls
@@ -163,7 +163,7 @@ class _Ingest:
                 if "\nfrom user code:\n" in text:
                     frames = text.split("\nfrom user code:\n", 1)[1].splitlines()
                     self.error_stacks[(e.frame_id, e.compile_id)] = parse_frames(frames)
-                cause = _root_cause_from_text(text.split("\nfrom user code:\n", 1)[0])
+                cause = root_cause_from_text(text.split("\nfrom user code:\n", 1)[0])
                 if cause:  # the exception Dynamo turned into the break, as a live capture reads it
                     self.error_causes[(e.frame_id, e.compile_id)] = cause
             elif kind in ("dynamo_cpp_guards_str", "dynamo_guards"):
@@ -202,7 +202,7 @@ class _Ingest:
     def _graph(self, e: Any, level: str) -> None:
         frame = e.frame_id if e.frame_id is not None else -1
         compile_id = e.compile_id if e.compile_id is not None else -1
-        prefix = f"{frame}/{compile_id}" + (f"_{e.attempt}" if e.attempt else "")
+        prefix = CompileId(frame_id=frame, frame_compile_id=compile_id, attempt=e.attempt).text
         graph = parse_graph_text(
             e.payload,
             graph_id=self._unique(f"{prefix}:{level}"),
@@ -266,14 +266,14 @@ class _Ingest:
         for meta, (frame, compile_id, attempt) in self.failed:
             if (frame, compile_id) in self.logged:
                 continue  # not fatal: the frame logged its break and fell back to eager (no fullgraph)
-            fatal = _fatal_break(meta, frame, compile_id, attempt, self.error_stacks.get((frame, compile_id), []))
+            stack = self.error_stacks.get((frame, compile_id), [])
+            fatal = _fatal_break(meta, frame, compile_id, attempt, stack, self.error_causes.get((frame, compile_id)))
             if fatal is not None and RECOMPILE_LIMIT_RE.search(fatal.detail or ""):
                 continue  # the frame runs eagerly from then on: not a break (as a live capture decides)
             if fatal is not None:
-                cause = self.error_causes.get((frame, compile_id))
-                self.hits.append(dataclasses.replace(fatal, root_cause=cause) if cause else fatal)
+                self.hits.append(fatal)
         compiles = compiles_from_events(self.events, self.headers)
-        breaks = link_breaks(dedupe_breaks(self.hits), compiles, self.headers)
+        breaks = link_breaks(self.hits, compiles, self.headers)
         regions = tuple(
             Region(
                 id=s.region,
@@ -299,25 +299,27 @@ class _Ingest:
 
 
 def _fatal_break(
-    meta: dict[str, Any], frame: int | None, compile_id: int | None, attempt: int, stack: list[Location]
-) -> Break | None:
-    """The fatal break of a ``fullgraph=True`` compile.
+    meta: dict[str, Any], frame: int | None, compile_id: int | None, attempt: int, stack: list[Location],
+    root_cause: str | None,
+) -> BreakHit | None:
+    """The fatal break hit of a ``fullgraph=True`` compile.
 
-    From its compilation metrics, and the user stack of its ``dynamo_error`` artifact
-    (``from user code:``) where logged.
+    From its compilation metrics, and the user stack and root cause of its ``dynamo_error``
+    artifact (``from user code:``) where logged.
     """
     file = meta.get("fail_user_frame_filename")
     if not stack and not file:
         return None
-    info = _parse_message(str(meta.get("fail_reason") or ""))
+    info = parse_message(str(meta.get("fail_reason") or ""))
     if stack:
         loc = stack[-1]
     else:
         line = int(meta.get("fail_user_frame_lineno") or 0)
         loc = Location(file=str(file), line=line, function=str(meta.get("co_name") or "?"))
-    prefix = f"{frame}/{compile_id}" + (f"_{attempt}" if attempt else "")
-    brk = _make_break(info, loc, tuple(stack) or (loc,), str(meta.get("fail_reason") or "")[:4000], prefix, fatal=True)
-    return dataclasses.replace(brk, caused=0)  # a fullgraph error: Dynamo counts no graph break
+    cid = CompileId(frame_id=frame, frame_compile_id=compile_id, attempt=attempt) if frame is not None else None
+    detail = str(meta.get("fail_reason") or "")[:4000]
+    # a fullgraph error: Dynamo counts no graph break
+    return make_hit(info, loc, tuple(stack) or (loc,), detail, cid, fatal=True, caused=0, root_cause=root_cause)
 
 
 def rank_of_path(path: Path) -> int | None:

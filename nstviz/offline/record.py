@@ -25,13 +25,13 @@ from typing import Any
 from nstviz._version import __version__
 from nstviz.capture import _torch_compat, marking, plain, state
 from nstviz.capture._introspect import unwrap
-from nstviz.capture.convert import StackTable
 from nstviz.capture.runner import RunResult, execute
 from nstviz.errors import NameResolutionError, NotMarkableError, UsageError
 from nstviz.offline.ingest import rank_file_name
 from nstviz.passes.assemble import build_report
 from nstviz.passes.provenance import build_regions
 from nstviz.report import MarkedFunction, Report, Run
+from nstviz.tracing.stacks import StackTable
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -45,10 +45,7 @@ def compile_failures(run: Run) -> tuple[Compile, ...]:
     """
     explained = {(c.frame_id, c.compile_id) for c in run.compiles if c.graph_ids}
     for brk in run.breaks:  # a graph break logged for this compile: the frame ran on, not a failure
-        for cid in brk.compile_ids:
-            m = re.match(r"^\[?(\d+)/(\d+)", cid)
-            if m:
-                explained.add((int(m[1]), int(m[2])))
+        explained.update(cid.frame_compile for cid in brk.compile_ids)
     limited = set(recompile_limit_hits(run))
     return tuple(
         c

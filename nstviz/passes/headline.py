@@ -131,7 +131,7 @@ def recompile_limit_text(run: Run) -> str | None:
 def recompile_limit_chip(run: Run, name: str, text: str) -> Chip:
     """The red ``note`` chip of a ``recompile_limit`` hit: it says what it means and opens the compile."""
     hit = recompile_limit_hits(run)[0]
-    return Chip(kind="note", text=text, tone="bad", help=recompile_limit_help(run, hit), run=name, compile_id=hit.tlparse_id)
+    return Chip(kind="note", text=text, tone="bad", help=recompile_limit_help(run, hit), run=name, compile_id=hit.cid)
 
 
 def skipped_frame_text(run: Run) -> str | None:

@@ -13,13 +13,14 @@ import dataclasses
 from nstviz.passes.counts import run_counts
 from nstviz.passes.headline import build_headline
 from nstviz.report.document import Report
+from nstviz.report.model import SCHEMA_VERSION
 
 
 def upgrade_v1(report: Report) -> Report:
     """A decoded version 1 Report with its missing counts and its headline: a current Report."""
     counts = {name: report.counts.get(name) or run_counts(run) for name, run in report.runs.items()}
     headline = build_headline(report.runs, counts, report.outputs)
-    return dataclasses.replace(report, schema_version=2, counts=counts, headline=headline)
+    return dataclasses.replace(report, schema_version=SCHEMA_VERSION, counts=counts, headline=headline)
 
 
 __all__ = ["upgrade_v1"]

@@ -23,7 +23,8 @@ Glossary (the closed vocabularies are documented here once):
   once, when the break is captured; the diff, the advisor, the viewer and the CLI match breaks
   by it. Seen ``count`` times. A ``fatal`` break stopped compilation (``fullgraph=True``).
 - **compile** (:class:`Compile`): one Dynamo compile of one frame, named as tlparse names it
-  (``"frame/compile"``, ``"_attempt"`` after a restart: ``"1/0_1"``; :attr:`Compile.tlparse_id`):
+  (``"frame/compile"``, ``"_attempt"`` after a restart: ``"1/0_1"``; :attr:`Compile.tlparse_id`,
+  the text of its :class:`CompileId`):
   its function and file, graphs, time, failure, and why it happened (:class:`GuardFailure`: a
   guard of an earlier compile of the frame that failed; ``recompile``, ``limit_hit`` derived).
 - **region**: one call site of a function traced non-strictly; the ATen nodes inlined from
@@ -54,7 +55,9 @@ reads version 1 and upgrades it (ids, counts and headline are computed on the wa
 ``guard_count``, ``cache_size``, ``stack``, ``qualname`` and :class:`Chip`'s ``help``, ``run``,
 ``compile_id`` (written only when set, so older files write back unchanged), and the derived
 :attr:`Break.tally`, :attr:`Run.break_order`, ``Compile.recompile`` and ``Compile.limit_hit``
-(computed, written for the viewer).
+(computed, written for the viewer). Version 3 writes compile ids as :class:`CompileId` objects
+(``Break.compile_ids``, ``BreakSplit.compile_id``, ``GuardFailure.compile_id``,
+``Chip.compile_id``) where version 2 wrote tlparse's text; versions 1 and 2 are read and upgraded.
 """
 
 
@@ -78,6 +81,7 @@ from nstviz.report.model import (
     Chip,
     ChipKind,
     Compile,
+    CompileId,
     ErrorKind,
     Finding,
     Graph,
@@ -111,6 +115,7 @@ MODEL_CLASSES: tuple[type, ...] = (
     TensorInfo,
     Node,
     Graph,
+    CompileId,
     GuardFailure,
     Compile,
     BreakSplit,

@@ -5,7 +5,9 @@ Registers :meth:`Report.to_dict`, :meth:`~Report.to_json`, :meth:`~Report.from_d
 module. Derived fields (``init=False``: :attr:`Break.tally`, :attr:`Run.break_order`) are written
 for the viewer and recomputed, never read, on the way in. Version 1 data gets its break ids
 here; its counts and headline come from the same passes a capture runs
-(:mod:`nstviz.passes.upgrade`, imported when a version 1 Report is read).
+(:mod:`nstviz.passes.upgrade`, imported when a version 1 Report is read). Version 1 and 2 data
+wrote compile ids as text (``"1/0_1"``): they are parsed into :class:`CompileId` objects here
+(:func:`_with_compile_ids`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from nstviz.errors import ReportFormatError
 from nstviz.report.document import _SERVICES, Report
-from nstviz.report.model import SCHEMA_VERSION, Location, break_id
+from nstviz.report.model import SCHEMA_VERSION, CompileId, Location, break_id
 
 # Fields always written for these bulky classes; their other fields are written only when
 # they differ from the default, which keeps a node at ~60-120 bytes of JSON.
 _ALWAYS_WRITTEN: dict[str, frozenset[str]] = {
     "Node": frozenset({"name", "op", "target", "inputs", "region"}),
     "TensorInfo": frozenset({"shape", "dtype", "device"}),
+    "CompileId": frozenset({"frame_id", "frame_compile_id"}),
 }
 # Fields added to a class after Reports with it were written: written only when they differ from
 # the default, so a Report without them reads and writes back exactly as it was.
@@ -281,6 +284,8 @@ def from_dict(data: Any) -> Report:
         raise ReportFormatError(f"unknown Report schema_version {version}")
     if version == 1:
         return _from_v1(data)
+    if version == 2:
+        data = {**_with_compile_ids(data), "schema_version": SCHEMA_VERSION}
     report = _decode(Report, _with_nothing_marked(data), "$")
     missing = [name for name in report.runs if name not in report.counts]
     if missing:
@@ -313,7 +318,7 @@ def _from_v1(data: dict[str, Any]) -> Report:
     """Version 1 data: break ids computed here, then the missing counts and the headline."""
     from nstviz.passes.upgrade import upgrade_v1
 
-    fields = {**data, "schema_version": 2, "headline": {}}
+    fields = {**_with_compile_ids(data), "schema_version": SCHEMA_VERSION, "headline": {}}
     fields["counts"] = data.get("counts") if isinstance(data.get("counts"), dict) else {}
     runs = data.get("runs")
     if isinstance(runs, dict):
@@ -341,6 +346,72 @@ def _with_ids(breaks: Any) -> Any:
             except (TypeError, KeyError, ValueError):
                 pass
         out.append(b)
+    return out
+
+
+# -- version 2 (and 1): compile ids written as text -----------------------------------------------
+
+
+def _compile_id(text: Any) -> Any:
+    """An id written as text (``"1/0_1"``) as the object version 3 writes; other values as they are."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return _encode(CompileId.parse(text))
+    except ValueError:
+        return None
+
+
+def _with_compile_ids(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1/2 data with every compile id an object.
+
+    Breaks (``compile_ids``, splits), guard failures and headline chips, in the runs, the diff and
+    each rank. Text that names no compile (none seen in Reports nstviz wrote) is dropped from
+    ``compile_ids`` and splits, None elsewhere.
+    """
+
+    def brk(b: Any) -> Any:
+        if not isinstance(b, dict):
+            return b
+        out = dict(b)
+        if isinstance(b.get("compile_ids"), list):
+            out["compile_ids"] = [c for c in map(_compile_id, b["compile_ids"]) if c is not None]
+        if isinstance(b.get("splits"), list):
+            splits = [{**s, "compile_id": _compile_id(s.get("compile_id"))} if isinstance(s, dict) else s for s in b["splits"]]
+            out["splits"] = [s for s in splits if not isinstance(s, dict) or s["compile_id"] is not None]
+        return out
+
+    def compile_(c: Any) -> Any:
+        if not isinstance(c, dict) or not isinstance(c.get("guard_failures"), list):
+            return c
+        failures = [{**g, "compile_id": _compile_id(g.get("compile_id"))} if isinstance(g, dict) else g for g in c["guard_failures"]]
+        return {**c, "guard_failures": failures}
+
+    def run(r: Any) -> Any:
+        if not isinstance(r, dict):
+            return r
+        out = dict(r)
+        if isinstance(r.get("breaks"), list):
+            out["breaks"] = [brk(b) for b in r["breaks"]]
+        if isinstance(r.get("compiles"), list):
+            out["compiles"] = [compile_(c) for c in r["compiles"]]
+        return out
+
+    def runs_diff_headline(holder: dict[str, Any]) -> dict[str, Any]:
+        out = dict(holder)
+        if isinstance(holder.get("runs"), dict):
+            out["runs"] = {name: run(r) for name, r in holder["runs"].items()}
+        if isinstance(holder.get("diff"), dict):
+            out["diff"] = {k: [brk(b) for b in v] if isinstance(v, list) else v for k, v in holder["diff"].items()}
+        headline = holder.get("headline")
+        if isinstance(headline, dict) and isinstance(headline.get("chips"), list):
+            chips = [{**c, "compile_id": _compile_id(c["compile_id"])} if isinstance(c, dict) and "compile_id" in c else c for c in headline["chips"]]
+            out["headline"] = {**headline, "chips": chips}
+        return out
+
+    out = runs_diff_headline(data)
+    if isinstance(data.get("ranks"), list):
+        out["ranks"] = [runs_diff_headline(r) if isinstance(r, dict) else r for r in data["ranks"]]
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from nstviz.report.compile_id import CompileId
 from nstviz.report.location import Location
 
 __all__ = ["RECOMPILE_LIMIT_RE", "Compile", "GuardFailure"]
@@ -29,12 +30,17 @@ class GuardFailure:
     actual 4"``), ``code`` the user line that installed it, ``location`` where that line is.
     """
 
-    compile_id: str
+    compile_id: CompileId | None
+    """The earlier compile whose guard failed (None where torch's text did not name it)."""
     guard: str
     code: str | None = None
     location: Location | None = None
     text: str = ""
     """The failure as torch wrote it (with its user stack)."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.compile_id, str):  # written by hand as text
+            object.__setattr__(self, "compile_id", CompileId.coerce(self.compile_id) if self.compile_id else None)
 
 
 @dataclass(**_FRZ)
@@ -85,6 +91,11 @@ class Compile:
         object.__setattr__(self, "limit_hit", bool(self.fail_reason and RECOMPILE_LIMIT_RE.search(self.fail_reason)))
 
     @property
+    def cid(self) -> CompileId:
+        """This compile's :class:`CompileId` (its frame, compile and attempt)."""
+        return CompileId(frame_id=self.frame_id, frame_compile_id=self.compile_id, attempt=self.attempt)
+
+    @property
     def tlparse_id(self) -> str:
         """``"1/0"``, or ``"1/0_1"`` for attempt 1, as tlparse writes it."""
-        return f"{self.frame_id}/{self.compile_id}" + (f"_{self.attempt}" if self.attempt else "")
+        return self.cid.text

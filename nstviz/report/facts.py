@@ -6,7 +6,7 @@ Dynamo does not count every logged break as a graph break. The two counts a user
 * **graph breaks caused** (:attr:`Break.caused`): the break's share of Dynamo's own counter,
   ``torch._dynamo.utils.counters["graph_break"]``. Live runs measure it (the counter's increase
   after each graph-break artifact); offline logs apply Dynamo's rule to the artifact's text
-  (:func:`nstviz.capture.convert.counts_as_graph_break`). Over a run's breaks it sums to
+  (:func:`nstviz.tracing.breaks.counts_as_graph_break`). Over a run's breaks it sums to
   :attr:`Run.dynamo_graph_breaks`. :attr:`Break.splits` names the frame compiles whose graph it
   split (tlparse ids, e.g. ``TinyNet.forward 0/0, Block.forward 1/0 1/1, rms_scale 2/0``).
 * **times reached** (:attr:`Break.count`): the graph-break artifacts, i.e. tlparse's graph-break
@@ -109,7 +109,7 @@ def entry_stack(b: Break, entry_files_functions: Iterable[tuple[str, str]]) -> S
     """The break's stack starting at the first frame in ``entry_files_functions``.
 
     Captured Reports already start stacks at the compiled entry point
-    (:func:`nstviz.capture.convert.link_breaks`); this is for stacks recorded before.
+    (:func:`nstviz.tracing.breaks.link_breaks`); this is for stacks recorded before.
 
     Args:
         b: the break.

@@ -10,15 +10,15 @@ fields when the value is made, written to JSON for the viewer, and never read ba
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from nstviz.report.compile_id import CompileId  # (read from here too)
 from nstviz.report.compiles import Compile, GuardFailure  # noqa: F401 (read from here too)
 from nstviz.report.location import Location  # (read from here too)
 from nstviz.report.timing import RunTiming
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Version of the Report JSON schema. Bump on any incompatible change."""
 
 NodeOp = Literal["placeholder", "get_attr", "call_function", "call_method", "call_module", "output"]
@@ -41,7 +41,6 @@ ErrorKind = Literal["user", "dynamo", "clean_exit"]
 fatal graph break surfaces), ``"clean_exit"`` (``SystemExit`` with status 0 or None)."""
 
 _FRZ = {"frozen": True, "slots": True, "kw_only": True}
-_FRAME_RE = re.compile(r"^\[?(\d+)/\d+")
 
 
 @dataclass(**_FRZ)
@@ -122,15 +121,19 @@ class Graph:
 class BreakSplit:
     """One compiled frame whose graph a break split (a graph break Dynamo counted there).
 
-    ``compile_id`` is tlparse's id of the frame compile (``"1/0"``, ``"1/0_1"`` for a restart
+    ``compile_id`` is the frame compile (tlparse's ``"1/0"``, ``"1/0_1"`` for a restart
     attempt); ``function`` the frame's function, qualified where the source tells
     (``"Block.forward"``); a Dynamo resume function is named by the function it resumes.
     """
 
-    compile_id: str
+    compile_id: CompileId
     function: str = ""
     count: int = 1
     """Graph breaks Dynamo counted for the break in this frame compile (almost always 1)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.compile_id, CompileId):  # written by hand as text
+            object.__setattr__(self, "compile_id", CompileId.coerce(self.compile_id))
 
 
 @dataclass(**_FRZ)
@@ -158,8 +161,8 @@ class Break:
     hints: tuple[str, ...] = ()
     link: str | None = None
     stack: tuple[Location, ...] = ()
-    compile_ids: tuple[str, ...] = ()
-    """tlparse ids of the compiles that hit this break (``"0/0"``)."""
+    compile_ids: tuple[CompileId, ...] = ()
+    """The compiles that hit this break (tlparse's ``"0/0"``), first seen first."""
     graph_before: str | None = None
     """Graph that ends at this break (the last graph compiled before it), where known."""
     graph_after: str | None = None
@@ -182,6 +185,8 @@ class Break:
     def __post_init__(self) -> None:
         if not self.id:
             object.__setattr__(self, "id", break_id(self.location, self.gb_id, self.reason))
+        if not all(isinstance(c, CompileId) for c in self.compile_ids):  # written by hand as text
+            object.__setattr__(self, "compile_ids", tuple(CompileId.coerce(c) for c in self.compile_ids))
         object.__setattr__(self, "tally", _tally(self))
 
 
@@ -215,12 +220,12 @@ def _tally(b: Break) -> BreakTally:
     elif b.fatal:  # a fullgraph error stops the compile: Dynamo counts no graph break for it
         caused = 0
     else:
-        frames = {m.group(1) for m in (_FRAME_RE.match(c.strip()) for c in b.compile_ids) if m}
+        frames = {c.frame_id for c in b.compile_ids}
         caused, exact = len(frames) if frames else (1 if reached else 0), False
         caused = min(caused, reached) if reached else caused
     by_fn: dict[str, list[str]] = {}
     for s in b.splits:  # a compile split more than once is written once with its count ("4/0×3")
-        by_fn.setdefault(s.function or "?", []).append(s.compile_id + (f"×{s.count}" if s.count > 1 else ""))
+        by_fn.setdefault(s.function or "?", []).append(s.compile_id.text + (f"×{s.count}" if s.count > 1 else ""))
     splits = ", ".join(f"{fn} {' '.join(ids)}" for fn, ids in by_fn.items())
     graph_breaks = f"graph break{'' if caused == 1 else 's'}"
     if b.fatal and not caused:
@@ -403,7 +408,11 @@ class Chip:
     help: str | None = None
     """What the chip means (the viewer's tooltip); ``run`` and ``compile_id`` name the compile it is about."""
     run: str | None = None
-    compile_id: str | None = None
+    compile_id: CompileId | None = None
+
+    def __post_init__(self) -> None:
+        if self.compile_id is not None and not isinstance(self.compile_id, CompileId):  # written by hand as text
+            object.__setattr__(self, "compile_id", CompileId.coerce(self.compile_id))
 
 
 @dataclass(**_FRZ)

@@ -16,11 +16,12 @@ import os
 import re
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nstviz._where import original_function
 from nstviz.report.compiles import RECOMPILE_LIMIT_RE
-from nstviz.report.model import Break, BreakSplit, Compile, Graph, Location
+from nstviz.report.model import Break, BreakSplit, Compile, CompileId, Graph, Location, break_id
 from nstviz.tracing import MAX_GUARDS
 from nstviz.tracing.events import TraceEvent
 from nstviz.tracing.recompiles import compile_extras, name_frames
@@ -101,7 +102,7 @@ def _registry_fields(gb_id: str | None) -> dict[str, Any]:
     }
 
 
-def _parse_message(message: str) -> dict[str, Any]:
+def parse_message(message: str) -> dict[str, Any]:
     """Reason, explanation, hints and GB id from a Dynamo graph-break message."""
     lines = message.splitlines()
     reason = ""
@@ -132,7 +133,8 @@ def _parse_message(message: str) -> dict[str, Any]:
     }
 
 
-def _clean_detail(message: str) -> str:
+def clean_detail(message: str) -> str:
+    """A graph-break message without torch's verbose hint and traceback."""
     keep = []
     for line in message.splitlines():
         if line.startswith("Set TORCHDYNAMO_VERBOSE") or line.startswith("Traceback (most recent call last)"):
@@ -179,7 +181,65 @@ def caused_per_event(snapshots: Sequence[int], start: int, end: int) -> list[int
     return out
 
 
-def break_from_artifact(event: TraceEvent, caused: int | None = None) -> Break | None:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BreakHit:
+    """One time Dynamo's tracing reached a graph break, as its log artifact or exception tells it.
+
+    The raw material of a :class:`Break`: a run collects its hits, then :func:`link_breaks` merges
+    the hits of each distinct break (same :attr:`id`, :func:`break_id`) and builds its Break once.
+    """
+
+    id: str
+    gb_id: str | None
+    reason: str
+    fatal: bool
+    location: Location
+    gb_type: str | None
+    detail: str
+    explanation: str | None
+    hints: tuple[str, ...]
+    link: str | None
+    stack: tuple[Location, ...]
+    compile_id: CompileId | None
+    """The compile that hit it, where known."""
+    caused: int | None
+    """Graph breaks Dynamo counted for this hit (None: not known)."""
+    root_cause: str | None
+
+
+def make_hit(
+    info: dict[str, Any],
+    location: Location,
+    stack: Sequence[Location],
+    detail: str,
+    compile_id: CompileId | None,
+    *,
+    fatal: bool,
+    caused: int | None,
+    root_cause: str | None = None,
+) -> BreakHit:
+    """A hit from a parsed message (:func:`parse_message`) and where it happened; the registry fills the gaps."""
+    reg = _registry_fields(info["gb_id"])
+    reason = reg.get("gb_type") or info["reason"] or "graph break"
+    return BreakHit(
+        id=break_id(location, info["gb_id"], reason),
+        gb_id=info["gb_id"],
+        reason=reason,
+        fatal=fatal,
+        location=location,
+        gb_type=reg.get("gb_type") or info["reason"] or None,
+        detail=detail,
+        explanation=info["explanation"] or reg.get("explanation"),
+        hints=info["hints"] or reg.get("hints", ()),
+        link=info["link"],
+        stack=tuple(stack),
+        compile_id=compile_id,
+        caused=caused,
+        root_cause=root_cause,
+    )
+
+
+def break_from_artifact(event: TraceEvent, caused: int | None = None) -> BreakHit | None:
     """One break hit from a ``dynamo_graph_break_reason`` artifact.
 
     ``caused``: the graph breaks Dynamo counted for it (measured); None applies
@@ -195,25 +255,23 @@ def break_from_artifact(event: TraceEvent, caused: int | None = None) -> Break |
     stack = parse_frames(user_tb.splitlines())
     first = head.splitlines()[0] if head else ""
     m = _AT_RE.match(first)
-    info = _parse_message(head.split("\n", 1)[1] if m and "\n" in head else head)
+    body = head.split("\n", 1)[1] if m and "\n" in head else head
     if stack:
         location = stack[-1]
     elif m:
         location = with_code(Location(file=m["file"], line=int(m["line"]), function="?"))
     else:
         return None
-    body = head.split("\n", 1)[1] if m and "\n" in head else head
-    brk = _make_break(info, location, stack, _clean_detail(body), event.tlparse_id, fatal=False)
-    splits = (BreakSplit(compile_id=event.tlparse_id, count=caused),) if caused else ()
-    brk = _replace(brk, caused=caused, splits=splits)
-    cause = _root_cause_from_text(internal)
-    return _replace(brk, root_cause=cause) if cause else brk
+    return make_hit(
+        parse_message(body), location, stack, clean_detail(body), event.cid,
+        fatal=False, caused=caused, root_cause=root_cause_from_text(internal),
+    )
 
 
 _EXC_LINE_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Interrupt|Exit)\w*): ?(?P<msg>.*)$")
 
 
-def _root_cause_from_text(internal: str) -> str | None:
+def root_cause_from_text(internal: str) -> str | None:
     """The first exception of a chained traceback that Dynamo converted into a break."""
     if not internal:
         return None
@@ -225,62 +283,6 @@ def _root_cause_from_text(internal: str) -> str | None:
     if len(found) > 2 and found[1]["type"].endswith("Unsupported"):
         text += f" ({found[1]['msg'].strip()})"
     return unwrap_fake_tensor_error(text, internal)[:500]
-
-
-def _make_break(
-    info: dict[str, Any], location: Location, stack: Sequence[Location], detail: str, compile_id: str | None, *, fatal: bool
-) -> Break:
-    reg = _registry_fields(info["gb_id"])
-    return Break(
-        gb_id=info["gb_id"],
-        reason=reg.get("gb_type") or info["reason"] or "graph break",
-        count=1,
-        fatal=fatal,
-        location=location,
-        gb_type=reg.get("gb_type") or info["reason"] or None,
-        detail=detail,
-        explanation=info["explanation"] or reg.get("explanation"),
-        hints=info["hints"] or reg.get("hints", ()),
-        link=info["link"],
-        stack=tuple(stack),
-        compile_ids=(compile_id,) if compile_id else (),
-    )
-
-
-def _replace(obj: Any, **changes: Any) -> Any:
-    import dataclasses
-
-    return dataclasses.replace(obj, **changes)
-
-
-def dedupe_breaks(hits: Sequence[Break]) -> tuple[Break, ...]:
-    """Merge identical break hits into distinct breaks with counts (first-seen order)."""
-    merged: dict[str, Break] = {}
-    for hit in hits:
-        key = hit.id
-        prev = merged.get(key)
-        if prev is None:
-            merged[key] = hit
-            continue
-        ids = prev.compile_ids + tuple(c for c in hit.compile_ids if c not in prev.compile_ids)
-        merged[key] = _replace(
-            prev,
-            count=prev.count + hit.count,
-            fatal=prev.fatal or hit.fatal,
-            compile_ids=ids,
-            root_cause=prev.root_cause or hit.root_cause,
-            caused=None if prev.caused is None and hit.caused is None else (prev.caused or 0) + (hit.caused or 0),
-            splits=_merge_splits(prev.splits + hit.splits),
-        )
-    return tuple(merged.values())
-
-
-def _merge_splits(splits: Sequence[BreakSplit]) -> tuple[BreakSplit, ...]:
-    counts: dict[str, BreakSplit] = {}
-    for s in splits:
-        prev = counts.get(s.compile_id)
-        counts[s.compile_id] = s if prev is None else _replace(prev, count=prev.count + s.count)
-    return tuple(counts.values())
 
 
 # -- compiles -------------------------------------------------------------------------------
@@ -333,7 +335,7 @@ def compiles_from_events(events: Sequence[TraceEvent], graphs: Sequence[Graph]) 
         )
     named = name_frames(out)
     names = _CompiledNames(named)
-    return tuple(_replace(c, qualname=names.name(c.tlparse_id) or None) if c.function else c for c in named)
+    return tuple(replace(c, qualname=names.name(c.cid) or None) if c.function else c for c in named)
 
 
 def _float(v: Any) -> float | None:
@@ -348,11 +350,14 @@ def _text(v: Any, limit: int = 4000) -> str | None:
     return str(v)[:limit]
 
 
-def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
-    """Fill ``graph_before``/``graph_after`` of each break where the compiles tell.
+def link_breaks(hits: Sequence[BreakHit], compiles: Sequence[Compile], graphs: Sequence[Graph]) -> tuple[Break, ...]:
+    """The distinct breaks of a run (first seen first), each built once from its hits.
 
-    Also names the frames of its :attr:`~Break.splits` and starts its stack at the compiled
-    entry point (:class:`_CompiledNames`).
+    Hits with the same :attr:`BreakHit.id` are one break: reached once per hit, fatal if one
+    was, caused the sum of what they caused (None when no hit knew), split the frame compiles
+    whose graph a hit split. Where the compiles tell, also names those frames, starts the stack
+    at the compiled entry point (:class:`_CompiledNames`) and fills ``graph_before`` and
+    ``graph_after``.
 
     Before: the Dynamo graph compiled by the frame compile that hit the break (Dynamo compiles
     the part before a break as its own graph). After: the Dynamo graph of the resume function
@@ -365,24 +370,50 @@ def link_breaks(breaks: Sequence[Break], compiles: Sequence[Compile], graphs: Se
         if gid is not None and c.function.startswith("torch_dynamo_resume_in_"):
             resume.setdefault(c.function, gid)
     names = _CompiledNames(compiles)
-    out = []
-    for brk in breaks:
-        brk = names.apply(brk)
-        before = None
-        for cid in brk.compile_ids:
-            m = re.match(r"^(\d+)/(\d+)", cid)
-            if m and (int(m[1]), int(m[2])) in dynamo:
-                before = dynamo[(int(m[1]), int(m[2]))]
-                break
-        after = None
-        for loc in reversed(brk.stack or (brk.location,)):
-            after = resume.get(f"torch_dynamo_resume_in_{loc.function}_at_{loc.line}")
-            if after is not None:
-                break
-        if before is not None or after is not None:
-            brk = _replace(brk, graph_before=brk.graph_before or before, graph_after=brk.graph_after or after)
-        out.append(brk)
-    return tuple(out)
+    groups: dict[str, list[BreakHit]] = {}
+    for hit in hits:
+        groups.setdefault(hit.id, []).append(hit)
+    return tuple(_break_of(group, names, dynamo, resume) for group in groups.values())
+
+
+def _break_of(
+    hits: Sequence[BreakHit], names: _CompiledNames, dynamo: dict[tuple[int, int], str], resume: dict[str, str]
+) -> Break:
+    """The one Break of a distinct break's hits (the first hit says what and where)."""
+    first = hits[0]
+    compile_ids = tuple(dict.fromkeys(h.compile_id for h in hits if h.compile_id is not None))
+    split_counts: dict[CompileId, int] = {}
+    for h in hits:
+        if h.caused and h.compile_id is not None:
+            split_counts[h.compile_id] = split_counts.get(h.compile_id, 0) + h.caused
+    causes = [h.caused for h in hits if h.caused is not None]
+    stack = first.stack[next((i for i, f in enumerate(first.stack) if names.entered(f)), 0) :]
+    before = next((dynamo[c.frame_compile] for c in compile_ids if c.frame_compile in dynamo), None)  # type: ignore[index]
+    after = None
+    for loc in reversed(stack or (first.location,)):
+        after = resume.get(f"torch_dynamo_resume_in_{loc.function}_at_{loc.line}")
+        if after is not None:
+            break
+    return Break(
+        id=first.id,
+        gb_id=first.gb_id,
+        reason=first.reason,
+        count=len(hits),
+        fatal=any(h.fatal for h in hits),
+        location=first.location,
+        gb_type=first.gb_type,
+        detail=first.detail,
+        explanation=first.explanation,
+        hints=first.hints,
+        link=first.link,
+        stack=stack,
+        compile_ids=compile_ids,
+        graph_before=before,
+        graph_after=after,
+        root_cause=next((h.root_cause for h in hits if h.root_cause), None),
+        caused=sum(causes) if causes else None,
+        splits=tuple(BreakSplit(compile_id=c, function=names.name(c), count=n) for c, n in split_counts.items()),
+    )
 
 
 # -- compiled frames: names and entry points ------------------------------------------------
@@ -439,46 +470,37 @@ class _CompiledNames:
     """The frames Dynamo compiled in a run: their readable names, and where a stack enters them."""
 
     def __init__(self, compiles: Sequence[Compile]) -> None:
-        self.names: dict[str, str] = {}
+        self.names: dict[tuple[int | None, int | None], str] = {}
         self.spans: dict[tuple[str, str], list[tuple[int, int] | None]] = {}
         for c in compiles:
             fn, line = original_function(c.function, c.location.line if c.location else None)
             found = _def_at(c.location.file, fn, line) if c.location and fn else None
-            self.names[f"{c.frame_id}/{c.compile_id}"] = found[0] if found else fn
+            self.names[(c.frame_id, c.compile_id)] = found[0] if found else fn
             if c.location and fn:
                 self.spans.setdefault((c.location.file, fn), []).append(found[1:] if found else None)
 
-    def name(self, compile_id: str) -> str:
-        """The function of frame compile ``compile_id`` (``"1/0"`` or ``"1/0_1"``)."""
-        m = _ID_RE.match(compile_id)
-        return self.names.get(f"{m[1]}/{m[2]}", "") if m else ""
+    def name(self, compile_id: CompileId) -> str:
+        """The function of frame compile ``compile_id`` (any attempt)."""
+        return self.names.get(compile_id.frame_compile, "")
 
     def entered(self, frame: Location) -> bool:
         """Whether ``frame`` runs in a function Dynamo compiled in this run."""
         spans = self.spans.get((frame.file, frame.function))
         return spans is not None and any(s is None or s[0] <= frame.line <= s[1] for s in spans)
 
-    def apply(self, brk: Break) -> Break:
-        """``brk`` with its splits named and its stack starting at the compiled entry point."""
-        splits = tuple(_replace(s, function=s.function or self.name(s.compile_id)) for s in brk.splits)
-        stack = brk.stack
-        start = next((i for i, f in enumerate(stack) if self.entered(f)), 0)
-        if splits == brk.splits and start == 0:
-            return brk
-        return _replace(brk, splits=splits, stack=stack[start:])
-
-
-_ID_RE = re.compile(r"^\[?(\d+)/(\d+)")
-
 
 __all__ = [
     "DYNAMO_EXCEPTION_NAMES",
     "RECOMPILE_LIMIT_RE",
+    "BreakHit",
     "break_from_artifact",
     "caused_per_event",
+    "clean_detail",
     "compiles_from_events",
     "counts_as_graph_break",
-    "dedupe_breaks",
     "gb_registry",
     "link_breaks",
+    "make_hit",
+    "parse_message",
+    "root_cause_from_text",
 ]

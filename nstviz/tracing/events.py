@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from nstviz.report.compile_id import CompileId
+
 METRIC_KEYS = (
     "compile_id",
     "co_name",
@@ -41,11 +43,17 @@ class TraceEvent:
     metadata: dict[str, Any] = field(default_factory=dict)
     payload: str | None = None
 
+    compiled_autograd_id: int | None = None
+
     @property
-    def tlparse_id(self) -> str:
-        """``"frame/compile"`` or ``"frame/compile_attempt"`` as tlparse writes it."""
-        base = f"{self.frame_id}/{self.compile_id}"
-        return f"{base}_{self.attempt}" if self.attempt else base
+    def cid(self) -> CompileId | None:
+        """The compile that logged it (None for events outside a compile)."""
+        if self.frame_id is None and self.compiled_autograd_id is None:
+            return None
+        return CompileId(
+            frame_id=self.frame_id, frame_compile_id=self.compile_id, attempt=self.attempt,
+            compiled_autograd_id=self.compiled_autograd_id,
+        )
 
 
 __all__ = ["METRIC_KEYS", "TraceEvent"]

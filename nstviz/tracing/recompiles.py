@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from nstviz.report.model import Compile, GuardFailure, Location
+from nstviz.report.model import Compile, CompileId, GuardFailure, Location
 from nstviz.tracing.events import TraceEvent
 from nstviz.tracing.stacks import classify, is_user_file, parse_frames
 
@@ -70,7 +70,7 @@ def guard_failures(payload: Any) -> tuple[GuardFailure, ...]:
         lines = entry.strip().splitlines()
         m = _ENTRY_RE.match(lines[0]) if lines else None
         if m is None:
-            out.append(GuardFailure(compile_id="", guard=lines[0].strip() if lines else "", text=entry.strip()))
+            out.append(GuardFailure(compile_id=None, guard=lines[0].strip() if lines else "", text=entry.strip()))
             continue
         parts = _COMMENT_RE.split(m["rest"].strip())
         guard = parts[0].strip()
@@ -81,7 +81,7 @@ def guard_failures(payload: Any) -> tuple[GuardFailure, ...]:
             code = loc.code
         out.append(
             GuardFailure(
-                compile_id=m["cid"], guard=guard, code=code or None, location=loc,
+                compile_id=CompileId.parse(m["cid"]), guard=guard, code=code or None, location=loc,
                 text=entry.strip() if entry.strip() != guard else "",
             )
         )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from nstviz.capture.convert import StackTable
 from nstviz.offline.graph_text import parse_graph_text, tensor_info
 from nstviz.report import Location, TensorInfo
+from nstviz.tracing.stacks import StackTable
 
 # Copied from the after/ fixture's rank-0 log (dynamo_output_graph 4/0), user path shortened.
 DYNAMO = """class GraphModule(torch.nn.Module):

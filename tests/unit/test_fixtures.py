@@ -77,7 +77,7 @@ def test_fixture_is_small_valid_and_current(name):
     assert path.stat().st_size < 150_000
     report = load(name)
     report.validate()
-    assert report.schema_version == 2
+    assert report.schema_version == 3
     assert report.to_dict() == json.loads(path.read_text(encoding="utf-8"))  # exact round trip
 
 

@@ -57,7 +57,7 @@ def test_all_is_sorted_complete_and_resolves():
 def test_schema_file_version_and_model_agree():
     assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), "run `python -m nstviz.schema`"
     schema = load_schema()
-    assert nstviz.SCHEMA_VERSION == model.SCHEMA_VERSION == 2
+    assert nstviz.SCHEMA_VERSION == model.SCHEMA_VERSION == 3
     assert schema["$id"].endswith(f"report.schema.v{model.SCHEMA_VERSION}.json")
     assert schema["properties"]["schema_version"]["maximum"] == model.SCHEMA_VERSION
     defs = set(schema["$defs"])

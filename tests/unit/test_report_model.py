@@ -103,7 +103,7 @@ def test_version_1_is_read_and_upgraded():
         for b in items:
             del b["id"]
     back = Report.from_json(json.dumps(v1))
-    assert back.schema_version == 2
+    assert back.schema_version == 3
     assert back.runs["nonstrict"].breaks[0].id == "<cell>:3:f:GB0007"
     assert back.diff.introduced[0].id == "<cell>:3:f:GB0007"
     assert back.counts["nonstrict"].breaks == 1 and back.counts["nonstrict"].break_hits == 2

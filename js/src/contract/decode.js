@@ -7,7 +7,7 @@
 //   texts in break.tally, the rank order in run.break_order).
 
 /** The Report schema version this viewer reads (Python upgrades older Reports when it loads them). */
-export const SUPPORTED_SCHEMA = 2;
+export const SUPPORTED_SCHEMA = 3;
 
 /** Levels in display order, with readable names. */
 export const LEVELS = [

@@ -8,6 +8,8 @@
 // Must not: touch the DOM, draw, or change the Report's graphs (nodes are copied, renamed
 //   "<graph id>·<name>"; `orig` keeps the Report's graph id and node name).
 
+import { namesFrameCompile } from "./compileid.js";
+
 export const STACK_PREFIX = "stack:";
 /** Separator between a fragment's graph id and a node name in the stacked graph. */
 export const SEP = "·";
@@ -36,7 +38,6 @@ export function canStack(index, run, level) {
   return k > 1 && k <= MAX_FRAGMENTS;
 }
 
-const compileKey = (g) => `${g.frame_id}/${g.compile_id}`;
 
 /** The Dynamo graph id of the compile that made graph g (breaks name Dynamo graphs). */
 function dynamoIdOf(index, run, g) {
@@ -60,9 +61,8 @@ export function breakBetween(index, run, a, b, prev = -1) {
   if (k < 0) k = find((x) => db && x.graph_after === db);
   if (k < 0) k = find((x) => da && x.graph_before === da);
   if (k < 0) {
-    const ka = compileKey(a);
     const ids = (x) => [...(x.compile_ids || []), ...(x.splits || []).map((s) => s && s.compile_id)];
-    k = find((x) => ids(x).includes(ka));
+    k = find((x) => ids(x).some((cid) => namesFrameCompile(cid, a) && !cid.attempt && cid.compiled_autograd_id == null));
   }
   if (k < 0 && prev >= 0 && /resume_in/.test(String(b.function || ""))) k = prev;
   return k;

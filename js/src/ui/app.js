@@ -5,6 +5,7 @@
 // Must not: parse Report JSON itself (contract/), lay out (layout/) or draw (render/);
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
+import { compileIdText, namesFrameCompile } from "../contract/compileid.js";
 import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
 import { checkReport, decodeReport, parseReport, ReportIndex } from "../contract/decode.js";
 import { buildGroupTree, foldTree } from "../layout/groups.js";
@@ -523,14 +524,12 @@ export class App {
     else markBreak(this);
   }
 
-  /** Graph ids compiled by the given tlparse compile ids ("1/0", "1/0_1"), in that order. */
+  /** Graph ids compiled by the given compile ids (an id without an attempt: any attempt), in that order. */
   graphsOfCompiles(run, compileIds) {
     const compiles = (this.index.run(run) || {}).compiles || [];
     const out = [];
     for (const cid of compileIds) {
-      const m = /^(\d+)\/(\d+)(?:_(\d+))?$/.exec(String(cid));
-      if (!m) continue;
-      const c = compiles.find((x) => x.frame_id === +m[1] && x.compile_id === +m[2] && (m[3] == null || (x.attempt || 0) === +m[3]));
+      const c = compiles.find((x) => namesFrameCompile(cid, x) && (!cid.attempt || (x.attempt || 0) === cid.attempt));
       const gid = c && (c.graph_ids || []).find((g) => this.index.graph(run, g));
       if (gid && !out.includes(gid)) out.push(gid);
     }
@@ -546,10 +545,10 @@ export class App {
     return alt ? alt.id : graphId;
   }
 
-  /** Open compile `id` ("1/0_1") of `run` in the Compiles tab. */
-  openCompile(run, id) {
-    if (this.compiles && this.compiles.showDetail(run, id)) this.store.set({ tab: "compiles" });
-    else this.showToast(`No compile ${id} recorded in ${run}`);
+  /** Open compile `cid` (a compile id) of `run` in the Compiles tab. */
+  openCompile(run, cid) {
+    if (this.compiles && this.compiles.showDetail(run, cid)) this.store.set({ tab: "compiles" });
+    else this.showToast(`No compile ${compileIdText(cid)} recorded in ${run}`);
   }
 
   revealSource(loc) {

@@ -4,38 +4,32 @@
 //   compiled (the failing guards of earlier compiles), its time, guards and failure.
 // Owns: rendering run.compiles as the Report holds them (Compile records, with their derived
 //   recompile / limit_hit flags computed in Python), compile links (compileLink) and the lookup of
-//   a tlparse id ("1/0_1"; "1/0" = that compile's last attempt).
+//   a compile id (contract/compileid.js; one without an attempt = that compile's last attempt).
 // Must not: change the graph panes, the selection or the tab itself (it calls the callbacks it
 //   is given); derive facts of its own beyond counting what a record lists.
 
+import { compileIdOf, compileIdText, namesFrameCompile } from "../contract/compileid.js";
 import { LEVEL_NAMES } from "../contract/decode.js";
 import { clear, h } from "./dom.js";
 import { where } from "./format.js";
 
-const ID_RE = /^\[?(\d+)\/(\d+)(?:_(\d+))?\]?$/;
-
-/** tlparse's id of a compile or graph record: "1/0", or "1/0_1" for attempt 1. */
-export function compileIdOf(c) {
-  return `${c.frame_id}/${c.compile_id}${c.attempt ? "_" + c.attempt : ""}`;
-}
-
 /**
- * The compile of `runData` that a tlparse id names: the same attempt, else (ids written without
- * the attempt, as breaks name the compile that hit them) the compile's last attempt. Or null.
+ * The compile of `runData` that compile id `cid` names: the same attempt, else (an id without
+ * an attempt, as breaks name the compile that hit them) the compile's last attempt. Or null.
  */
-export function findCompile(runData, id) {
-  const m = ID_RE.exec(String(id || "").trim());
-  if (!m) return null;
-  const same = ((runData && runData.compiles) || []).filter((c) => c.frame_id === +m[1] && c.compile_id === +m[2]);
-  const attempt = m[3] == null ? 0 : +m[3];
+export function findCompile(runData, cid) {
+  if (!cid || typeof cid !== "object") return null;
+  const same = ((runData && runData.compiles) || []).filter((c) => namesFrameCompile(cid, c));
+  const attempt = cid.attempt || 0;
   return same.find((c) => (c.attempt || 0) === attempt)
-    || (m[3] == null ? same.reduce((best, c) => (!best || (c.attempt || 0) > (best.attempt || 0) ? c : best), null) : null);
+    || (!attempt ? same.reduce((best, c) => (!best || (c.attempt || 0) > (best.attempt || 0) ? c : best), null) : null);
 }
 
-/** A link (button) showing a compile id; `onOpen(run, id)` opens its detail. */
-export function compileLink(run, id, onOpen, label) {
-  return h("button", { class: "nsv-linkish nsv-mono nsv-compile-link", type: "button", "data-run": run, "data-compile": id,
-    title: `what Dynamo recorded for compile ${id} (Compiles tab)`, onclick: () => onOpen(run, id) }, label || id);
+/** A link (button) showing compile id `cid`; `onOpen(run, cid)` opens its detail. */
+export function compileLink(run, cid, onOpen, label) {
+  const text = compileIdText(cid);
+  return h("button", { class: "nsv-linkish nsv-mono nsv-compile-link", type: "button", "data-run": run, "data-compile": text,
+    title: `what Dynamo recorded for compile ${text} (Compiles tab)`, onclick: () => onOpen(run, cid) }, label || text);
 }
 
 const BREAKS_BY_COMPILE = new WeakMap();
@@ -47,9 +41,8 @@ function breaksOf(runData, c) {
     byCompile = new Map();
     (runData.breaks || []).forEach((b, i) => {
       for (const cid of b.compile_ids || []) {
-        const m = ID_RE.exec(String(cid).trim());
-        if (!m) continue;
-        const key = `${+m[1]}/${+m[2]}`;
+        if (!cid || typeof cid !== "object") continue;
+        const key = `${cid.frame_id}/${cid.frame_compile_id}`;
         const list = byCompile.get(key) || [];
         if (!list.includes(i)) list.push(i);
         byCompile.set(key, list);
@@ -126,7 +119,7 @@ export class CompilesPanel {
   }
 
   row(run, runData, c) {
-    const id = compileIdOf(c);
+    const cid = compileIdOf(c), id = compileIdText(cid);
     const nBreaks = breaksOf(runData, c).length;
     const out = outcome(runData, c, nBreaks);
     const loc = c.location;
@@ -135,7 +128,7 @@ export class CompilesPanel {
     const time = seconds(c.compile_time_s);
     return h("div", { class: "nsv-compile-row", "data-run": run, "data-compile": id },
       h("div", { class: "nsv-compile-line" },
-        h("button", { class: "nsv-linkish nsv-mono nsv-compile-id", type: "button", "data-fit": "", title: `open compile ${id}`, onclick: () => this.showDetail(run, id) }, id),
+        h("button", { class: "nsv-linkish nsv-mono nsv-compile-id", type: "button", "data-fit": "", title: `open compile ${id}`, onclick: () => this.showDetail(run, cid) }, id),
         h("span", { class: "nsv-compile-fn", title: c.function || "" }, c.qualname || c.function || "?"),
         markers(c, out.tone === "bad" && !c.limit_hit),
         time ? h("span", { class: "nsv-compile-time nsv-muted", "data-fit": "", title: "entire frame compile time" }, time) : null),
@@ -144,10 +137,10 @@ export class CompilesPanel {
         h("span", { class: "nsv-muted" }, ` · ${facts}`)));
   }
 
-  /** Show compile `id` of `run`; false when the Report has no such compile. */
-  showDetail(run, id) {
+  /** Show compile `cid` (a compile id) of `run`; false when the Report has no such compile. */
+  showDetail(run, cid) {
     const runData = this.index.run(run);
-    const c = runData && findCompile(runData, id);
+    const c = runData && findCompile(runData, cid);
     if (!c) return false;
     clear(this.el);
     this.el.appendChild(this.detail(run, runData, c));
@@ -157,7 +150,7 @@ export class CompilesPanel {
   }
 
   detail(run, runData, c) {
-    const id = compileIdOf(c);
+    const id = compileIdText(compileIdOf(c));
     const cb = this.cb;
     const breaks = breaksOf(runData, c);
     const out = outcome(runData, c, breaks.length);
@@ -223,9 +216,10 @@ export class CompilesPanel {
   }
 }
 
-/** Make `btn` (the graph pane's compile link) name the compile of graph record `g`. */
+/** Make `btn` (the graph pane's compile link) name the compile of graph record `g` (`btn.compileId`). */
 export function setCompileLink(btn, g) {
-  const id = compileIdOf(g);
+  btn.compileId = compileIdOf(g);
+  const id = compileIdText(btn.compileId);
   btn.dataset.compile = id;
   btn.replaceChildren(h("span", { class: "nsv-pane-compile-word" }, "compile "), id); // the word goes in narrow panes
   btn.title = `what Dynamo recorded for compile ${id}: function, file, why it compiled, guards, time (Compiles tab)`;

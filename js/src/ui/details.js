@@ -8,7 +8,8 @@ import { h } from "./dom.js";
 import { where } from "./format.js";
 import { renderStack } from "./breaks.js";
 import { sourceExcerpt } from "./source.js";
-import { compileIdOf, compileLink } from "./compiles.js";
+import { compileIdOf, compileIdText } from "../contract/compileid.js";
+import { compileLink } from "./compiles.js";
 
 export function renderDetails(ctx) {
   const { gm, i, run, graphId, index, onNode, onFrame, regionInfo, onCompile } = ctx;
@@ -51,7 +52,7 @@ export function renderDetails(ctx) {
       region.file ? ` · ${where(region.file, `${region.line_start ?? "?"}–${region.line_end ?? "?"}`)}` : "",
       (region.reads || []).length ? h("div", { class: "nsv-warn" }, "Reads values that are not inputs (baked in as constants, no guards): " + region.reads.map((r) => `${r.name} (${r.kind})`).join(", ")) : null) : null,
     h("dl", { class: "nsv-kv nsv-kv-wide" }, rows.map(([k, v]) => [h("dt", null, k), h("dd", { class: "nsv-mono" }, String(v ?? ""))])),
-    graph && onCompile ? h("div", { class: "nsv-small" }, h("span", { class: "nsv-muted" }, "compiled by "), compileLink(run, compileIdOf(graph), onCompile, `compile ${compileIdOf(graph)}`)) : null,
+    graph && onCompile ? h("div", { class: "nsv-small" }, h("span", { class: "nsv-muted" }, "compiled by "), compileLink(run, compileIdOf(graph), onCompile, `compile ${compileIdText(compileIdOf(graph))}`)) : null,
     h("div", { class: "nsv-section-title" }, `inputs (${ins.length})`), nodeList(ins),
     h("div", { class: "nsv-section-title" }, `users (${outs.length})`), nodeList(outs),
     stack.length ? sourceExcerpt(index, stack[stack.length - 1], onFrame, 2, "node") : null,

@@ -47,7 +47,7 @@ export class GraphPane {
     this.levelSel = h("select", { class: "nsv-select", "aria-label": "level", onchange: () => this.pickLevel(this.levelSel.value) });
     this.graphSel = h("select", { class: "nsv-select nsv-graph-select", "aria-label": "graph", onchange: () => this.pick(this.run, this.graphSel.value) });
     this.info = h("span", { class: "nsv-pane-info" });
-    this.compileBtn = h("button", { class: "nsv-linkish nsv-mono nsv-pane-compile", type: "button", onclick: () => this.app.openCompile(this.run, this.compileBtn.dataset.compile) });
+    this.compileBtn = h("button", { class: "nsv-linkish nsv-mono nsv-pane-compile", type: "button", onclick: () => this.app.openCompile(this.run, this.compileBtn.compileId) });
     this.canvasHost = h("div", { class: "nsv-canvas-host" });
     this.tip = h("div", { class: "nsv-tip", role: "tooltip", hidden: true });
     this.empty = h("div", { class: "nsv-empty", hidden: true });

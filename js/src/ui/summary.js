@@ -5,6 +5,7 @@
 //   a verdict or counts of its own (Python computes them once: nstviz/analysis/headline.py,
 //   nstviz/analysis/counts.py).
 
+import { compileIdText } from "../contract/compileid.js";
 import { h } from "./dom.js";
 import { errorHead } from "./output.js";
 import { renderOutputCheck } from "./outputcheck.js";
@@ -24,7 +25,7 @@ export function renderHeadline(report, onCompile) {
   const chips = (report.headline && report.headline.chips) || [];
   return h("div", { class: "nsv-headline", "data-testid": "headline" },
     chips.map((c) => c.compile_id && c.run && onCompile
-      ? h("button", { class: `nsv-hl nsv-hl-${c.tone}`, type: "button", "data-kind": c.kind, "data-run": c.run, "data-compile": c.compile_id, title: c.help || null, onclick: () => onCompile(c.run, c.compile_id) }, c.text)
+      ? h("button", { class: `nsv-hl nsv-hl-${c.tone}`, type: "button", "data-kind": c.kind, "data-run": c.run, "data-compile": compileIdText(c.compile_id), title: c.help || null, onclick: () => onCompile(c.run, c.compile_id) }, c.text)
       : h("span", { class: `nsv-hl nsv-hl-${c.tone}`, "data-kind": c.kind, title: c.help || null }, c.text)));
 }
 
