@@ -418,7 +418,7 @@ def graph_dict(graph: Graph) -> dict[str, Any]:
     The generic codec spends most of an ingest's encoding time on per-field introspection;
     graphs from a log only use the fields written here. A test keeps both forms equal.
     """
-    from nstviz.report import _encode
+    from nstviz.report._codec import _encode
 
     nodes = []
     for n in graph.nodes:
@@ -450,7 +450,7 @@ def write_ingested(path: str | Path, out: str | Path, *, run_name: str = "baseli
     (for a summary).
     """
     out = Path(out)
-    from nstviz.report import _LONE_SURROGATE
+    from nstviz.report._codec import _LONE_SURROGATE
 
     tmp = tempfile.NamedTemporaryFile("w", encoding="utf-8", delete=False, dir=out.parent, suffix=".graphs")
     first = [True]

@@ -6,7 +6,7 @@ Dynamo does not count every logged break as a graph break. The two counts a user
 * **graph breaks caused** (:attr:`Break.caused`): the break's share of Dynamo's own counter,
   ``torch._dynamo.utils.counters["graph_break"]``. Live runs measure it (the counter's increase
   after each graph-break artifact); offline logs apply Dynamo's rule to the artifact's text
-  (:func:`nstviz.capture.convert.counts_as_graph_break`). Over a run's breaks it sums to
+  (:func:`nstviz.tracing.breaks.counts_as_graph_break`). Over a run's breaks it sums to
   :attr:`Run.dynamo_graph_breaks`. :attr:`Break.splits` names the frame compiles whose graph it
   split (tlparse ids, e.g. ``TinyNet.forward 0/0, Block.forward 1/0 1/1, rms_scale 2/0``).
 * **times reached** (:attr:`Break.count`): the graph-break artifacts, i.e. tlparse's graph-break
@@ -23,12 +23,10 @@ exception is decided (:func:`error_kind`, called by the capture).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from nstviz.report.model import Break, ErrorKind, Location, Run, break_rank_key
+from nstviz.report.model import Break, BreakTally, ErrorKind, Location, Run, break_rank_key
 
 __all__ = [
-    "BreakCount",
     "break_counts",
     "count_of",
     "counts_text",
@@ -43,23 +41,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class BreakCount:
-    """The two counts of one break."""
-
-    reached: int
-    """Trace events: how often Dynamo's tracing reached the break (tlparse's graph-break entries)."""
-    caused: int
-    """Graph breaks it caused: its share of Dynamo's ``counters["graph_break"]``."""
-    exact: bool = True
-    """False for Reports made before nstviz measured ``caused``: then it is estimated as the
-    distinct frames that logged the break (recompiles and restart attempts folded)."""
-
-
-def count_of(b: Break) -> BreakCount:
-    """Both counts of one break (``caused`` estimated for Reports that do not record it)."""
-    t = b.tally
-    return BreakCount(reached=t.reached, caused=t.caused, exact=t.exact)
+def count_of(b: Break) -> BreakTally:
+    """Both counts of one break, its :attr:`Break.tally` (``caused`` estimated for Reports that do not record it)."""
+    return b.tally
 
 
 def rank_breaks(breaks: Iterable[Break]) -> list[Break]:
@@ -72,12 +56,12 @@ def ranked_breaks(run: Run) -> list[Break]:
     return [run.breaks[i] for i in run.break_order]
 
 
-def break_counts(run: Run) -> list[tuple[Break, BreakCount]]:
+def break_counts(run: Run) -> list[tuple[Break, BreakTally]]:
     """Every break of ``run`` with its counts, in the run's order (first seen)."""
     return [(b, count_of(b)) for b in run.breaks]
 
 
-def ranked(run: Run) -> list[tuple[Break, BreakCount]]:
+def ranked(run: Run) -> list[tuple[Break, BreakTally]]:
     """The breaks of ``run`` with their counts, ranked (:attr:`Run.break_order`)."""
     return [(b, count_of(b)) for b in ranked_breaks(run)]
 
@@ -109,7 +93,7 @@ def entry_stack(b: Break, entry_files_functions: Iterable[tuple[str, str]]) -> S
     """The break's stack starting at the first frame in ``entry_files_functions``.
 
     Captured Reports already start stacks at the compiled entry point
-    (:func:`nstviz.capture.convert.link_breaks`); this is for stacks recorded before.
+    (:func:`nstviz.tracing.breaks.link_breaks`); this is for stacks recorded before.
 
     Args:
         b: the break.

@@ -18,8 +18,8 @@ from nstviz.capture import _torch_compat
 from nstviz.capture.convert import caused_per_event, counts_as_graph_break
 from nstviz.capture.trace_log import collecting
 from nstviz.offline.ingest import ingest_log
-from nstviz.passes.break_counts import rank_breaks, splits_text
 from nstviz.report import Report
+from nstviz.report.facts import rank_breaks, splits_text
 from tests.capture.cases import counting
 
 ROOT = Path(__file__).resolve().parents[2]
