@@ -12,7 +12,7 @@ mark already resolved to names, source lines and reads, the outputs already comp
 3. **break diff**: resolved / remaining / introduced (:mod:`nstviz.passes.break_diff`);
 4. **counts**: the numbers per run (:mod:`nstviz.passes.counts`);
 5. **output verdict**: the output check from the comparisons, minus runs that raised
-   (:mod:`nstviz.capture.outputs`);
+   (:mod:`nstviz.passes.output_verdict`);
 6. **notes**: warnings for the user (:mod:`nstviz.passes.notes`);
 7. **headline**: the chips every renderer shows (:mod:`nstviz.passes.headline`).
 
