@@ -228,3 +228,13 @@ def test_a_broken_reference_fails():
         "here: 'passes/marks.NoSuchClass' (nstviz.passes.marks.NoSuchClass)",
         "here: 'Report.no_such_field' (nstviz.report.Report.no_such_field)",
     ]
+
+
+def test_the_package_layout_lists_each_module_once():
+    """docs/architecture.md's "Package layout" table: no module in two rows."""
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text.split("## Package layout", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|")[1] for line in table.splitlines() if line.startswith("| `")]
+    listed = [span for row in rows for span in _MARKDOWN_SPAN.findall(row)]
+    assert len(listed) > 50
+    assert sorted({p for p in listed if listed.count(p) > 1}) == []
