@@ -60,7 +60,6 @@ reads version 1 and upgrades it (ids, counts and headline are computed on the wa
 
 from __future__ import annotations
 
-from nstviz.report import _codec, lint  # noqa: F401  (they register Report's codec and validate)
 from nstviz.report.document import Report
 from nstviz.report.model import (
     SCHEMA_VERSION,
