@@ -8,15 +8,16 @@ import types
 import torch
 
 from nstviz.advisor.code import Mark, recommendation_code
+from nstviz.advisor.precheck import _annotation_refuses
 from nstviz.advisor.remedies import config_code, config_plans, flags_hinted
-from nstviz.advisor.search import _annotation_refuses
 from nstviz.capture.forward_hooks import effective_forwards
 from nstviz.passes.assemble import build_report
 from nstviz.passes.candidates import is_runtime_wrapper
-from nstviz.passes.causes import explain_error, explain_failure, unwrap_fake_tensor_error
+from nstviz.passes.causes import explain_error, explain_failure
 from nstviz.render.attempts import attempt_lines
 from nstviz.report import Break, BreakSplit, Candidate, Location, Recommendation, Run
 from nstviz.report.facts import count_of, counts_text, rank_breaks, short_counts, splits_text
+from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
 SRC = '''import functools
 
