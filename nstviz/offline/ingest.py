@@ -45,6 +45,7 @@ from nstviz.offline.graph_text import parse_graph_text
 from nstviz.offline.tracelog import LogStats, TraceLogReader
 from nstviz.passes.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
+from nstviz.report._codec import _LONE_SURROGATE, _encode
 from nstviz.tracing import stacks as path_rules
 from nstviz.tracing.breaks import (
     RECOMPILE_LIMIT_RE,
@@ -418,8 +419,6 @@ def graph_dict(graph: Graph) -> dict[str, Any]:
     The generic codec spends most of an ingest's encoding time on per-field introspection;
     graphs from a log only use the fields written here. A test keeps both forms equal.
     """
-    from nstviz.report._codec import _encode
-
     nodes = []
     for n in graph.nodes:
         d: dict[str, Any] = {"name": n.name, "op": n.op, "target": n.target, "inputs": list(n.inputs), "region": n.region}
@@ -450,8 +449,6 @@ def write_ingested(path: str | Path, out: str | Path, *, run_name: str = "baseli
     (for a summary).
     """
     out = Path(out)
-    from nstviz.report._codec import _LONE_SURROGATE
-
     tmp = tempfile.NamedTemporaryFile("w", encoding="utf-8", delete=False, dir=out.parent, suffix=".graphs")
     first = [True]
 

@@ -33,6 +33,7 @@ from nstviz.passes.counts import run_counts
 from nstviz.passes.headline import build_headline, compile_failed
 from nstviz.passes.marks import CapturedCall, CapturedMark, apply_marks
 from nstviz.passes.notes import run_notes
+from nstviz.passes.output_verdict import build_output_check
 from nstviz.passes.params import name_placeholders
 from nstviz.passes.provenance import assign_baseline_graphs, build_regions
 from nstviz.report.document import Report
@@ -116,8 +117,6 @@ def output_verdict(
     nothing_marked: bool = False,
 ) -> OutputCheck:
     """Pass 5: the output check (baseline vs nonstrict first), and why it is missing when it is."""
-    from nstviz.passes.output_verdict import build_output_check
-
     if comparisons is None:
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
     check = build_output_check(comparisons, nondeterministic=nondeterministic)
