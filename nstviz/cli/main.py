@@ -29,6 +29,7 @@ import traceback
 from collections.abc import Sequence
 from typing import TextIO
 
+from nstviz._text import shorten
 from nstviz._version import __version__
 from nstviz.cli.commands import COMMANDS
 from nstviz.cli.parsers import build_parsers, own_options, parse
@@ -43,7 +44,7 @@ from nstviz.cli.script import (
     ScriptError,
     user_traceback,
 )
-from nstviz.cli.terminal import SafeText, shorten
+from nstviz.cli.terminal import SafeText
 from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, TraceLogError, UsageError
 
 

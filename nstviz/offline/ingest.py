@@ -46,9 +46,9 @@ from nstviz.offline.tracelog import LogStats, TraceLogReader
 from nstviz.passes.assemble import build_report
 from nstviz.report import Break, Graph, Location, Node, Region, Report, Run
 from nstviz.report._codec import _LONE_SURROGATE, _encode
+from nstviz.report.compiles import RECOMPILE_LIMIT_RE
 from nstviz.tracing import stacks as path_rules
 from nstviz.tracing.breaks import (
-    RECOMPILE_LIMIT_RE,
     _make_break,
     _parse_message,
     _root_cause_from_text,
