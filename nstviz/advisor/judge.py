@@ -27,7 +27,6 @@ __all__ = [
 ]
 
 _GB_RE = re.compile(r"\bGB\d{4}\b")
-_NONSTRICT_FAILURE_GB = NONSTRICT_REJECTED
 
 
 @dataclass
@@ -69,7 +68,7 @@ def judge(
     introduced = [b for b in after.breaks if b.id not in before_keys]
     also = f"; the outputs also changed ({_mismatch_text(check)})" if check.match is False else ""
     failure = next(
-        (b for b in introduced if b.gb_id in _NONSTRICT_FAILURE_GB or "nonstrict_trace" in (b.reason or "")),
+        (b for b in introduced if b.gb_id in NONSTRICT_REJECTED or "nonstrict_trace" in (b.reason or "")),
         None,
     )
     change = judge_change(before, after, check)

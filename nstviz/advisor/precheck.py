@@ -2,7 +2,7 @@
 
 The name resolves (through the caller's ``resolve``, also as ``module.qualname``) to the very
 function the stack shows (same file and line range); it is markable
-(:func:`nstviz.capture.marking.markability_problems`, the rule the capture applies to names
+(:func:`nstviz.capture.marking.refusals`, the rule the capture applies to names
 the user gives); its call sites pass no explicit ``None`` (unless the torch takes ``None``
 leaves), lambda or generator (GB0236); it is no ``leaf_function`` of the code; annotations name
 no non-pytree type.

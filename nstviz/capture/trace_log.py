@@ -38,7 +38,6 @@ _KEEP_EVENTS = {
     "dynamo_guards": True,
     "recompile_reasons": True,
 }
-_METRIC_KEYS = METRIC_KEYS  # the old name
 _INTERNED: dict[int, str] = {}
 """File names torch interned (``{"str": [name, id]}`` records), kept for every later run's stacks."""
 
@@ -110,7 +109,7 @@ class TraceCollector(logging.Handler):
         if kind == "dynamo_start":
             data = {"stack": [self._frame(f) for f in (data or {}).get("stack", [])]}
         elif kind == "compilation_metrics":
-            data = {k: data.get(k) for k in _METRIC_KEYS if isinstance(data, dict)}
+            data = {k: data.get(k) for k in METRIC_KEYS if isinstance(data, dict)}
         payload = getattr(record, "payload", None) if keep_payload else None
         self.events.append(
             TraceEvent(

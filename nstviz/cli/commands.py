@@ -104,7 +104,7 @@ def _with_next_step(report: Report, script: str) -> Report:
 
     The note is in the Report, so the HTML and JSON say it too, and the summary table prints it.
     """
-    from nstviz.passes.break_counts import rank_breaks
+    from nstviz.report.facts import rank_breaks
 
     baseline = report.runs.get("baseline")
     if "nonstrict" in report.runs or baseline is None or not baseline.breaks:

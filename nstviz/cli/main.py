@@ -29,11 +29,11 @@ import traceback
 from collections.abc import Sequence
 from typing import TextIO
 
+from nstviz._text import shorten
 from nstviz._version import __version__
-from nstviz.cli.commands import COMMANDS, check_failures
+from nstviz.cli.commands import COMMANDS
 from nstviz.cli.parsers import build_parsers, own_options, parse
 from nstviz.cli.script import (
-    EXIT_CHECK_FAILED,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_NOTHING_COMPILED,
@@ -42,10 +42,9 @@ from nstviz.cli.script import (
     EXIT_USAGE,
     CliError,
     ScriptError,
-    run_script,
     user_traceback,
 )
-from nstviz.cli.terminal import Progress, SafeText, shorten, summary_table
+from nstviz.cli.terminal import SafeText
 from nstviz.errors import NothingCompiledError, NstvizError, ReportFormatError, TraceLogError, UsageError
 
 
@@ -131,18 +130,4 @@ def _fail(err: TextIO, message: str, hint: str, code: int) -> int:
     return code
 
 
-__all__ = [
-    "EXIT_CHECK_FAILED",
-    "EXIT_INTERNAL",
-    "EXIT_INTERRUPTED",
-    "EXIT_NOTHING_COMPILED",
-    "EXIT_OK",
-    "EXIT_SCRIPT_RAISED",
-    "EXIT_USAGE",
-    "Progress",
-    "build_parsers",
-    "check_failures",
-    "main",
-    "run_script",
-    "summary_table",
-]
+__all__ = ["main"]

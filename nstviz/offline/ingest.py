@@ -45,9 +45,10 @@ from nstviz.offline.graph_text import parse_graph_text
 from nstviz.offline.tracelog import LogStats, TraceLogReader
 from nstviz.passes.assemble import build_report
 from nstviz.report import CompileId, Graph, Location, Node, Region, Report, Run
+from nstviz.report._codec import _LONE_SURROGATE, _encode
+from nstviz.report.compiles import RECOMPILE_LIMIT_RE
 from nstviz.tracing import stacks as path_rules
 from nstviz.tracing.breaks import (
-    RECOMPILE_LIMIT_RE,
     BreakHit,
     break_from_artifact,
     compiles_from_events,
@@ -420,8 +421,6 @@ def graph_dict(graph: Graph) -> dict[str, Any]:
     The generic codec spends most of an ingest's encoding time on per-field introspection;
     graphs from a log only use the fields written here. A test keeps both forms equal.
     """
-    from nstviz.report import _encode
-
     nodes = []
     for n in graph.nodes:
         d: dict[str, Any] = {"name": n.name, "op": n.op, "target": n.target, "inputs": list(n.inputs), "region": n.region}
@@ -452,8 +451,6 @@ def write_ingested(path: str | Path, out: str | Path, *, run_name: str = "baseli
     (for a summary).
     """
     out = Path(out)
-    from nstviz.report import _LONE_SURROGATE
-
     tmp = tempfile.NamedTemporaryFile("w", encoding="utf-8", delete=False, dir=out.parent, suffix=".graphs")
     first = [True]
 

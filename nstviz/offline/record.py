@@ -28,6 +28,7 @@ from nstviz.capture._introspect import unwrap
 from nstviz.capture.runner import RunResult, execute
 from nstviz.errors import NameResolutionError, NotMarkableError, UsageError
 from nstviz.offline.ingest import rank_file_name
+from nstviz.offline.script_main import as_main
 from nstviz.passes.assemble import build_report
 from nstviz.passes.provenance import build_regions
 from nstviz.report import MarkedFunction, Report, Run
@@ -158,8 +159,6 @@ def record_script(
     Raises:
         UsageError: the script is missing or does not parse, or a bad rank environment.
     """
-    from nstviz.offline.script_main import as_main
-
     path = Path(script)
     if not path.is_file():
         raise UsageError(f"no such script: {path}")

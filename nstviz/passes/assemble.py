@@ -12,7 +12,7 @@ mark already resolved to names, source lines and reads, the outputs already comp
 3. **break diff**: resolved / remaining / introduced (:mod:`nstviz.passes.break_diff`);
 4. **counts**: the numbers per run (:mod:`nstviz.passes.counts`);
 5. **output verdict**: the output check from the comparisons, minus runs that raised
-   (:mod:`nstviz.capture.outputs`);
+   (:mod:`nstviz.passes.output_verdict`);
 6. **notes**: warnings for the user (:mod:`nstviz.passes.notes`);
 7. **headline**: the chips every renderer shows (:mod:`nstviz.passes.headline`).
 
@@ -33,6 +33,7 @@ from nstviz.passes.counts import run_counts
 from nstviz.passes.headline import build_headline, compile_failed
 from nstviz.passes.marks import CapturedCall, CapturedMark, apply_marks
 from nstviz.passes.notes import run_notes
+from nstviz.passes.output_verdict import build_output_check
 from nstviz.passes.params import name_placeholders
 from nstviz.passes.provenance import assign_baseline_graphs, build_regions
 from nstviz.report.document import Report
@@ -116,8 +117,6 @@ def output_verdict(
     nothing_marked: bool = False,
 ) -> OutputCheck:
     """Pass 5: the output check (baseline vs nonstrict first), and why it is missing when it is."""
-    from nstviz.passes.output_verdict import build_output_check
-
     if comparisons is None:
         return OutputCheck(match=None, skipped_reason="the output check was turned off (check=False)")
     check = build_output_check(comparisons, nondeterministic=nondeterministic)

@@ -1,32 +1,11 @@
-"""The per-break counts and the rank order: moved to :mod:`nstviz.report.facts` (one definition).
+"""Two names of :mod:`nstviz.report.facts`, still imported from here by ``advisor/propose.py``.
 
-Kept so that existing imports work; new code imports :mod:`nstviz.report.facts`.
+Delete this module once that file imports them from :mod:`nstviz.report.facts`, the module that
+defines them, as everything else does.
 """
 
 from __future__ import annotations
 
-from nstviz.report.facts import (
-    BreakCount,
-    break_counts,
-    count_of,
-    counts_text,
-    dynamo_counter_total,
-    entry_stack,
-    rank_breaks,
-    ranked,
-    short_counts,
-    splits_text,
-)
+from nstviz.report.facts import rank_breaks, short_counts
 
-__all__ = [
-    "BreakCount",
-    "break_counts",
-    "count_of",
-    "counts_text",
-    "dynamo_counter_total",
-    "entry_stack",
-    "rank_breaks",
-    "ranked",
-    "short_counts",
-    "splits_text",
-]
+__all__ = ["rank_breaks", "short_counts"]

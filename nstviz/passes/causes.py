@@ -59,8 +59,6 @@ def unwrap_message(text: str | None) -> str:
     return lines[0] if lines else ""
 
 
-_DATA_DEPENDENT_GB = DATA_DEPENDENT
-
 _OUTPUT_LEAF = re.compile(r"non-fx-graphable type <class '([\w.]+)'>")
 
 
@@ -99,7 +97,7 @@ def explain_failure(failure: Break, candidate_gb_ids: Iterable[str | None] = ())
     if rejected_output_type(failure.gb_id, cause) == "NoneType":  # torch's text speaks of "(args, kwargs)"
         return f"{head}: {output_rejection('NoneType')}; return the tensor it computes, or leave it unmarked"
     text = f"{head}: {first_line(cause, 240)}" if cause else head
-    unknown_dd = not cause and failure.gb_id == NONSTRICT_OUTPUT_REJECTED and bool(set(candidate_gb_ids) & _DATA_DEPENDENT_GB)
+    unknown_dd = not cause and failure.gb_id == NONSTRICT_OUTPUT_REJECTED and bool(set(candidate_gb_ids) & DATA_DEPENDENT)
     if is_data_dependent(cause) or (not cause and is_data_dependent(failure.detail)) or unknown_dd:
         return f"{text}; {DATA_DEPENDENT_HINT}"
     if failure.gb_id == NONSTRICT_INPUT_REJECTED or "NoneType" in cause or "non-fx-graphable" in cause or "numpy" in cause:

@@ -9,11 +9,14 @@ runs (:mod:`nstviz.passes.counts`, :mod:`nstviz.passes.headline`).
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from nstviz.passes.counts import run_counts
 from nstviz.passes.headline import build_headline
-from nstviz.report.document import Report
 from nstviz.report.model import SCHEMA_VERSION
+
+if TYPE_CHECKING:  # the codec calls this while it builds a Report: no import back into it
+    from nstviz.report.document import Report
 
 
 def upgrade_v1(report: Report) -> Report:

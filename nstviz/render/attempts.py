@@ -7,9 +7,13 @@ that there is no recommendation.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nstviz._text import first_line
-from nstviz.report.document import Report
 from nstviz.report.model import Recommendation
+
+if TYPE_CHECKING:  # Report.summary() calls this module: no import back into it
+    from nstviz.report.document import Report
 
 __all__ = ["attempt_lines", "recommendation_effect"]
 

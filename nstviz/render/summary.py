@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from nstviz._where import where
+from nstviz.render.attempts import attempt_lines
 from nstviz.report.facts import counts_text, ranked_breaks
 
 if TYPE_CHECKING:
@@ -87,9 +88,7 @@ def summary(report: Report) -> str:
             "outputs: the code gave different results in two eager runs (non-deterministic); "
             "differences may not come from compiling or from nonstrict_trace"
         )
-    from nstviz.render.attempts import attempt_lines  # every attempt and why
-
-    lines.extend(attempt_lines(report))
+    lines.extend(attempt_lines(report))  # every attempt and why
     for note in report.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

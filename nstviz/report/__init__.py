@@ -63,11 +63,6 @@ reads version 1 and upgrades it (ids, counts and headline are computed on the wa
 
 from __future__ import annotations
 
-from nstviz.report import _codec, lint  # noqa: F401  (they register Report's codec and validate)
-from nstviz.report._codec import _LONE_SURROGATE as _LONE_SURROGATE  # used by nstviz.offline.ingest
-from nstviz.report._codec import _decode as _decode
-from nstviz.report._codec import _encode as _encode
-from nstviz.report._codec import _hints as _hints  # used by tests/fuzz/strategies.py
 from nstviz.report.document import Report
 from nstviz.report.model import (
     SCHEMA_VERSION,

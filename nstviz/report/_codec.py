@@ -1,8 +1,8 @@
 """Report <-> JSON: the generic dataclass codec, the version checks and the v1 upgrade.
 
-Registers :meth:`Report.to_dict`, :meth:`~Report.to_json`, :meth:`~Report.from_dict` and
-:meth:`~Report.from_json` (``nstviz.report.document._SERVICES``); ``nstviz.report`` imports this
-module. Derived fields (``init=False``: :attr:`Break.tally`, :attr:`Run.break_order`) are written
+What :meth:`Report.to_dict`, :meth:`~Report.to_json`, :meth:`~Report.from_dict` and
+:meth:`~Report.from_json` call; the Report class comes in as an argument (this module names it for
+type checkers only, as :mod:`nstviz.report.document` imports this one). Derived fields (``init=False``: :attr:`Break.tally`, :attr:`Run.break_order`) are written
 for the viewer and recomputed, never read, on the way in. Version 1 data gets its break ids
 here; its counts and headline come from the same passes a capture runs
 (:mod:`nstviz.passes.upgrade`, imported when a version 1 Report is read). Version 1 and 2 data
@@ -17,11 +17,13 @@ import json
 import re
 import types
 from collections.abc import Callable
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from nstviz.errors import ReportFormatError
-from nstviz.report.document import _SERVICES, Report
 from nstviz.report.model import SCHEMA_VERSION, CompileId, Location, break_id
+
+if TYPE_CHECKING:
+    from nstviz.report.document import Report
 
 # Fields always written for these bulky classes; their other fields are written only when
 # they differ from the default, which keeps a node at ~60-120 bytes of JSON.
@@ -268,8 +270,8 @@ def to_json(report: Report, *, indent: int | None = None) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def from_dict(data: Any) -> Report:
-    """:meth:`Report.from_dict`."""
+def from_dict(cls: type[Report], data: Any) -> Report:
+    """:meth:`Report.from_dict`: ``data`` decoded as a ``cls`` (the Report class)."""
     if not isinstance(data, dict):
         raise ReportFormatError(f"a Report must be a JSON object, got {type(data).__name__}")
     version = data.get("schema_version")
@@ -283,23 +285,23 @@ def from_dict(data: Any) -> Report:
     if version < 1:
         raise ReportFormatError(f"unknown Report schema_version {version}")
     if version == 1:
-        return _from_v1(data)
+        return _from_v1(cls, data)
     if version == 2:
         data = {**_with_compile_ids(data), "schema_version": SCHEMA_VERSION}
-    report = _decode(Report, _with_nothing_marked(data), "$")
+    report = _decode(cls, _with_nothing_marked(data), "$")
     missing = [name for name in report.runs if name not in report.counts]
     if missing:
         raise ReportFormatError(f"$.counts: no counts for run(s) {', '.join(map(repr, missing))}")
     return report
 
 
-def from_json(text: str | bytes) -> Report:
-    """:meth:`Report.from_json`."""
+def from_json(cls: type[Report], text: str | bytes) -> Report:
+    """:meth:`Report.from_json`: ``text`` parsed and decoded as a ``cls`` (the Report class)."""
     try:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ReportFormatError(f"the Report is not valid JSON: {exc}") from None
-    return from_dict(data)
+    return from_dict(cls, data)
 
 
 def _with_nothing_marked(data: dict[str, Any]) -> dict[str, Any]:
@@ -314,22 +316,22 @@ def _with_nothing_marked(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "headline": {**headline, "nothing_marked": True}} if said else data
 
 
-def _from_v1(data: dict[str, Any]) -> Report:
+def _from_v1(cls: type[Report], data: dict[str, Any]) -> Report:
     """Version 1 data: break ids computed here, then the missing counts and the headline."""
     from nstviz.passes.upgrade import upgrade_v1
 
     fields = {**_with_compile_ids(data), "schema_version": SCHEMA_VERSION, "headline": {}}
     fields["counts"] = data.get("counts") if isinstance(data.get("counts"), dict) else {}
-    runs = data.get("runs")
+    runs = fields.get("runs")  # compile ids already objects
     if isinstance(runs, dict):
         fields["runs"] = {
             name: {**run, "breaks": _with_ids(run.get("breaks"))} if isinstance(run, dict) else run
             for name, run in runs.items()
         }
-    diff = data.get("diff")
+    diff = fields.get("diff")
     if isinstance(diff, dict):
         fields["diff"] = {status: _with_ids(items) for status, items in diff.items()}
-    return upgrade_v1(_decode(Report, fields, "$"))
+    return upgrade_v1(_decode(cls, fields, "$"))
 
 
 def _with_ids(breaks: Any) -> Any:
@@ -414,5 +416,3 @@ def _with_compile_ids(data: dict[str, Any]) -> dict[str, Any]:
         out["ranks"] = [runs_diff_headline(r) if isinstance(r, dict) else r for r in data["ranks"]]
     return out
 
-
-_SERVICES.update(to_dict=to_dict, to_json=to_json, from_dict=from_dict, from_json=from_json)

@@ -1,19 +1,19 @@
 """The :class:`Report`: the runs, their comparison and the output check (the parts: :mod:`nstviz.report.model`).
 
-It imports only the model and :mod:`nstviz.errors`. Its codec (:mod:`nstviz.report._codec`) and
-its consistency checks (:mod:`nstviz.report.lint`) import it and register the functions its
-methods call (``_SERVICES``); the package ``nstviz.report`` imports both, so the methods always
-work. :meth:`Report.summary` and :meth:`Report.save_html` delegate to a renderer, lazily.
+It imports the model, :mod:`nstviz.errors`, and the modules its methods call: the codec
+(:mod:`nstviz.report._codec`) and the consistency checks (:mod:`nstviz.report.lint`), which name
+:class:`Report` for type checkers only. :meth:`Report.summary` and :meth:`Report.save_html`
+delegate to a renderer, lazily.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from nstviz.report import _codec, lint
 from nstviz.report.model import (
     SCHEMA_VERSION,
     BreakDiff,
@@ -117,17 +117,17 @@ class Report:
         Raises:
             ReportFormatError: listing every problem found.
         """
-        _SERVICES["validate"](self)
+        lint.validate(self)
 
     # -- serialisation (:mod:`nstviz.report._codec`) ---------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """Return the Report as JSON-native data (dicts, lists, str, int, float, bool, None)."""
-        return _SERVICES["to_dict"](self)
+        return _codec.to_dict(self)
 
     def to_json(self, *, indent: int | None = None) -> str:
         """Serialise to JSON text (see ``nstviz/schema/report.schema.json``)."""
-        return _SERVICES["to_json"](self, indent=indent)
+        return _codec.to_json(self, indent=indent)
 
     @classmethod
     def from_dict(cls, data: Any) -> Report:
@@ -138,7 +138,7 @@ class Report:
         Raises:
             ReportFormatError: the data is not a Report, or from a newer schema version.
         """
-        return _SERVICES["from_dict"](data)
+        return _codec.from_dict(cls, data)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Report:
@@ -147,7 +147,7 @@ class Report:
         Raises:
             ReportFormatError: the text is not valid JSON or not a valid Report.
         """
-        return _SERVICES["from_json"](text)
+        return _codec.from_json(cls, text)
 
     def save_json(self, path: str | Any) -> str:
         """Write :meth:`to_json` to ``path``; return the path written."""
@@ -170,10 +170,6 @@ class Report:
 
         return str(save_html(self, path, title=title))
 
-
-_SERVICES: dict[str, Callable[..., Any]] = {}
-"""What :class:`Report`'s methods call, registered by :mod:`nstviz.report._codec` (``to_dict``,
-``to_json``, ``from_dict``, ``from_json``) and :mod:`nstviz.report.lint` (``validate``)."""
 
 _LIVE_LOCK = threading.Lock()
 _LIVE_EXCEPTIONS: dict[int, BaseException] = {}

@@ -23,12 +23,10 @@ exception is decided (:func:`error_kind`, called by the capture).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from nstviz.report.model import Break, ErrorKind, Location, Run, break_rank_key
+from nstviz.report.model import Break, BreakTally, ErrorKind, Location, Run, break_rank_key
 
 __all__ = [
-    "BreakCount",
     "break_counts",
     "count_of",
     "counts_text",
@@ -43,23 +41,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class BreakCount:
-    """The two counts of one break."""
-
-    reached: int
-    """Trace events: how often Dynamo's tracing reached the break (tlparse's graph-break entries)."""
-    caused: int
-    """Graph breaks it caused: its share of Dynamo's ``counters["graph_break"]``."""
-    exact: bool = True
-    """False for Reports made before nstviz measured ``caused``: then it is estimated as the
-    distinct frames that logged the break (recompiles and restart attempts folded)."""
-
-
-def count_of(b: Break) -> BreakCount:
-    """Both counts of one break (``caused`` estimated for Reports that do not record it)."""
-    t = b.tally
-    return BreakCount(reached=t.reached, caused=t.caused, exact=t.exact)
+def count_of(b: Break) -> BreakTally:
+    """Both counts of one break, its :attr:`Break.tally` (``caused`` estimated for Reports that do not record it)."""
+    return b.tally
 
 
 def rank_breaks(breaks: Iterable[Break]) -> list[Break]:
@@ -72,12 +56,12 @@ def ranked_breaks(run: Run) -> list[Break]:
     return [run.breaks[i] for i in run.break_order]
 
 
-def break_counts(run: Run) -> list[tuple[Break, BreakCount]]:
+def break_counts(run: Run) -> list[tuple[Break, BreakTally]]:
     """Every break of ``run`` with its counts, in the run's order (first seen)."""
     return [(b, count_of(b)) for b in run.breaks]
 
 
-def ranked(run: Run) -> list[tuple[Break, BreakCount]]:
+def ranked(run: Run) -> list[tuple[Break, BreakTally]]:
     """The breaks of ``run`` with their counts, ranked (:attr:`Run.break_order`)."""
     return [(b, count_of(b)) for b in ranked_breaks(run)]
 

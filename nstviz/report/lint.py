@@ -1,12 +1,17 @@
 """Consistency checks of a Report (:meth:`Report.validate`), like ``torch.fx.Graph.lint``.
 
-Registers ``validate`` (``nstviz.report.document._SERVICES``); ``nstviz.report`` imports this module.
+What :meth:`Report.validate` calls (:mod:`nstviz.report.document` imports this module, so it names
+:class:`Report` for type checkers only).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nstviz.errors import ReportFormatError
-from nstviz.report.document import _SERVICES, Report
+
+if TYPE_CHECKING:
+    from nstviz.report.document import Report
 
 
 def validate(report: Report) -> None:
@@ -98,7 +103,5 @@ def _baseline_references(report: Report) -> list[str]:
                     )
     return out
 
-
-_SERVICES["validate"] = validate
 
 __all__ = ["problems", "validate"]

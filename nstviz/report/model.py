@@ -339,7 +339,7 @@ class Run:
     rank: int | None = None
     """Distributed rank of the process that ran (``RANK``), for runs recorded or ingested offline."""
     world_size: int | None = None
-    origin: str | None = None
+    origin: Literal["record", "torch_trace"] | None = None
     """Where an offline run came from: ``"record"`` (``nstviz record``) or ``"torch_trace"``
     (``nstviz ingest`` of a TORCH_TRACE log); None for runs captured in-process."""
     log_stats: dict[str, int] = field(default_factory=dict)
@@ -453,7 +453,7 @@ class Finding:
     ``"rank_missing"`` (a rank present in one input only). ``run`` names the run concerned.
     """
 
-    kind: str
+    kind: Literal["ranks_differ", "rank_missing"]
     message: str
     ranks: tuple[int, ...] = ()
     run: str | None = None

@@ -12,6 +12,8 @@ import pathlib
 import types
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
+from nstviz.report import SCHEMA_VERSION, Report
+
 SCHEMA_PATH = pathlib.Path(__file__).with_name("report.schema.json")
 
 
@@ -68,8 +70,6 @@ def _dataclass_schema(cls: type, defs: dict[str, Any]) -> dict[str, Any]:
 
 def generate_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of :meth:`nstviz.report.Report.to_dict` output."""
-    from nstviz.report import SCHEMA_VERSION, Report
-
     defs: dict[str, Any] = {}
     root = _dataclass_schema(Report, defs)
     root["properties"]["schema_version"] = {"type": "integer", "minimum": 1, "maximum": SCHEMA_VERSION}

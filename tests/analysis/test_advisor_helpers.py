@@ -8,22 +8,16 @@ import types
 import torch
 
 from nstviz.advisor.code import Mark, recommendation_code
+from nstviz.advisor.precheck import _annotation_refuses
 from nstviz.advisor.remedies import config_code, config_plans, flags_hinted
-from nstviz.advisor.search import _annotation_refuses
 from nstviz.capture.forward_hooks import effective_forwards
 from nstviz.passes.assemble import build_report
-from nstviz.passes.break_counts import (
-    BreakCount,
-    count_of,
-    counts_text,
-    rank_breaks,
-    short_counts,
-    splits_text,
-)
 from nstviz.passes.candidates import is_runtime_wrapper
-from nstviz.passes.causes import explain_error, explain_failure, unwrap_fake_tensor_error
+from nstviz.passes.causes import explain_error, explain_failure
 from nstviz.render.attempts import attempt_lines
 from nstviz.report import Break, BreakSplit, Candidate, Location, Recommendation, Run
+from nstviz.report.facts import count_of, counts_text, rank_breaks, short_counts, splits_text
+from nstviz.tracing.unwrap import unwrap_fake_tensor_error
 
 SRC = '''import functools
 
@@ -185,9 +179,12 @@ def test_forward_hooks_are_registered_only_while_marked_and_removed_on_errors():
 
 def test_graph_breaks_caused_fold_restart_attempts_in_reports_without_caused():
     b = brk("GB0033", "Data dependent operator", count=6, ids=("0/0", "0/0_1", "1/0", "1/0_1", "2/0", "2/1"))
-    assert count_of(b) == BreakCount(reached=6, caused=3, exact=False)
-    assert count_of(dataclasses.replace(b, caused=2)) == BreakCount(reached=6, caused=2, exact=True)
-    assert count_of(dataclasses.replace(b, fatal=True)) == BreakCount(reached=6, caused=0)
+    def counts(t):
+        return (t.reached, t.caused, t.exact)
+
+    assert counts(count_of(b)) == (6, 3, False)
+    assert counts(count_of(dataclasses.replace(b, caused=2))) == (6, 2, True)
+    assert counts(count_of(dataclasses.replace(b, fatal=True))) == (6, 0, True)
 
 
 def test_breaks_rank_by_caused_then_reached_then_fatal_then_first_seen():

@@ -52,6 +52,7 @@ def test_globals_randomness_and_mutations_are_found_with_lines():
     assert ("CACHE", "nonlocal_mutation") in reads
     assert ".append()" in reads[("CACHE", "nonlocal_mutation")].detail
     assert ("COUNTER", "nonlocal_mutation") in reads
+    assert reads[("COUNTER", "nonlocal_mutation")].detail.startswith("assigns the global `COUNTER`: ")
     # followed into the callee, and says so
     offset = reads[("OFFSET", "global")]
     assert "inner_reads_offset" in offset.detail and "float (0.5)" in offset.detail
@@ -80,6 +81,7 @@ def test_closure_cells_and_nonlocal_assignment():
 
     reads = by_name(find_non_input_reads(make()))
     assert ("calls", "nonlocal_mutation") in reads
+    assert reads[("calls", "nonlocal_mutation")].detail.startswith("assigns the nonlocal `calls`: ")
     assert ("w", "closure") in reads and "tensor" in reads[("w", "closure")].detail
     assert ("table", "closure") in reads
 

@@ -17,8 +17,8 @@ import nstviz
 from nstviz.capture import _torch_compat
 from nstviz.capture.trace_log import collecting
 from nstviz.offline.ingest import ingest_log
-from nstviz.passes.break_counts import rank_breaks, splits_text
 from nstviz.report import Report
+from nstviz.report.facts import rank_breaks, splits_text
 from nstviz.tracing.breaks import caused_per_event, counts_as_graph_break
 from tests.capture.cases import counting
 

@@ -10,7 +10,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from nstviz.cli.main import EXIT_INTERNAL, EXIT_INTERRUPTED
+from nstviz.cli.script import EXIT_INTERNAL, EXIT_INTERRUPTED
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 
-from nstviz.cli.main import Progress, check_failures, summary_table
+from nstviz.cli.commands import check_failures
+from nstviz.cli.terminal import Progress, summary_table
 from nstviz.passes.assemble import build_report
 from nstviz.report import Break, BreakDiff, Location, MarkedFunction, OutputCheck, OutputDetail, Report, Run
 

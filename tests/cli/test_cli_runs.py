@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from nstviz.capture._torch_compat import nonstrict_trace_spelling
-from nstviz.cli.main import (
+from nstviz.cli.main import main
+from nstviz.cli.script import (
     EXIT_CHECK_FAILED,
     EXIT_NOTHING_COMPILED,
     EXIT_OK,
     EXIT_SCRIPT_RAISED,
     EXIT_USAGE,
-    main,
 )
 from nstviz.report import Report
 

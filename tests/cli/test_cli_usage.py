@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from nstviz.cli.main import EXIT_OK, EXIT_USAGE, main
-from nstviz.cli.script import as_main
+from nstviz.cli.main import main
+from nstviz.cli.script import EXIT_OK, EXIT_USAGE
+from nstviz.offline.script_main import as_main
 
 
 def run_main(*argv: str) -> tuple[int, str, str]:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from nstviz import report as model
 from nstviz.passes.counts import run_counts
 from nstviz.report import Graph, Node, Region, Report, Run
+from nstviz.report._codec import _hints
 from tests.html.hostile import any_text
 
 _MAX = 3  # items per tuple/dict: keeps examples small and fast
@@ -54,7 +55,7 @@ def strategy_for(tp: Any, *, floats: st.SearchStrategy[float] = _floats) -> st.S
         _key, value = get_args(tp)
         return st.dictionaries(any_text, strategy_for(value, floats=floats), max_size=_MAX)
     if dataclasses.is_dataclass(tp):
-        hints = model._hints(tp)
+        hints = _hints(tp)
         fields = {
             f.name: strategy_for(hints[f.name], floats=floats)
             for f in dataclasses.fields(tp)
@@ -175,7 +176,7 @@ _rank_view = st.builds(
 
 
 def _report(floats: st.SearchStrategy[float]) -> st.SearchStrategy[Report]:
-    hints = model._hints(Report)
+    hints = _hints(Report)
     generic = {
         f.name: strategy_for(hints[f.name], floats=floats)
         for f in dataclasses.fields(Report)

@@ -13,7 +13,8 @@ import json
 import pytest
 from page_probe import assert_inert
 
-from nstviz.cli.main import EXIT_SCRIPT_RAISED, main
+from nstviz.cli.main import main
+from nstviz.cli.script import EXIT_SCRIPT_RAISED
 from nstviz.render.html import extract_report_json
 
 MSG = "</script><img src=x onerror=window.__nstviz_pwned=1> <a href='javascript:window.__nstviz_pwned=2'>link</a>"

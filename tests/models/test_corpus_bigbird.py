@@ -48,7 +48,7 @@ def test_bigbird_eval_sparse_attention_forward_takes_it_to_one_graph():
 
 
 def test_bigbird_counts_graph_breaks_caused_as_dynamo_does():
-    from nstviz.passes.break_counts import ranked, splits_text
+    from nstviz.report.facts import ranked, splits_text
 
     base = auto("bigbird_eval").runs["baseline"]
     got = [(b.gb_id, c.reached, c.caused, c.exact) for b, c in ranked(base)]

@@ -101,7 +101,7 @@ def test_bad_paths(tmp_path: Path) -> None:
 
 def test_fast_graph_encoding_equals_the_report_codec() -> None:
     from nstviz.offline.ingest import graph_dict
-    from nstviz.report import _encode
+    from nstviz.report._codec import _encode
 
     for side in ("before", "after"):
         for graph in ingest_log(log_of(side, 0)).runs["baseline"].graphs:

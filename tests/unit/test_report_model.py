@@ -133,3 +133,18 @@ def test_counts_are_required_for_every_run():
     del data["counts"]
     with pytest.raises(ReportFormatError, match="missing required field 'counts' of Report"):
         Report.from_dict(data)
+
+
+def test_run_origin_and_finding_kind_are_closed_vocabularies():
+    data = json.loads(_report().to_json())
+    data["runs"]["baseline"]["origin"] = "torch_trace"
+    data["findings"] = [{"kind": "rank_missing", "message": "after has no run of rank 1", "ranks": [1]}]
+    report = Report.from_dict(data)
+    assert (report.runs["baseline"].origin, report.findings[0].kind) == ("torch_trace", "rank_missing")
+    data["runs"]["baseline"]["origin"] = "elsewhere"
+    with pytest.raises(ReportFormatError, match=r"\$\.runs\.baseline\.origin: 'elsewhere' is not one of \('record', 'torch_trace'\)"):
+        Report.from_dict(data)
+    data["runs"]["baseline"]["origin"] = "record"
+    data["findings"][0]["kind"] = "ranks_vanished"
+    with pytest.raises(ReportFormatError, match=r"\$\.findings\[0\]\.kind: 'ranks_vanished' is not one of"):
+        Report.from_dict(data)

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from nstviz.report import _decode, _encode
+from nstviz.report._codec import _decode, _encode
 from nstviz.report.timing import (
     CallTiming,
     RunTiming,

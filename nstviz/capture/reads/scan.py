@@ -88,24 +88,17 @@ def _scan_function(func: types.FunctionType, instance: Any, ctx: _Ctx, depth: in
                 _on_global(func, instrs, i, line, ctx, via, callees)
             elif op in ("LOAD_DEREF", "LOAD_CLASSDEREF") and ins.argval in cells:
                 _on_closure(ins.argval, cells[ins.argval], instrs, i, line, ctx, via, callees)
-            elif op == "STORE_GLOBAL" or op == "DELETE_GLOBAL":
+            elif op in ("STORE_GLOBAL", "DELETE_GLOBAL") or (
+                op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars
+            ):
+                scope = "global" if op.endswith("GLOBAL") else "nonlocal"
                 _add(
                     ctx,
                     f"{ins.argval}",
                     "nonlocal_mutation",
                     line,
                     via,
-                    f"assigns the global `{ins.argval}`: under nonstrict_trace this assignment runs once, "
-                    "when the function is traced, not on every call of the compiled code",
-                )
-            elif op in ("STORE_DEREF", "DELETE_DEREF") and ins.argval in code.co_freevars:
-                _add(
-                    ctx,
-                    f"{ins.argval}",
-                    "nonlocal_mutation",
-                    line,
-                    via,
-                    f"assigns the nonlocal `{ins.argval}`: under nonstrict_trace this assignment runs once, "
+                    f"assigns the {scope} `{ins.argval}`: under nonstrict_trace this assignment runs once, "
                     "when the function is traced, not on every call of the compiled code",
                 )
             elif self_name is not None and ins.argval == self_name and _loads_self(op, sub is code):
