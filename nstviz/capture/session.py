@@ -28,11 +28,13 @@ from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.cell_inputs import rewrites_redefined
 from nstviz.capture.convert import StackTable
 from nstviz.capture.namespace import NamespaceCheckpoint
+from nstviz.capture.observed_calls import CompiledCall
 from nstviz.capture.plan import RunPlan
 from nstviz.capture.recorder import Backend
+from nstviz.capture.reused_timing import rewrapped
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
-from nstviz.capture.timed_runs import observed_body, time_run
+from nstviz.capture.timed_runs import LiveCode, observed_body, time_run
 from nstviz.capture.trials import Trials, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.trials import compare as _compare
 from nstviz.capture.trials import failed as _failed
@@ -312,7 +314,8 @@ class Session:
             # few graphs (time_attempt): most attempts are never compared by time
             self._untimed[name] = observed
         elif self.timing and self._worth_timing(name, result):
-            self._attach_timing(name, observed, functions, marks, lift, result)
+            # now, before the next run resets Dynamo: the run's own compiled code is timed, not compiled again
+            self._attach_timing(name, observed, functions, marks, lift, result, live=True)
         self.results[name] = result
         self.notes.extend(result.notes)
         self.runs_done += 1
@@ -339,14 +342,19 @@ class Session:
         marks: Callable[[], Sequence[Callable[..., Any]]] | None,
         lift: bool,
         result: RunResult,
+        *,
+        live: bool = False,
     ) -> None:
-        """Time run ``name`` and put the figures on ``result.run`` (``Run.timing``)."""
+        """Time run ``name`` and put the figures on ``result.run`` (``Run.timing``).
+
+        ``live``: the run was just made and Dynamo still holds its compiled code (timed as it is).
+        """
         self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
         # the timed calls run dozens of times: what they change in place (parameters, an
         # optimizer, input tensors) is put back, so the namespace ends as after the run
         timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
         try:
-            timing, note = self._time(name, observed, functions, marks, lift, result)
+            timing, note = self._time(name, observed, functions, marks, lift, result, live=live)
         finally:
             if timed_state is not None:
                 timed_state.restore()
@@ -364,17 +372,34 @@ class Session:
         marks: Callable[[], Sequence[Callable[..., Any]]] | None,
         lift: bool,
         result: RunResult,
+        *,
+        live: bool = False,
     ) -> tuple[RunTiming | None, str | None]:
-        """Time the run ``name`` just made (see :mod:`nstviz.capture.timed_runs`)."""
+        """Time the run ``name`` (see :mod:`nstviz.capture.timed_runs`)."""
+        calls = self._timed_calls(observed)
         return time_run(
             name,
-            self._timed_calls(observed),
+            calls,
             backend=self.backend,
             marks=marks or (lambda: functions),
             lift=lift,
             failed=result.exception is not None,
             eager=not name.startswith("attempt-"),  # eager is the same code every attempt
+            live=self._live_code(result.run, observed, calls) if live else None,
         )
+
+    def _live_code(self, run: Run, observed: list[Any] | None, calls: list[Any]) -> LiveCode | None:
+        """The calls of the compiled objects run ``run`` just made, and their eager twins."""
+        subject = self._subject
+        if subject is None:
+            return None
+        if observed is None:  # compare: its one call, compiled as the run called it, and eagerly
+            if subject.eager_body is None:
+                return None
+            quiet = (lambda: None,)  # the body's remark(): nothing to mark again
+            return LiveCode(run=run, compiled=[(subject.body, quiet, {})], eager=[(subject.eager_body, quiet, {})])
+        eager = [(c.original, c.args, c.kwargs) if isinstance(c, CompiledCall) else c for c in calls]
+        return LiveCode(run=run, compiled=rewrapped(calls), eager=eager)
 
     def _worth_timing(self, name: str, result: RunResult) -> bool:
         """Whether to time this run: always but an advisor attempt with more graphs than a run before.
