@@ -75,8 +75,11 @@ is made only when the kept set as a whole improves on the baseline; failures car
 cause (:mod:`nstviz.passes.causes`).
 
 The work is bounded by ``max_attempts`` and ``budget_s`` (an attempt is not started when the
-time left is shorter than the longest run so far, or than the baseline before any attempt):
-what is left is marked ``skipped`` with the reason.
+time left is shorter than the longest run so far, or than the baseline before any attempt, plus
+the room the capture keeps for its final run): what is left is marked ``skipped`` with the
+reason. The budget is the capture's one :class:`~nstviz.capture.deadline.Deadline`
+(``trials.deadline``), which the trials' extra runs and the final run share; what it left
+untried is named on it.
 """
 
 from __future__ import annotations
@@ -88,7 +91,7 @@ from typing import Any, Protocol
 
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.code import apply_code
-from nstviz.advisor.config_trials import Clock, TryConfig, timed, try_config_hints
+from nstviz.advisor.config_trials import TryConfig, timed, try_config_hints
 from nstviz.advisor.judge import (
     attempt_fields,
     dynamo_graphs,
@@ -105,6 +108,7 @@ from nstviz.advisor.propose import _Proposal, def_line, local_name, plan_candida
 from nstviz.advisor.remedies import config_plans
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.capture._introspect import unwrap
+from nstviz.capture.deadline import Deadline
 from nstviz.passes.failures import recompile_limit_hits
 from nstviz.passes.improvement import eager_frames, judge_change
 from nstviz.report import Candidate, OutputCheck, Recommendation, Run
@@ -241,7 +245,8 @@ def search(
     resolve, try_marks, try_config = trials.resolve, trials.try_marks, trials.try_config
     adapt, register = trials.adapt, trials.register
     decorator, none_inputs_ok = trials.decorator, trials.none_inputs_ok
-    clock = Clock(time.monotonic(), budget_s, baseline.wall_time_s)
+    # the capture's one deadline (its final run reserved), or one of the search's own
+    clock = getattr(trials, "deadline", None) or Deadline(time.monotonic(), budget_s, baseline.wall_time_s)
     say = progress or (lambda _msg: None)
     compiled_region = {plain_function_name(c.function) for c in baseline.compiles if c.function}
     compiled_region |= {plain_function_name(g.function) for g in baseline.graphs if g.function}
@@ -390,21 +395,14 @@ def search(
             continue
         if p.kind == "nonstrict" and p.obj is not None and id(unwrap(p.obj)) in seen_objs:
             continue
-        elapsed, estimate = clock.elapsed(), clock.estimate()
         if clock.attempts >= max_attempts:
             results[key] = replace(
                 results[key], status="skipped", error=f"attempt limit ({max_attempts}) reached"
             )
             continue
-        if elapsed >= budget_s or elapsed + estimate > budget_s:
-            if elapsed + estimate > budget_s and elapsed < budget_s:
-                why = (
-                    f"time budget ({budget_s:g} s): {budget_s - elapsed:.1f} s left, "
-                    f"shorter than one run (~{estimate:.1f} s)"
-                )
-            else:
-                why = f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s"
-            results[key] = replace(results[key], status="skipped", error=why)
+        if not clock.allows():
+            results[key] = replace(results[key], status="skipped", error=clock.why_not())
+            clock.leave(key)
             continue
         if p.kind == "adapter" and p.remedy is None:
             assert adapt is not None and p.obj is not None

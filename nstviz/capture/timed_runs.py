@@ -38,9 +38,10 @@ from typing import Any
 
 from nstviz.capture import marking
 from nstviz.capture._introspect import qualified_name
-from nstviz.capture.observed_calls import observing_compiled_calls
-from nstviz.capture.reused_timing import time_warm
+from nstviz.capture.observed_calls import CompiledCall, observing_compiled_calls
+from nstviz.capture.reused_timing import rewrapped, time_warm
 from nstviz.capture.runner import Body
+from nstviz.capture.subject import Subject
 from nstviz.capture.timing import ObservedCall, time_calls
 from nstviz.passes.improvement import dynamo_graphs
 from nstviz.report import Run
@@ -100,6 +101,17 @@ class LiveCode:
     """The calls of its compiled objects (:func:`nstviz.capture.reused_timing.rewrapped`)."""
     eager: Sequence[ObservedCall]
     """The same calls, to run eagerly."""
+
+
+def live_code(subject: Subject, run: Run, observed: Sequence[Any] | None, calls: Sequence[Any]) -> LiveCode | None:
+    """The calls of the compiled objects ``run`` just made (``observed``, or ``compare``'s one call), and their eager twins."""
+    if observed is None:  # compare: its one call, compiled as the run called it, and eagerly
+        if subject.eager_body is None:
+            return None
+        quiet = (lambda: None,)  # the body's remark(): nothing to mark again
+        return LiveCode(run=run, compiled=[(subject.body, quiet, {})], eager=[(subject.eager_body, quiet, {})])
+    eager = [(c.original, c.args, c.kwargs) if isinstance(c, CompiledCall) else c for c in calls]
+    return LiveCode(run=run, compiled=rewrapped(calls), eager=eager)
 
 
 def time_run(
@@ -168,6 +180,6 @@ def time_run(
 
 
 __all__ = [
-    "BUDGET_S", "MAX_CALLS", "MIN_CALLS", "WARMUP", "LiveCode", "ObservedCalls", "captured_compile_s", "observed_body",
+    "BUDGET_S", "MAX_CALLS", "MIN_CALLS", "WARMUP", "LiveCode", "ObservedCalls", "captured_compile_s", "live_code", "observed_body",
     "time_run", "timing_backend",
 ]
