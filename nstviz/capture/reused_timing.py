@@ -17,6 +17,7 @@ flag test per graph call.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -103,6 +104,7 @@ def time_warm(
     if not compiled_calls:
         raise UsageError("time_warm needs at least one (function, args, kwargs) call")
     snapshot = state.StateSnapshot.take()
+    started = time.perf_counter()
     try:
         sys.stdout = sys.stderr = _Discard()  # the calls run dozens of times (restored below)
 
@@ -131,6 +133,7 @@ def time_warm(
         synchronized=torch.cuda.is_available() and torch.cuda.is_initialized(),
         budget_s=budget_s,
         reused=True,
+        cost_s=round(time.perf_counter() - started, 4),
     )
 
 

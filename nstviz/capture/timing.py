@@ -482,6 +482,7 @@ def _measure(
     max_calls: int,
 ) -> RunTiming:
     snapshot = state.StateSnapshot.take()
+    started = time.perf_counter()
     hooks_before = _torch_compat.dynamo_global_hooks()
     try:
         _prepare_backend(settings)
@@ -524,6 +525,7 @@ def _measure(
         backend=backend_name,
         synchronized=synchronized,
         budget_s=budget_s if calls is None else None,
+        cost_s=round(time.perf_counter() - started, 4),
     )
 
 

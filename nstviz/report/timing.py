@@ -114,6 +114,9 @@ class RunTiming:
     compile). ``graphs``, ``compile_s`` and ``first_call_s`` are then the captured run's figures
     (its Dynamo graphs, Dynamo's compile time of its frames, its wall time), nstviz's recording
     included; ``steady`` and ``eager`` are measured with the recording off."""
+    cost_s: float | None = None
+    """Wall time the measurement itself took (a fresh compile, if any, the warm-up and the
+    measured calls): what timing this run added to the capture."""
     text: str = field(init=False, metadata={"derived": True})
     """:func:`format_timing` of this timing (the one line every renderer shows)."""
     compile_text: str = field(init=False, metadata={"derived": True})

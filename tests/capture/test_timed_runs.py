@@ -53,6 +53,7 @@ def test_compare_times_baseline_and_nonstrict_with_explains_graph_count():
     assert base.reused and nst.reused and base.recompiles == nst.recompiles == 0
     assert base.first_call_s == report.runs["baseline"].wall_time_s
     assert "(captured run)" in base.text
+    assert base.cost_s is not None and 0 < base.cost_s  # what the timing added to the capture is kept
     assert f"timing: {base.text}" in report.summary()
     assert f"<b>nonstrict</b> {html.escape(nst.text)}" in html_summary(report)  # the widget's static view
     again = Report.from_json(report.to_json())
