@@ -2,6 +2,7 @@
 
 Prints:
 - compare() wall time / (2 x plain torch.compile with the same backend)    target <= 1.10
+- compare() with its default timing / compare(time=False)                 target <= 1.30
 - compare() (record backend) / one plain inductor compile                  target <= 0.50
 - peak extra memory to capture >= 10,000 ATen nodes                        target <= 300 MB
 - Report JSON bytes per node
@@ -78,7 +79,7 @@ SCRIPTS = {
         import nstviz
         model, idx = make(LAYERS)
         t, c = time.perf_counter(), time.process_time()
-        report = nstviz.compare(model, idx, nonstrict=[block_scale], check=CHECK)
+        report = nstviz.compare(model, idx, nonstrict=[block_scale], check=CHECK, **({} if TIME is None else {"time": TIME}))
         print(time.perf_counter() - t, time.process_time() - c)
         print(report.summary().splitlines()[0])
         '''
@@ -140,6 +141,9 @@ def main() -> None:
     parser.add_argument("--skip-inductor", action="store_true")
     parser.add_argument("--only-inductor", action="store_true", help="only the compare / inductor ratio")
     parser.add_argument("--repeat", type=int, default=2, help="take the best of this many runs per timing")
+    parser.add_argument(
+        "--only-timing", action="store_true", help="only compare() default (timed) and time=False, over 2 plain compiles"
+    )
     args = parser.parse_args()
 
     def best(kind: str, repeat: int, **consts: object) -> tuple[float, float, list[str]]:
@@ -151,13 +155,30 @@ def main() -> None:
     r = args.repeat
     if args.only_inductor:
         ind_wall, ind_cpu, _ = best("plain", r, LAYERS=args.layers, BACKEND="inductor")
-        cmp_wall, cmp_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True)
+        cmp_wall, cmp_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True, TIME=None)
         print(json.dumps({"plain_compile_inductor_s": round(ind_wall, 3), "compare_record_s": round(cmp_wall, 3),
                           "compare_over_1x_inductor": round(cmp_wall / ind_wall, 3)}, indent=2))
         return
     plain_wall, plain_cpu, _ = best("plain", r, LAYERS=args.layers, BACKEND="aot_eager")
-    cmp_wall, cmp_cpu, lines = best("compare", r, LAYERS=args.layers, CHECK=False)
-    chk_wall, chk_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True)
+    # compare() as a user calls it (output check, timing on) against the same without timing
+    dflt_wall, dflt_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True, TIME=None)
+    untimed_wall, untimed_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True, TIME=False)
+    timing_figures = {
+        "compare_default_s": {"wall": round(dflt_wall, 3), "cpu": round(dflt_cpu, 3)},
+        "compare_time_false_s": {"wall": round(untimed_wall, 3), "cpu": round(untimed_cpu, 3)},
+        "compare_default_over_time_false": {
+            "wall": round(dflt_wall / untimed_wall, 3),
+            "cpu": round(dflt_cpu / untimed_cpu, 3),
+        },
+        "compare_default_over_2x_plain": round(dflt_wall / (2 * plain_wall), 3),
+        "compare_time_false_over_2x_plain": round(untimed_wall / (2 * plain_wall), 3),
+    }
+    if args.only_timing:
+        print(json.dumps({"layers": args.layers, "repeat (best of)": r,
+                          "plain_compile_aot_eager_s": round(plain_wall, 3), **timing_figures}, indent=2))
+        return
+    cmp_wall, cmp_cpu, lines = best("compare", r, LAYERS=args.layers, CHECK=False, TIME=None)
+    chk_wall, chk_cpu, _ = best("compare", r, LAYERS=args.layers, CHECK=True, TIME=None)
     figures: dict[str, object] = {
         "layers": args.layers,
         "repeat (best of)": r,
@@ -170,6 +191,7 @@ def main() -> None:
             "wall": round(chk_wall / (2 * plain_wall), 3),
             "cpu": round(chk_cpu / (2 * plain_cpu), 3),
         },
+        **timing_figures,
     }
     if not args.skip_inductor:
         ind_wall, ind_cpu, _ = best("plain", 1, LAYERS=args.layers, BACKEND="inductor")

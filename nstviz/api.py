@@ -92,20 +92,24 @@ def compare(
         nonstrict: functions to trace non-strictly: callables, names resolved in ``fn``'s
             globals (``"helper"``), or dotted paths (``"Block.stats"``, ``"mymod.helper"``).
         auto: let the advisor find functions to mark (tries up to ``max_attempts`` within
-            ``budget_s`` seconds).
+            ``budget_s`` seconds; what the budget left untried is :attr:`Report.advisor_untried`).
         backend: ``"record"`` (default), ``"inductor"``, ``"as_written"``, a backend name or
             a callable backend.
         baseline: ``"as_written"``, or ``"strict"`` to run the baseline with the code's own
             ``nonstrict_trace`` marks lifted (to see what they buy).
         check: compare outputs (baseline vs nonstrict vs eager).
-        budget_s: time budget of the advisor, in seconds.
+        budget_s: time budget of the advisor, in seconds: its attempts and checks and the final
+            nonstrict run with its timing (room kept for it); a step starts only when it can end
+            in time, so the advisor overruns by one run at most.
         max_attempts: attempt budget of the advisor.
         progress: called with ``{"phase", "message", "elapsed_s", "runs_done",
             "runs_total"}`` as the runs go on.
         echo: let the printed output of each run through to the real stdout/stderr.
-        time: time the baseline, the nonstrict run and each advisor attempt: ``fn(*args,
-            **kwargs)`` is compiled afresh and called again, warmed up, then measured against
-            eager (:attr:`Run.timing`; about half a second per run). ``time=False`` skips it.
+        time: time the baseline and the nonstrict run (:attr:`Run.timing`): right after each
+            run, the code it compiled is called again, warmed up, then measured against eager;
+            nothing is compiled twice (the compile figures are the captured run's, "(captured
+            run)"), so it costs the measured calls, about 0.3 s per run. Advisor attempts are
+            timed (compiled afresh) only to break a tie on graphs. ``time=False`` skips it.
         **kwargs: keyword arguments for ``fn``.
 
     Returns:
@@ -174,15 +178,15 @@ def trace_code(
         filename: the name the code's frames carry (an IPython cell name, a script path);
             by default ``<nstviz-cell-N>``, registered with :mod:`linecache`.
         progress: called with progress dicts (see :func:`compare`).
-        budget_s: time budget of the advisor, in seconds.
+        budget_s: time budget of the advisor, in seconds (see :func:`compare`).
         max_attempts: attempt budget of the advisor.
         echo: let the printed output of each run through to the real stdout/stderr.
         title: a title for the Report.
-        time: time the baseline, the nonstrict run and each advisor attempt
-            (:attr:`Run.timing`). The code is not run again for it: the calls of compiled
-            functions and modules it made are noted during each run and only those are
-            re-run (compiled afresh, warmed up, measured against eager), since the rest of
-            the code may have side effects.
+        time: time the baseline and the nonstrict run (:attr:`Run.timing`). The code is not
+            run again for it: the calls of compiled functions and modules it made are noted
+            during each run and only those are called again right after it (the code the run
+            compiled, not compiled twice; warmed up, measured against eager), since the rest
+            of the code may have side effects.
 
     Returns:
         The :class:`Report`. If the code raised in the last run, the exception is on

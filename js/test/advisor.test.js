@@ -88,3 +88,12 @@ test("a recommendation says Dynamo's graph breaks and graphs beside the distinct
   assert.equal(find(el, "nsv-rec-effect")[0].textContent,
     "set capture_scalar_outputs=True: graphs 4 → 3, breaks 1 → 2, graph breaks 2 → 0, outputs match");
 });
+
+test("what the time budget left untried is one line, and none when nothing was", () => {
+  const untried = "time budget (3 s) ran out after 2.1 s; left untried: helper, Block.stats";
+  const base = { runs: { baseline: {} }, candidates: [{ function: "helper", why: "w", status: "skipped" }] };
+  const lines = find(renderAdvisor({ ...base, advisor_untried: untried }), "nsv-advisor-untried");
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0].textContent, `Not tried: ${untried}`);
+  assert.equal(find(renderAdvisor(base), "nsv-advisor-untried").length, 0);
+});

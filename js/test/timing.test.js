@@ -81,3 +81,15 @@ test("no timed run: no table; the decoder accepts timing and refuses a malformed
   assert.equal(bad.ok, false);
   assert.match(bad.error, /timing is not an object/);
 });
+
+test("a timing of the captured run's own code says its compile figure is the captured run's", () => {
+  const steady = call(0.01, 0.009, 0.011, "10.0 ms ± 1.0 (median of 20)");
+  const report = { runs: {
+    baseline: { timing: { ...timing(3, steady, null, "t"), reused: true } },
+    "attempt-1": { timing: timing(1, steady, null, "t") },
+  } };
+  const rows = find(renderTiming(report, ["baseline", "attempt-1"]), (e) => e.attrs["data-run"]);
+  assert.equal(rows.length, 2);
+  assert.match(rows[0].textContent, /compile 500 ms \(captured run\)/);
+  assert.doesNotMatch(rows[1].textContent, /captured run/);
+});

@@ -1,6 +1,7 @@
-"""The advisor's time budget, and its attempts of ``torch._dynamo.config`` flags.
+"""The advisor's attempts of ``torch._dynamo.config`` flags.
 
-:class:`Clock` counts the attempts and the time spent; :func:`try_config_hints` tries the flags
+The time budget is the capture's one :class:`~nstviz.capture.deadline.Deadline` (the search's
+``clock``); :func:`try_config_hints` tries the flags
 the breaks hint at (and the recompile-limit flag) on top of the kept marks, judged like any
 attempt. :func:`timed` times an attempt late, when the search must choose between tied sets.
 """
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import Attempt
@@ -17,32 +17,13 @@ from nstviz.advisor.judge import attempt_fields, judge, stayed_text
 from nstviz.advisor.propose import _short_break
 from nstviz.advisor.remedies import flags_hinted
 from nstviz.advisor.trials import Trials, TryConfig
+from nstviz.capture.deadline import Deadline
 from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, OutputCheck, Run
 
-__all__ = ["MAX_CONFIG_ATTEMPTS", "Clock", "TryConfig", "timed", "try_config_hints"]
+__all__ = ["MAX_CONFIG_ATTEMPTS", "TryConfig", "timed", "try_config_hints"]
 
 MAX_CONFIG_ATTEMPTS = 3
-
-
-@dataclass
-class Clock:
-    """The search's attempts so far and its time budget."""
-
-    start: float
-    budget_s: float
-    first_estimate: float
-    """How long one attempt is expected to take before any ran (the baseline's wall time)."""
-    durations: list[float] = field(default_factory=list)
-    attempts: int = 0
-
-    def elapsed(self) -> float:
-        """Seconds since the search started."""
-        return time.monotonic() - self.start
-
-    def estimate(self) -> float:
-        """How long the next attempt is expected to take: the longest so far."""
-        return max(self.durations) if self.durations else self.first_estimate
 
 
 def timed(trials: Trials, kept: Sequence[Attempt], run: Run, config: Sequence[str]) -> Run:
@@ -59,7 +40,7 @@ def try_config_hints(
     marks: tuple[Mark, ...],
     current: Run,
     last_check: OutputCheck | None,
-    clock: Clock,
+    clock: Deadline,
     order: list[str],
     results: dict[str, Candidate],
     say: Callable[[str], None],
@@ -88,7 +69,8 @@ def try_config_hints(
         if len(flags) > 1 and len(config_kept) > len(kept):
             continue  # a single flag already helped; the other was tried on top of it
         name = "config: " + ", ".join(f"{f}=True" for f in flags)
-        if clock.elapsed() + clock.estimate() > budget_s:
+        if not clock.allows():
+            clock.leave(name)
             order.append(name)
             results[name] = Candidate(
                 function=name, why="the break's own hint", status="skipped", kind="config",

@@ -15,10 +15,10 @@ from typing import Any, NamedTuple
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, Attempt, MarkAttempt, PytreeAttempt, derive
 from nstviz.advisor.code import apply_code
-from nstviz.advisor.config_trials import Clock
 from nstviz.advisor.precheck import precheck
 from nstviz.advisor.propose import def_line, plan_candidates
 from nstviz.advisor.trials import Trials
+from nstviz.capture.deadline import Deadline
 from nstviz.report import Candidate, OutputCheck, Run
 
 __all__ = ["SearchState", "Verified", "candidate_of"]
@@ -38,7 +38,7 @@ class SearchState:
 
     baseline: Run
     trials: Trials
-    clock: Clock
+    clock: Deadline
     max_attempts: int
     say: Callable[[str], None]
     compiled_region: set[str]

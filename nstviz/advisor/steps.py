@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt
-from nstviz.advisor.config_trials import Clock, timed, try_config_hints
+from nstviz.advisor.config_trials import timed, try_config_hints
 from nstviz.advisor.judge import (
     attempt_fields,
     dynamo_graphs,
@@ -31,6 +31,7 @@ from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.advisor.state import SearchState, Verified
 from nstviz.advisor.trials import Trials
 from nstviz.capture._introspect import unwrap
+from nstviz.capture.deadline import Deadline
 from nstviz.capture.remedy import Mark
 from nstviz.capture.trials import Advice
 from nstviz.passes.failures import recompile_limit_hits
@@ -61,7 +62,8 @@ def plan(
     baseline: Run, trials: Trials, *, budget_s: float, max_attempts: int, progress: Callable[[str], None] | None = None
 ) -> SearchState:
     """Step 1: propose and pre-check the baseline's candidates; queue the targeted rewrites first."""
-    clock = Clock(time.monotonic(), budget_s, baseline.wall_time_s)
+    # the capture's one deadline (its final run reserved), or one of the search's own
+    clock = trials.deadline or Deadline(time.monotonic(), budget_s, baseline.wall_time_s)
     compiled_region = {plain_function_name(c.function) for c in baseline.compiles if c.function}
     compiled_region |= {plain_function_name(g.function) for g in baseline.graphs if g.function}
     state = SearchState(
@@ -281,7 +283,7 @@ def _try_early_config(state: SearchState) -> None:
 
 def _passed_over(state: SearchState, p: AnyAttempt) -> bool:
     """Whether ``p`` is not run after all: not needed, a function tried already, out of attempts or time, no adapter."""
-    key, clock, budget_s = p.result_key, state.clock, state.clock.budget_s
+    key, clock = p.result_key, state.clock
     if p.replaced is None and p.breaks and all(k in state.resolved for k in p.breaks):
         state.results[key] = replace(
             state.results[key], status="skipped", error="not needed: the marks kept already remove its breaks"
@@ -289,21 +291,14 @@ def _passed_over(state: SearchState, p: AnyAttempt) -> bool:
         return True
     if p.kind == "nonstrict" and p.obj is not None and id(unwrap(p.obj)) in state.seen_objs:
         return True
-    elapsed, estimate = clock.elapsed(), clock.estimate()
     if clock.attempts >= state.max_attempts:
         state.results[key] = replace(
             state.results[key], status="skipped", error=f"attempt limit ({state.max_attempts}) reached"
         )
         return True
-    if elapsed >= budget_s or elapsed + estimate > budget_s:
-        if elapsed + estimate > budget_s and elapsed < budget_s:
-            why = (
-                f"time budget ({budget_s:g} s): {budget_s - elapsed:.1f} s left, "
-                f"shorter than one run (~{estimate:.1f} s)"
-            )
-        else:
-            why = f"time budget ({budget_s:g} s) used up after {elapsed:.1f} s"
-        state.results[key] = replace(state.results[key], status="skipped", error=why)
+    if not clock.allows():
+        state.results[key] = replace(state.results[key], status="skipped", error=clock.why_not())
+        clock.leave(key)
         return True
     if isinstance(p, AdapterAttempt) and p.remedy is None:
         adapt = state.trials.adapt

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from nstviz.capture.deadline import Deadline
 from nstviz.capture.remedy import Mark
 from nstviz.report import OutputCheck, Run
 
@@ -50,6 +51,8 @@ class Trials(Protocol):
             graphs on another input set and random state, or None; None: not checked.
         time_attempt: ``time_attempt(marks, flags, run_name)`` times an attempt now (its Run,
             timed, or None); None: tied sets are not told apart by time.
+        deadline: the capture's one :class:`~nstviz.capture.deadline.Deadline`, shared with
+            the trials' own extra runs and the final run; None: the search makes its own.
     """
 
     decorator: str
@@ -64,3 +67,4 @@ class Trials(Protocol):
     run_eager: Callable[[], bool] | None
     graphs_elsewhere: Callable[[tuple[Mark, ...], dict[str, bool]], tuple[int, int] | None] | None
     time_attempt: Callable[[tuple[Mark, ...], dict[str, bool], str], Run | None] | None
+    deadline: Deadline | None

@@ -71,6 +71,9 @@ class Recorder:
         self._ids: set[str] = set()
         self._max_nodes = max_nodes
         self._inductor_compile: _CompileInfo | None = None
+        self._counting_on = [True]
+        """Whether the compiled graphs still note their runs: off from :meth:`release` on, so a
+        timing of the run's compiled code (:mod:`nstviz.capture.reused_timing`) does not pay for it."""
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -100,6 +103,7 @@ class Recorder:
         self._ids = set()
         self.stacks = StackTable()
         self._inductor_compile = None
+        self._counting_on[0] = False
 
     def _uses_inductor(self) -> bool:
         return self.backend in ("inductor", "as_written")
@@ -152,11 +156,11 @@ class Recorder:
         gid = info.dynamo_graph_id
         if not gid or not callable(compiled):
             return compiled
-        runs = self.graph_runs
+        runs, on = self.graph_runs, self._counting_on
 
         @functools.wraps(compiled)
         def run(*args: Any, **kwargs: Any) -> Any:
-            if len(runs) < GRAPH_RUNS_KEPT:
+            if on[0] and len(runs) < GRAPH_RUNS_KEPT:
                 runs.append(gid)
             return compiled(*args, **kwargs)
 

@@ -26,13 +26,14 @@ from nstviz._version import __version__
 from nstviz.capture import _torch_compat, adapters, marking, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.cell_inputs import rewrites_redefined
+from nstviz.capture.deadline import Deadline
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunCount, RunPlan
 from nstviz.capture.recorder import Backend
 from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
 from nstviz.capture.subject import Subject
-from nstviz.capture.timed_runs import observed_body, time_run
+from nstviz.capture.timed_runs import live_code, observed_body, time_run
 from nstviz.capture.trials import Advice, Trials
 from nstviz.capture.trials import compare as _compare
 from nstviz.capture.trials import failed as _failed
@@ -55,7 +56,6 @@ from nstviz.report.timing import RunTiming
 from nstviz.tracing.stacks import StackTable
 
 Progress = Callable[[dict[str, Any]], None]
-
 
 
 class Session:
@@ -89,6 +89,10 @@ class Session:
         self.targets: dict[str, tuple[marking.Target, ...]] = {}
         self.notes: list[str] = []
         self.advisor_keys: set[Any] = set()
+        self.deadline: Deadline | None = None
+        """The advisor's one deadline (``auto``), from its start to the end of the final run's timing."""
+        self._timing_cost = 0.0
+        """Seconds the longest timing of a run took (what the next one is expected to cost)."""
         self._untimed: dict[str, list[Any] | None] = {}
         """Advisor attempts not timed yet, with the compiled calls they were seen to make."""
         self._reads_cache: dict[int, tuple[NonInputRead, ...]] = {}
@@ -309,8 +313,11 @@ class Session:
             # an attempt is timed only if the advisor must choose between it and another with as
             # few graphs (time_attempt): most attempts are never compared by time
             self._untimed[name] = observed
-        elif self.timing and self._worth_timing(name, result):
-            self._attach_timing(name, observed, functions, marks, lift, result)
+        elif self.timing and self._worth_timing(name, result) and self._timing_fits(name):
+            # now, before the next run resets Dynamo: the run's own compiled code is timed, not compiled again
+            began = time.perf_counter()
+            self._attach_timing(name, observed, functions, marks, lift, result, live=True)
+            self._timing_cost = max(self._timing_cost, time.perf_counter() - began)
         self.results[name] = result
         self.notes.extend(result.notes)
         self.count.run_done()
@@ -334,6 +341,15 @@ class Session:
         """The run ``name`` as plain values, finished (its marks as records; what the advisor judges)."""
         return finish_run(self._plain_run(self.results[name], name), self.stacks.stacks)
 
+    def _timing_fits(self, name: str) -> bool:
+        """Whether the run's timing fits the advisor's deadline (always, without one); a note if not."""
+        deadline = self.deadline
+        if deadline is None or deadline.allows(self._timing_cost):
+            return True
+        deadline.leave(f"timing the {name} run")
+        self.notes.append(f"{name}: not timed: the advisor's time budget ran out")
+        return False
+
     def time_attempt(
         self,
         name: str,
@@ -343,6 +359,9 @@ class Session:
         """Time the advisor's attempt ``name`` now (its remedies applied by the caller); its Run, timed."""
         result = self.results.get(name)
         if not self.timing or result is None or name not in self._untimed or not self._worth_timing(name, result):
+            return None
+        if self.deadline is not None and not self.deadline.allows(result.run.wall_time_s + self._timing_cost):  # compile + time
+            self.deadline.leave(f"timing {name} (tied on graphs)")
             return None
         self._attach_timing(name, self._untimed.pop(name), functions, marks, False, result)
         return result.run
@@ -355,14 +374,16 @@ class Session:
         marks: Callable[[], Sequence[Callable[..., Any]]] | None,
         lift: bool,
         result: RunResult,
+        *,
+        live: bool = False,
     ) -> None:
-        """Time run ``name`` and put the figures on ``result.run`` (``Run.timing``)."""
+        """Time run ``name``, put the figures on ``result.run``; ``live``: its compiled code is still in Dynamo's cache."""
         self.say(name, f"{name}: timing it (graphs, compile, steady state, eager)")
         # the timed calls run dozens of times: what they change in place (parameters, an
         # optimizer, input tensors) is put back, so the namespace ends as after the run
         timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
         try:
-            timing, note = self._time(name, observed, functions, marks, lift, result)
+            timing, note = self._time(name, observed, functions, marks, lift, result, live=live)
         finally:
             if timed_state is not None:
                 timed_state.restore()
@@ -380,16 +401,19 @@ class Session:
         marks: Callable[[], Sequence[Callable[..., Any]]] | None,
         lift: bool,
         result: RunResult,
+        *,
+        live: bool = False,
     ) -> tuple[RunTiming | None, str | None]:
-        """Time the run ``name`` just made (see :mod:`nstviz.capture.timed_runs`)."""
+        """Time the run ``name`` (see :mod:`nstviz.capture.timed_runs`)."""
+        calls = self._timed_calls(observed)
         return time_run(
-            name,
-            self._timed_calls(observed),
+            name, calls,
             backend=self.backend,
             marks=marks or (lambda: functions),
             lift=lift,
             failed=result.exception is not None,
             eager=not name.startswith("attempt-"),  # eager is the same code every attempt
+            live=live_code(self._subject, result.run, observed, calls) if live and self._subject else None,
         )
 
     def _worth_timing(self, name: str, result: RunResult) -> bool:
@@ -426,13 +450,20 @@ class Session:
             raise UsageError("auto=True needs an advisor: pass Session(advisor=nstviz.advisor.search.search)")
         search = self.advisor
         baseline_run = self.plain_run("baseline")
-        return search(
-            baseline_run,
-            Trials(self, subject, base, checkpoint, outputs, rng),
-            budget_s=self.plan.advisor_budget_s,
-            max_attempts=self.plan.advisor_attempts,
-            progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
+        # one deadline for the whole advisor, room kept for the final run (as long as the baseline) and its timing
+        self.deadline = Deadline.starting_now(
+            self.plan.advisor_budget_s, base.run.wall_time_s, reserve_s=base.run.wall_time_s + self._timing_cost
         )
+        try:
+            return search(
+                baseline_run,
+                Trials(self, subject, base, checkpoint, outputs, rng),
+                budget_s=self.plan.advisor_budget_s,
+                max_attempts=self.plan.advisor_attempts,
+                progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
+            )
+        finally:
+            self.deadline.reserve_s = 0.0  # the reserve is the final run's to spend now
 
     # -- live objects -> plain values --------------------------------------------------------
 
@@ -509,6 +540,7 @@ class Session:
             comparisons=comparisons,
             nondeterministic=nondeterministic,
             notes=(*_torch_compat.capture_notes(self._lost), *self.notes),
+            advisor_untried=self.deadline.summary() if self.deadline is not None else None,
             candidates=candidates,
             recommendation=recommendation,
             sources=_sources(runs.values(), stacks),

@@ -11,22 +11,40 @@ for the measurement. What is timed:
   re-run as one unit by :func:`nstviz.capture.timing.time_calls`; the rest of the code is not
   run again.
 
-The timing backend follows the capture's: ``"record"`` (no code generation) times with
-``aot_eager`` (the same AOTAutograd graphs, run), ``"as_written"`` with each compiled object's
-own backend, any other with itself. A measurement that fails gives no timing and a note; the
-run and the capture are unaffected.
+How, and what it costs:
+
+- **Right after the run** (the baseline, the nonstrict run): the compiled code the run made is
+  still in Dynamo's cache, with the capture's backend, so the same compiled objects are called
+  again, warmed up and measured against eager (:mod:`nstviz.capture.reused_timing`): nothing is
+  compiled twice. The timing's graphs, compile time and first call are the captured run's own
+  (recording included; :attr:`RunTiming.reused`, "(captured run)" in its text). The cost is the
+  measured calls: about ``WARMUP + MIN_CALLS`` calls, or ``BUDGET_S`` seconds, per run, compiled
+  and eager.
+- **Later** (an advisor attempt timed to break a tie, after other runs reset Dynamo): the calls
+  are compiled afresh with the timing backend (:func:`nstviz.capture.timing.time_calls`: a
+  second compile of that attempt). That backend follows the capture's: ``"record"`` (no code
+  generation) times with ``aot_eager`` (the same AOTAutograd graphs, run), ``"as_written"``
+  with each compiled object's own backend, any other with itself.
+
+A measurement that fails gives no timing and a note; the run and the capture are unaffected.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from nstviz.capture import marking
-from nstviz.capture.observed_calls import observing_compiled_calls
+from nstviz.capture._introspect import qualified_name
+from nstviz.capture.observed_calls import CompiledCall, observing_compiled_calls
+from nstviz.capture.reused_timing import rewrapped, time_warm
 from nstviz.capture.runner import Body
-from nstviz.capture.timing import time_calls
+from nstviz.capture.subject import Subject
+from nstviz.capture.timing import ObservedCall, time_calls
+from nstviz.passes.improvement import dynamo_graphs
+from nstviz.report import Run
 from nstviz.report.timing import RunTiming
 
 WARMUP = 1
@@ -37,6 +55,12 @@ MIN_CALLS = 3
 """The fewest measured calls, even past the budget (a slow call is still measured thrice)."""
 MAX_CALLS = 50
 """The most measured calls (a fast call stops here, well inside the budget)."""
+
+
+def captured_compile_s(run: Run) -> float | None:
+    """Dynamo's compile time of the run's frames (the sum over its compiles), or None when none has one."""
+    times = [c.compile_time_s for c in run.compiles if c.compile_time_s is not None]
+    return round(sum(times), 6) if times else None
 
 
 def timing_backend(capture_backend: Any) -> Any:
@@ -67,6 +91,29 @@ class ObservedCalls(list):  # type: ignore[type-arg]
     note: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class LiveCode:
+    """A run just made whose compiled code Dynamo still holds: timed as it is, not compiled again."""
+
+    run: Run
+    """The captured run (its graphs, wall time and compile times become the timing's)."""
+    compiled: Sequence[ObservedCall]
+    """The calls of its compiled objects (:func:`nstviz.capture.reused_timing.rewrapped`)."""
+    eager: Sequence[ObservedCall]
+    """The same calls, to run eagerly."""
+
+
+def live_code(subject: Subject, run: Run, observed: Sequence[Any] | None, calls: Sequence[Any]) -> LiveCode | None:
+    """The calls of the compiled objects ``run`` just made (``observed``, or ``compare``'s one call), and their eager twins."""
+    if observed is None:  # compare: its one call, compiled as the run called it, and eagerly
+        if subject.eager_body is None:
+            return None
+        quiet = (lambda: None,)  # the body's remark(): nothing to mark again
+        return LiveCode(run=run, compiled=[(subject.body, quiet, {})], eager=[(subject.eager_body, quiet, {})])
+    eager = [(c.original, c.args, c.kwargs) if isinstance(c, CompiledCall) else c for c in calls]
+    return LiveCode(run=run, compiled=rewrapped(calls), eager=eager)
+
+
 def time_run(
     name: str,
     calls: Sequence[Any],
@@ -76,6 +123,7 @@ def time_run(
     lift: bool = False,
     failed: bool = False,
     eager: bool = True,
+    live: LiveCode | None = None,
 ) -> tuple[RunTiming | None, str | None]:
     """Time the run ``name``'s ``calls`` with its marks applied: ``(timing, note)``.
 
@@ -83,6 +131,10 @@ def time_run(
     ``marks`` returns the functions the run traced non-strictly; ``lift`` lifts the code's own
     non-strict marks (``baseline="strict"``); ``failed``: the run raised (not timed); ``eager``:
     also time the calls eagerly (the advisor's attempts do not: eager is the baseline's).
+    ``live``: the run's compiled code is still in Dynamo's cache, so it is timed as it is
+    (:func:`~nstviz.capture.reused_timing.time_warm`, no second compile; the compile figures
+    are the captured run's); without it, ``calls`` are compiled afresh
+    (:func:`~nstviz.capture.timing.time_calls`).
     Never raises (but KeyboardInterrupt): a failure is a note.
     """
     note_prefix = f"{name}: not timed"
@@ -97,15 +149,29 @@ def time_run(
             if lift:
                 stack.enter_context(marking.source_marks_lifted())
             stack.enter_context(marking.marked(list(marks())))
-            timing = time_calls(
-                calls,
-                backend=timing_backend(backend),
-                eager=eager,
-                warmup=WARMUP,
-                budget_s=BUDGET_S,
-                min_calls=MIN_CALLS,
-                max_calls=MAX_CALLS,
-            )
+            if live is not None:
+                timing = time_warm(
+                    live.compiled,
+                    live.eager if eager else None,
+                    graphs=dynamo_graphs(live.run),
+                    first_call_s=live.run.wall_time_s,
+                    compile_s=captured_compile_s(live.run),
+                    backend=backend if isinstance(backend, str) else qualified_name(backend),
+                    warmup=WARMUP,
+                    budget_s=BUDGET_S,
+                    min_calls=MIN_CALLS,
+                    max_calls=MAX_CALLS,
+                )
+            else:
+                timing = time_calls(
+                    calls,
+                    backend=timing_backend(backend),
+                    eager=eager,
+                    warmup=WARMUP,
+                    budget_s=BUDGET_S,
+                    min_calls=MIN_CALLS,
+                    max_calls=MAX_CALLS,
+                )
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # the measurement must never fail the capture
@@ -113,4 +179,7 @@ def time_run(
     return timing, None
 
 
-__all__ = ["BUDGET_S", "MAX_CALLS", "MIN_CALLS", "WARMUP", "ObservedCalls", "observed_body", "time_run", "timing_backend"]
+__all__ = [
+    "BUDGET_S", "MAX_CALLS", "MIN_CALLS", "WARMUP", "LiveCode", "ObservedCalls", "captured_compile_s", "live_code", "observed_body",
+    "time_run", "timing_backend",
+]

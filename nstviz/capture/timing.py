@@ -425,6 +425,49 @@ def time_compiled(
     )
 
 
+def _rounds(
+    run_compiled: Callable[[], None],
+    run_eager: Callable[[], None] | None,
+    *,
+    warmup: int,
+    calls: int | None,
+    budget_s: float | None,
+    min_calls: int,
+    max_calls: int,
+) -> dict[str, list[float]]:
+    """Warm-up, then interleaved compiled/eager rounds (steps 3 and 4 of the module docstring)."""
+    for _ in range(warmup):
+        run_compiled()
+        if run_eager is not None:
+            run_eager()
+    pairs: list[tuple[str, Callable[[], None]]] = [("compiled", run_compiled)]
+    if run_eager is not None:
+        pairs.append(("eager", run_eager))
+    samples: dict[str, list[float]] = {name: [] for name, _ in pairs}
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # as timeit does: a collection would land on whichever call is running
+    try:
+        began = time.perf_counter()
+        rounds = 0
+        while True:
+            for name, run in pairs if rounds % 2 == 0 else pairs[::-1]:
+                t0 = time.perf_counter()
+                run()
+                samples[name].append(time.perf_counter() - t0)
+            rounds += 1
+            if calls is not None:
+                if rounds >= calls:
+                    break
+            elif rounds >= max_calls or (
+                rounds >= min_calls and budget_s is not None and time.perf_counter() - began >= budget_s
+            ):
+                break
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return samples
+
+
 def _measure(
     compiled_calls: Sequence[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]],
     eager_calls: Sequence[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] | None,
@@ -439,7 +482,7 @@ def _measure(
     max_calls: int,
 ) -> RunTiming:
     snapshot = state.StateSnapshot.take()
-    gc_was_enabled = False
+    started = time.perf_counter()
     hooks_before = _torch_compat.dynamo_global_hooks()
     try:
         _prepare_backend(settings)
@@ -461,35 +504,12 @@ def _measure(
             first_call_s = time.perf_counter() - start
             compile_s = _compile_seconds(before, _torch_compat.compilation_metrics())
         graphs = sum(c.graphs for c in counters)
-        for _ in range(warmup):
-            run_compiled()
-            if eager_calls is not None:
-                run_eager()
-        pairs: list[tuple[str, Callable[[], None]]] = [("compiled", run_compiled)]
-        if eager_calls is not None:
-            pairs.append(("eager", run_eager))
-        samples: dict[str, list[float]] = {name: [] for name, _ in pairs}
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # as timeit does: a collection would land on whichever call is running
-        began = time.perf_counter()
-        rounds = 0
-        while True:
-            for name, run in pairs if rounds % 2 == 0 else pairs[::-1]:
-                t0 = time.perf_counter()
-                run()
-                samples[name].append(time.perf_counter() - t0)
-            rounds += 1
-            if calls is not None:
-                if rounds >= calls:
-                    break
-            elif rounds >= max_calls or (
-                rounds >= min_calls and budget_s is not None and time.perf_counter() - began >= budget_s
-            ):
-                break
+        samples = _rounds(
+            run_compiled, run_eager if eager_calls is not None else None,
+            warmup=warmup, calls=calls, budget_s=budget_s, min_calls=min_calls, max_calls=max_calls,
+        )
         recompiles = sum(c.graphs for c in counters) - graphs
     finally:
-        if gc_was_enabled:
-            gc.enable()
         # the measurement's compiled code stays alive (cache entries): its Dynamo globals must not
         # make torch print KeyErrors at interpreter exit (see _torch_compat.quiet_dynamo_cleanups)
         _torch_compat.quiet_dynamo_cleanups(hooks_before)
@@ -505,6 +525,7 @@ def _measure(
         backend=backend_name,
         synchronized=synchronized,
         budget_s=budget_s if calls is None else None,
+        cost_s=round(time.perf_counter() - started, 4),
     )
 
 

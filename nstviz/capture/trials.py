@@ -21,6 +21,7 @@ from typing import Any, Protocol
 from nstviz.capture import _torch_compat, adapters, marking
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
+from nstviz.capture.deadline import Deadline
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.recorder import Backend
 from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
@@ -90,10 +91,20 @@ class Trials:
         self.checkpoint = checkpoint
         self.outputs = outputs
         self.rng = rng
+        self.deadline: Deadline | None = session.deadline
+        """The advisor's one deadline (None: no time budget); the extra runs below start only in time."""
         self.decorator = _torch_compat.nonstrict_trace_spelling()
         self.none_inputs_ok = _torch_compat.nonstrict_accepts_none()
         # source rewrites are verified on other inputs: only a callable has inputs to vary
         self.other_inputs = self._other_inputs  # a cell's compiled calls give it inputs too (cell_inputs)
+
+    def _in_time(self, what: str, runs: float = 1.0) -> bool:
+        """Whether ``runs`` runs' worth of work fits the deadline; if not, ``what`` is noted as left untried."""
+        deadline = self.deadline
+        if deadline is None or deadline.allows(runs * deadline.estimate()):
+            return True
+        deadline.leave(what)
+        return False
 
     def resolve(self, name: str) -> Callable[..., Any] | None:
         """The function ``name`` stands for in the user's namespace, or None."""
@@ -140,6 +151,8 @@ class Trials:
         from nstviz.capture.outputs import compare_outputs
 
         subject = self.subject
+        if not self._in_time("a rewrite's check on other inputs"):
+            return None, "not checked on other inputs: the time budget ran out"
         self.checkpoint.restore()
         if subject.entry == "compare" and subject.eager_body is not None:
             calls = [self._eager_call()]
@@ -195,7 +208,7 @@ class Trials:
         from nstviz.capture.timing import time_calls
 
         subject = self.subject
-        if subject.entry != "compare":
+        if subject.entry != "compare" or not self._in_time("the graph count on another input set", runs=2):
             return None
         fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
         a, k = (other_input_sets(args, kwargs) or [(args, kwargs)])[0]
@@ -228,7 +241,7 @@ class Trials:
         fails. State is restored after.
         """
         subject = self.subject
-        if subject.entry != "compare":
+        if subject.entry != "compare" or not self._in_time("the eager recording for custom-op rewrites"):
             return False
         eager, args, kwargs = self._eager_call()
         self.checkpoint.restore()

@@ -94,6 +94,8 @@ class CapturedRuns:
     notes: tuple[str, ...] = ()
     candidates: tuple[Candidate, ...] = ()
     recommendation: Recommendation | None = None
+    advisor_untried: str | None = None
+    """What the advisor left untried when its time budget ran out (one line), or None."""
     sources: Mapping[str, SourceFile] = dataclasses.field(default_factory=dict)
     nothing_marked: bool = False
     """No function was marked and no config remedy recommended: the nonstrict run was not made."""
@@ -174,6 +176,7 @@ def assemble(captured: CapturedRuns) -> Report:
         outputs=outputs,
         candidates=captured.candidates,
         recommendation=captured.recommendation,
+        advisor_untried=captured.advisor_untried,
         stacks=tuple(stacks),
         sources=dict(captured.sources),
         notes=run_notes(captured.notes, nonstrict),  # 6

@@ -40,6 +40,8 @@ _WRITTEN_WHEN_SET: dict[str, frozenset[str]] = {
         "recompile", "limit_hit", "qualname",
     }),
     "Chip": frozenset({"help", "run", "compile_id"}),
+    "Report": frozenset({"advisor_untried"}),
+    "RunTiming": frozenset({"reused", "cost_s"}),
 }
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}

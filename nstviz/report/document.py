@@ -62,6 +62,9 @@ class Report:
     outputs: OutputCheck = field(default_factory=lambda: OutputCheck(match=None))
     candidates: tuple[Candidate, ...] = ()
     recommendation: Recommendation | None = None
+    advisor_untried: str | None = None
+    """When the advisor's time budget (``budget_s``) ran out: what it left untried, in one line
+    (candidates, checks, timings not started); None when it ran out of nothing."""
     stacks: tuple[tuple[Location, ...], ...] = ()
     """Interned user stacks; ``Node.stack`` indexes this (outermost frame first)."""
     sources: dict[str, SourceFile] = field(default_factory=dict)

@@ -10,7 +10,9 @@ capture engine.
 Vocabulary:
 
 - **first call**: the first call of the compiled function, in a fresh compile: Dynamo traces,
-  the backend compiles, the code runs once (the "cold start").
+  the backend compiles, the code runs once (the "cold start"). A timing of a captured run's own
+  compiled code (:attr:`RunTiming.reused`, what ``compare()`` does) takes the captured run's
+  wall time and compile time instead, recording included, and its text says "(captured run)".
 - **compile time**: Dynamo's own measure of that compile (the sum over the compiled frames of
   ``entire_frame_compile_time_s`` in ``torch._dynamo.utils``' compilation metrics: tracing and
   the backend's compile, not the run).
@@ -107,6 +109,14 @@ class RunTiming:
     """True when each call was followed by ``torch.cuda.synchronize()`` (a CUDA device was in use)."""
     budget_s: float | None = None
     """The time budget the measured calls were bounded by, if any."""
+    reused: bool = False
+    """True: the captured run's own compiled code was timed, not a fresh compile of it (no second
+    compile). ``graphs``, ``compile_s`` and ``first_call_s`` are then the captured run's figures
+    (its Dynamo graphs, Dynamo's compile time of its frames, its wall time), nstviz's recording
+    included; ``steady`` and ``eager`` are measured with the recording off."""
+    cost_s: float | None = None
+    """Wall time the measurement itself took (a fresh compile, if any, the warm-up and the
+    measured calls): what timing this run added to the capture."""
     text: str = field(init=False, metadata={"derived": True})
     """:func:`format_timing` of this timing (the one line every renderer shows)."""
     compile_text: str = field(init=False, metadata={"derived": True})
@@ -232,10 +242,11 @@ def format_timing(timing: RunTiming) -> str:
         parts.append(head)
     elif timing.eager is not None:
         parts.append(f"eager {format_call(timing.eager)}")
+    captured = " (captured run)" if timing.reused else ""
     if timing.compile_s is not None:
-        parts.append(f"compile {format_seconds(timing.compile_s)}")
+        parts.append(f"compile {format_seconds(timing.compile_s)}{captured}")
     else:
-        parts.append(f"first call {format_seconds(timing.first_call_s)}")
+        parts.append(f"first call {format_seconds(timing.first_call_s)}{captured}")
     parts.append(f"{timing.graphs} graph" + ("" if timing.graphs == 1 else "s"))
     if timing.recompiles:
         parts.append(f"{timing.recompiles} recompile" + ("" if timing.recompiles == 1 else "s") + " while timing")

@@ -515,9 +515,10 @@ def test_time_budget_marks_the_rest_skipped(monkeypatch):
     import types
 
     from nstviz.advisor import config_trials, steps
+    from nstviz.capture import deadline
 
     clock = [100.0]
-    for module in (steps, config_trials):  # the search's steps and its Clock read the same clock
+    for module in (steps, config_trials, deadline):  # the search's steps and its Deadline read the same clock
         monkeypatch.setattr(module, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
 
     def one_second(marks, name):

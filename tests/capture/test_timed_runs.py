@@ -49,12 +49,39 @@ def test_compare_times_baseline_and_nonstrict_with_explains_graph_count():
     nst = _measured(report.runs["nonstrict"].timing)
     assert base.graphs == explained == report.counts["baseline"].graphs == 3  # toy, helper, toy resumed
     assert nst.graphs == report.counts["nonstrict"].graphs == 1
-    assert base.backend == nst.backend == "aot_eager"  # the record backend times with aot_eager
+    # the runs' own compiled code is timed (the record backend's), its compile figures the run's own
+    assert base.backend == nst.backend == "record"
+    assert base.reused and nst.reused and base.recompiles == nst.recompiles == 0
+    assert base.first_call_s == report.runs["baseline"].wall_time_s
+    assert "(captured run)" in base.text
+    assert base.cost_s is not None and 0 < base.cost_s  # what the timing added to the capture is kept
     assert f"timing: {base.text}" in report.summary()
     assert f"<b>nonstrict</b> {html.escape(nst.text)}" in html_summary(report)  # the widget's static view
     again = Report.from_json(report.to_json())
     assert again.runs["baseline"].timing == base
     assert again.runs["nonstrict"].timing == nst
+
+
+def test_compare_timing_compiles_nothing_again():
+    """The timing calls what the runs compiled: as many backend compiles as without timing."""
+    compiles: list[str] = []
+
+    def counting(gm, example_inputs):
+        compiles.append(gm.__class__.__name__)
+        return gm.forward
+
+    def graphs_compiled(time: bool) -> tuple[int, nstviz.Report]:
+        compiles.clear()
+        compiled = torch.compile(toy, backend=counting)
+        report = nstviz.compare(compiled, torch.ones(8), nonstrict=[helper], backend="as_written", time=time)
+        return len(compiles), report
+
+    untimed, _ = graphs_compiled(False)
+    timed, report = graphs_compiled(True)
+    assert untimed == 3 + 1  # baseline: toy, helper, toy resumed; nonstrict: one graph
+    assert timed == untimed
+    base = _measured(report.runs["baseline"].timing)
+    assert base.reused and base.graphs == 3 and base.recompiles == 0
 
 
 def test_compare_time_false_does_not_time():

@@ -1,5 +1,6 @@
 // ui/advisor.js — the advisor's candidates and its recommendation (report.candidates and
-//   report.recommendation), shown only when present.
+//   report.recommendation), shown only when present, and what its time budget left untried
+//   (report.advisor_untried).
 // Owns: rendering them as text, and the copy button for the recommended code.
 // Must not: run anything or talk to the kernel.
 
@@ -65,6 +66,9 @@ export function renderAdvisor(report) {
       : h("div", { class: "nsv-muted nsv-pad nsv-no-rec" }, (report.runs || {}).nonstrict
         ? "No recommendation: no candidate reduced the breaks with matching outputs."
         : "No recommendation: no candidate reduced the breaks with matching outputs, so nothing was marked and the nonstrict run was not made."),
+    // what the time budget left untried (Report.advisor_untried, one line written by the capture)
+    report.advisor_untried ? h("div", { class: "nsv-muted nsv-pad nsv-advisor-untried", "data-testid": "advisor-untried" },
+      `Not tried: ${report.advisor_untried}`) : null,
     h("div", { class: "nsv-section-title" }, `Candidates (${(report.candidates || []).length})`),
     (report.candidates || []).map((c) => h("div", { class: "nsv-cand", "data-status": c.status },
       h("div", { class: "nsv-cand-head" },

@@ -1,0 +1,90 @@
+"""The advisor's one deadline: its time budget, what it has spent, and what it left untried.
+
+A capture with ``auto=True`` makes one :class:`Deadline` when the advisor starts and hands the
+same object to every phase that spends the budget: the search's attempts and config hints, the
+trials' extra runs (a rewrite's other-input check, the graph count on another input set, the
+eager recording of a custom op), the late timing of tied attempts, and the final (nonstrict)
+run with its timing, for which room is kept (:attr:`Deadline.reserve_s`). A phase starts only
+when the time left covers its expected cost (:meth:`Deadline.allows`, estimated from what runs
+have cost so far); what is not started is named (:meth:`Deadline.leave`) and the Report says it
+in one line (:attr:`Report.advisor_untried <nstviz.report.Report.advisor_untried>`).
+A run already started is never cut short: the overrun is at most one run.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+MAX_NAMED = 8
+"""How many untried steps :meth:`Deadline.summary` names (the rest are counted)."""
+
+
+@dataclass
+class Deadline:
+    """The advisor's time budget, shared by every phase that spends it."""
+
+    start: float
+    """``time.monotonic()`` when the advisor started."""
+    budget_s: float
+    first_estimate: float
+    """How long one run is expected to take before any attempt ran (the baseline's wall time)."""
+    reserve_s: float = 0.0
+    """Seconds kept for the work after the search (the final nonstrict run and its timing)."""
+    durations: list[float] = field(default_factory=list)
+    """Seconds each attempt took, in order."""
+    attempts: int = 0
+    untried: list[str] = field(default_factory=list)
+    """What was not started for lack of time (candidate names, checks), in order."""
+    ran_out_s: float | None = None
+    """Seconds into the budget when the first step was left untried."""
+
+    @classmethod
+    def starting_now(cls, budget_s: float, first_estimate: float, *, reserve_s: float = 0.0) -> Deadline:
+        """A deadline ``budget_s`` from now."""
+        return cls(time.monotonic(), budget_s, first_estimate, reserve_s)
+
+    def elapsed(self) -> float:
+        """Seconds since the advisor started."""
+        return time.monotonic() - self.start
+
+    def estimate(self) -> float:
+        """How long the next attempt is expected to take: the longest so far."""
+        return max(self.durations) if self.durations else self.first_estimate
+
+    def allows(self, cost: float | None = None) -> bool:
+        """Whether a step of ``cost`` seconds (default: one attempt) fits, the reserve kept."""
+        spend = self.estimate() if cost is None else cost
+        return self.elapsed() + spend + self.reserve_s <= self.budget_s
+
+    def why_not(self) -> str:
+        """Why :meth:`allows` said no, in words (a skipped candidate's error)."""
+        elapsed, estimate = self.elapsed(), self.estimate()
+        left = self.budget_s - elapsed
+        if left <= 0:
+            return f"time budget ({self.budget_s:g} s) used up after {elapsed:.1f} s"
+        why = f"time budget ({self.budget_s:g} s): {left:.1f} s left, shorter than one run (~{estimate:.1f} s)"
+        if self.reserve_s > 0:
+            why += f" and the final run (~{self.reserve_s:.1f} s)"
+        return why
+
+    def leave(self, what: str) -> None:
+        """Note ``what`` as left untried for lack of time."""
+        if self.ran_out_s is None:
+            self.ran_out_s = self.elapsed()
+        if what not in self.untried:
+            self.untried.append(what)
+
+    def summary(self) -> str | None:
+        """One line: when the budget ran out and what was left untried; None when nothing was."""
+        if not self.untried:
+            return None
+        named = ", ".join(self.untried[:MAX_NAMED])
+        more = len(self.untried) - MAX_NAMED
+        if more > 0:
+            named += f" and {more} more"
+        at = f" after {self.ran_out_s:.1f} s" if self.ran_out_s is not None else ""
+        return f"time budget ({self.budget_s:g} s) ran out{at}; left untried: {named}"
+
+
+__all__ = ["MAX_NAMED", "Deadline"]

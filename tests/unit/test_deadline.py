@@ -1,0 +1,60 @@
+"""The advisor's one deadline (nstviz.capture.deadline): what fits, why not, what was left untried.
+
+The clock is the module's own ``time.monotonic``, replaced by a list the tests advance (no sleeping).
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+
+from nstviz.capture import deadline as deadline_module
+from nstviz.capture.deadline import Deadline
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = [100.0]
+    monkeypatch.setattr(deadline_module, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    return now
+
+
+def test_a_step_fits_only_with_the_final_runs_reserve_kept(clock):
+    d = Deadline.starting_now(10.0, first_estimate=2.0, reserve_s=3.0)
+    assert d.allows()  # 0 + 2 + 3 <= 10
+    clock[0] += 5.0
+    assert d.allows()  # 5 + 2 + 3 <= 10
+    clock[0] += 0.5
+    assert not d.allows()  # 5.5 + 2 + 3 > 10: the final run would overrun
+    assert d.why_not() == "time budget (10 s): 4.5 s left, shorter than one run (~2.0 s) and the final run (~3.0 s)"
+    d.reserve_s = 0.0  # the search is over: the reserve is the final run's
+    assert d.allows() and not d.allows(cost=5.0)
+
+
+def test_the_estimate_is_the_longest_attempt_so_far(clock):
+    d = Deadline.starting_now(10.0, first_estimate=1.0)
+    d.durations += [0.5, 4.0, 2.0]
+    assert d.estimate() == 4.0
+    clock[0] += 6.5
+    assert not d.allows()
+    assert d.why_not() == "time budget (10 s): 3.5 s left, shorter than one run (~4.0 s)"
+    clock[0] += 4.0
+    assert d.why_not() == "time budget (10 s) used up after 10.5 s"
+
+
+def test_the_summary_names_what_was_left_untried_once_each(clock):
+    d = Deadline.starting_now(3.0, first_estimate=1.0)
+    assert d.summary() is None
+    clock[0] += 2.25
+    d.leave("helper")
+    clock[0] += 1.0
+    d.leave("helper")
+    d.leave("a rewrite's check on other inputs")
+    assert d.untried == ["helper", "a rewrite's check on other inputs"]
+    assert d.summary() == (
+        "time budget (3 s) ran out after 2.2 s; left untried: helper, a rewrite's check on other inputs"
+    )
+    for i in range(10):
+        d.leave(f"f{i}")
+    assert d.summary().endswith(", f5 and 4 more")
