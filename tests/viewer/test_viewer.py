@@ -453,7 +453,7 @@ def test_nothing_marked_report_has_no_nonstrict_run_and_says_so(write_page, driv
     # the compiled function itself (issue 25: as @torch.compile over @nonstrict_trace) and two
     # rewrites of the branch are tried, in attempts kept for the Advisor tab; none helps, so
     # nothing is recommended and no nonstrict run is made
-    assert list(report.runs)[0] == "baseline" and "nonstrict" not in report.runs, list(report.runs)
+    assert next(iter(report.runs)) == "baseline" and "nonstrict" not in report.runs, list(report.runs)
     assert report.recommendation is None and {c.status for c in report.candidates} == {"failed"}
     page = write_page(report, name="nothing-marked.html")
     out = drive({"page": str(page), "steps": [
