@@ -49,6 +49,7 @@ class _Callbacks:
     run_eager: None = None
     graphs_elsewhere: None = None
     time_attempt: None = None
+    deadline: None = None
 def run_advisor(
     baseline: Run,
     resolve: Callable[[str], Callable | None],

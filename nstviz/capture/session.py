@@ -17,13 +17,12 @@ import contextlib
 import dataclasses
 import datetime
 import platform
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from nstviz._version import __version__
-from nstviz.capture import _torch_compat, adapters, marking, plain, state
+from nstviz.capture import _torch_compat, adapters, marking, one_capture, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.cell_inputs import rewrites_redefined
 from nstviz.capture.deadline import Deadline
@@ -129,12 +128,12 @@ class Session:
         self.count.start(plan)
         self._code_namespace = subject.code_namespace
         self._subject = subject
-        _acquire_capture()
+        one_capture.acquire()
         try:
             snapshot = state.StateSnapshot.take()
             checkpoint = NamespaceCheckpoint(subject.namespace)
         except BaseException:
-            _release_capture()
+            one_capture.release()
             raise
         rng = snapshot.rng
         finished = False
@@ -245,7 +244,7 @@ class Session:
                         _torch_compat.dynamo_reset()
                     snapshot.restore()
             finally:
-                _release_capture()
+                one_capture.release()
 
     # -- runs ------------------------------------------------------------------------------
 
@@ -545,34 +544,6 @@ class Session:
             recommendation=recommendation,
             sources=_sources(runs.values(), stacks),
         )
-
-
-# -- one capture at a time ----------------------------------------------------------------------
-
-# nstviz patches process-wide torch state (trace rules, the backend call, the trace logger,
-# RNG, dynamo caches): two captures at once would undo each other, so one runs at a time.
-_CAPTURE_LOCK = threading.Lock()
-_capture_thread: list[int] = []
-
-
-def _acquire_capture() -> None:
-    if _CAPTURE_LOCK.acquire(blocking=False):
-        _capture_thread[:] = [threading.get_ident()]
-        return
-    if _capture_thread and _capture_thread[0] == threading.get_ident():
-        raise UsageError(
-            "nstviz is already capturing in this thread: the code being captured called "
-            "nstviz.compare/trace_code (or %nstrace) itself; remove the nested call"
-        )
-    raise UsageError(
-        "another nstviz capture is running in another thread; nstviz captures one at a time "
-        "(it patches process-wide torch state); wait for it to finish, then run this again"
-    )
-
-
-def _release_capture() -> None:
-    _capture_thread.clear()
-    _CAPTURE_LOCK.release()
 
 
 # -- helpers ------------------------------------------------------------------------------------

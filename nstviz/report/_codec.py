@@ -17,13 +17,13 @@ import json
 import re
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from nstviz.errors import ReportFormatError
 from nstviz.report.model import SCHEMA_VERSION, CompileId, Location, break_id
 
-if TYPE_CHECKING:
-    from nstviz.report.document import Report
+R = TypeVar("R")
+"""The Report class, passed in by :mod:`nstviz.report.document` (which imports this module)."""
 
 # Fields always written for these bulky classes; their other fields are written only when
 # they differ from the default, which keeps a node at ~60-120 bytes of JSON.
@@ -259,12 +259,12 @@ def _decode(tp: Any, data: Any, path: str) -> Any:
 # -- the entry points ---------------------------------------------------------------------
 
 
-def to_dict(report: Report) -> dict[str, Any]:
+def to_dict(report: Any) -> dict[str, Any]:
     """:meth:`Report.to_dict`."""
     return _encode(report)
 
 
-def to_json(report: Report, *, indent: int | None = None) -> str:
+def to_json(report: Any, *, indent: int | None = None) -> str:
     """:meth:`Report.to_json`."""
     separators = (",", ": ") if indent is not None else (",", ":")
     text = json.dumps(_encode(report), indent=indent, ensure_ascii=False, allow_nan=False, separators=separators)
@@ -272,7 +272,7 @@ def to_json(report: Report, *, indent: int | None = None) -> str:
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def from_dict(cls: type[Report], data: Any) -> Report:
+def from_dict(cls: type[R], data: Any) -> R:
     """:meth:`Report.from_dict`: ``data`` decoded as a ``cls`` (the Report class)."""
     if not isinstance(data, dict):
         raise ReportFormatError(f"a Report must be a JSON object, got {type(data).__name__}")
@@ -297,7 +297,7 @@ def from_dict(cls: type[Report], data: Any) -> Report:
     return report
 
 
-def from_json(cls: type[Report], text: str | bytes) -> Report:
+def from_json(cls: type[R], text: str | bytes) -> R:
     """:meth:`Report.from_json`: ``text`` parsed and decoded as a ``cls`` (the Report class)."""
     try:
         data = json.loads(text)
@@ -318,7 +318,7 @@ def _with_nothing_marked(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "headline": {**headline, "nothing_marked": True}} if said else data
 
 
-def _from_v1(cls: type[Report], data: dict[str, Any]) -> Report:
+def _from_v1(cls: type[R], data: dict[str, Any]) -> R:
     """Version 1 data: break ids computed here, then the missing counts and the headline."""
     from nstviz.passes.upgrade import upgrade_v1
 

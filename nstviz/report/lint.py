@@ -1,20 +1,32 @@
 """Consistency checks of a Report (:meth:`Report.validate`), like ``torch.fx.Graph.lint``.
 
-What :meth:`Report.validate` calls (:mod:`nstviz.report.document` imports this module, so it names
-:class:`Report` for type checkers only).
+What :meth:`Report.validate` calls (:mod:`nstviz.report.document` imports this module, so it
+takes what it reads of a Report as a protocol, :class:`Checked`, not the class).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from nstviz.errors import ReportFormatError
-
-if TYPE_CHECKING:
-    from nstviz.report.document import Report
+from nstviz.report.model import Location, Run, RunCounts, SourceFile
 
 
-def validate(report: Report) -> None:
+class Checked(Protocol):
+    """What the checks read of a Report."""
+
+    @property
+    def runs(self) -> Mapping[str, Run]: ...
+    @property
+    def counts(self) -> Mapping[str, RunCounts]: ...
+    @property
+    def stacks(self) -> Sequence[Sequence[Location]]: ...
+    @property
+    def sources(self) -> Mapping[str, SourceFile]: ...
+
+
+def validate(report: Checked) -> None:
     """:meth:`Report.validate`: raise :class:`ReportFormatError` listing every problem found."""
     found = problems(report)
     if found:
@@ -23,7 +35,7 @@ def validate(report: Report) -> None:
         raise ReportFormatError(f"the Report is inconsistent:\n  {shown}{more}")
 
 
-def problems(report: Report) -> list[str]:
+def problems(report: Checked) -> list[str]:
     """Problems found in the Report's internal references (empty when consistent)."""
     out: list[str] = []
     n_stacks = len(report.stacks)
@@ -85,7 +97,7 @@ def problems(report: Report) -> list[str]:
     return out
 
 
-def _baseline_references(report: Report) -> list[str]:
+def _baseline_references(report: Checked) -> list[str]:
     """Merged mode's names: a node's ``baseline_graph`` and a run's ``graph_runs`` name graphs that exist."""
     out: list[str] = []
     base = report.runs.get("baseline")

@@ -9,7 +9,8 @@ import pytest
 from torch._guards import CompileId as TorchCompileId
 from torch._guards import TraceId
 
-from nstviz.report import Break, BreakSplit, Chip, CompileId, GuardFailure, Location, Report, _encode
+from nstviz.report import Break, BreakSplit, Chip, CompileId, GuardFailure, Location, Report
+from nstviz.report._codec import _encode
 from nstviz.tracing.breaks import BreakHit, link_breaks
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
