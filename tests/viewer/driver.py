@@ -120,7 +120,7 @@ def _step(page, step: dict[str, Any]) -> Any:
                     "() => Object.keys(document.querySelector('#nstviz-root').__nstviz.state().selectedNode || {}).length > 0",
                     timeout=step.get("select_timeout_ms", 2000),
                 )
-            except Exception:  # noqa: BLE001 - reported through the step's result, the test decides
+            except Exception:  # reported through the step's result, the test decides
                 pt["selected"] = False
             else:
                 pt["selected"] = True
