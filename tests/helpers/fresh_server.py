@@ -1,8 +1,8 @@
 """The fork server behind :func:`tests.helpers.fresh.run` (``python -m tests.helpers.fresh_server``).
 
-It imports torch, numpy and transformers once (the ~6-13 s every new interpreter spends before
-it runs a line of the test's code), runs nothing else, then reads one JSON request a line from
-stdin: ``{"args": ["-c", code, ...] | ["-m", module, ...], "input": str | None, "cwd": str,
+It imports torch (Dynamo, AOTAutograd, inductor's entry), numpy and transformers once (the
+~6-13 s every new interpreter spends before it runs a line of the test's code), runs nothing
+else, then reads one JSON request a line from stdin: ``{"args": ["-c", code, ...] | ["-m", module, ...], "input": str | None, "cwd": str,
 "env": {...}}``. For each it forks a child that takes the request's cwd, environment, argv and
 stdin, runs the code as ``__main__`` (as ``python -c``/``python -m`` would), runs the ``atexit``
 callbacks and exits; the server answers one JSON line ``{"returncode", "stdout", "stderr"}``.
@@ -27,7 +27,11 @@ import traceback
 import types
 import weakref
 
-PRELOAD = ("numpy", "torch", "torch._dynamo", "transformers", "transformers.modeling_utils")
+PRELOAD = (
+    "numpy", "torch", "torch._dynamo", "torch._functorch.aot_autograd", "torch._inductor.compile_fx",
+    "transformers", "transformers.modeling_utils",
+)
+"""Imports only: none of them compiles, runs an op or starts a thread or process."""
 
 
 def _exit_code(exc: SystemExit) -> int:
