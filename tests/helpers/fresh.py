@@ -8,6 +8,10 @@ started once per test process, that has imported them and nothing else, and fork
 request: a clean process for the check, without the import. Use it where the check is about what
 the code does in a process of its own; where the interpreter's own start or exit is under test
 (``atexit``, import-time state, the CLI), start a real one with :mod:`subprocess`.
+
+torch reads some environment variables once, at import (``TORCH_LOGS``, ``TORCHINDUCTOR_*``,
+``TORCHDYNAMO_*``): the server is started with the environment this module saw when imported,
+and a request whose torch variables differ from it runs in a real new process instead.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from typing import IO
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
+_SERVER_ENV = {**os.environ, "PYTHONPATH": ROOT}
+"""The server's environment: this process's at import (collection), before any test set a variable."""
 _server: subprocess.Popen[str] | None = None
 _server_log: IO[str] | None = None
 
@@ -60,16 +66,19 @@ def _read_line(server: subprocess.Popen[str], timeout: float, what: list[str]) -
     return line
 
 
+def _torch_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(("TORCH", "PYTORCH"))}
+
+
 def _started() -> subprocess.Popen[str]:
     global _server, _server_log
     if _server is not None and _server.poll() is None:
         return _server
     if _server_log is None:
         _server_log = tempfile.TemporaryFile("w+", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": ROOT}
     _server = subprocess.Popen(
         [sys.executable, "-m", "tests.helpers.fresh_server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=_server_log, text=True, cwd=ROOT, env=env, start_new_session=True,
+        stderr=_server_log, text=True, cwd=ROOT, env=_SERVER_ENV, start_new_session=True,
     )
     _read_line(_server, 600, ["fresh_server"])  # its {"ready": true} once the imports are done
     return _server
@@ -91,9 +100,12 @@ def run(
     Returns:
         The finished process: ``returncode``, ``stdout``, ``stderr``.
     """
+    env = dict(env) if env is not None else {**os.environ, "PYTHONPATH": ROOT}
+    if _torch_env(env) != _torch_env(_SERVER_ENV):  # torch read the server's at import
+        return subprocess.run([sys.executable, *args], input=input, capture_output=True, text=True, cwd=cwd,
+                              env=env, timeout=timeout, check=False)
     server = _started()
-    request = {"args": list(args), "input": input, "cwd": str(cwd),
-               "env": dict(env) if env is not None else {**os.environ, "PYTHONPATH": ROOT}}
+    request = {"args": list(args), "input": input, "cwd": str(cwd), "env": env}
     server.stdin.write(json.dumps(request) + "\n")  # type: ignore[union-attr]
     server.stdin.flush()  # type: ignore[union-attr]
     answer = json.loads(_read_line(server, timeout, [sys.executable, *args]))

@@ -39,3 +39,10 @@ def test_exit_codes_errors_and_modules_as_python_gives_them():
     assert raised.returncode == 1 and raised.stderr.rstrip().endswith("ValueError: boom")
     module = fresh.run(["-m", "json.tool"], input='{"a": 1}')
     assert (module.returncode, json.loads(module.stdout)) == (0, {"a": 1})
+
+
+def test_a_torch_variable_torch_reads_at_import_gets_a_real_new_process():
+    parent = ["-c", "import os; print(os.getppid())"]
+    assert fresh.run(parent).stdout.strip() != str(os.getpid())  # forked by the server
+    env = {**os.environ, "TORCH_LOGS": "graph_breaks"}
+    assert fresh.run(parent, env=env).stdout.strip() == str(os.getpid())  # started here
