@@ -66,8 +66,15 @@ def _read_line(server: subprocess.Popen[str], timeout: float, what: list[str]) -
     return line
 
 
-def _torch_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k.startswith(("TORCH", "PYTORCH"))}
+_SET_BY_TORCH = frozenset({"TORCHINDUCTOR_CACHE_DIR"})
+"""Set by torch itself when unset (to its default, for its subprocesses): the server's children do the same."""
+
+
+def _torch_env_differs(env: dict[str, str]) -> bool:
+    mine, server = ({k: v for k, v in e.items() if k.startswith(("TORCH", "PYTORCH"))} for e in (env, _SERVER_ENV))
+    for key in _SET_BY_TORCH - server.keys():
+        mine.pop(key, None)
+    return mine != server
 
 
 def _started() -> subprocess.Popen[str]:
@@ -101,7 +108,7 @@ def run(
         The finished process: ``returncode``, ``stdout``, ``stderr``.
     """
     env = dict(env) if env is not None else {**os.environ, "PYTHONPATH": ROOT}
-    if _torch_env(env) != _torch_env(_SERVER_ENV):  # torch read the server's at import
+    if _torch_env_differs(env):  # torch read the server's at import
         return subprocess.run([sys.executable, *args], input=input, capture_output=True, text=True, cwd=cwd,
                               env=env, timeout=timeout, check=False)
     server = _started()
