@@ -84,13 +84,18 @@ _HEAVY_FIRST = (
     "tests/rewrites/test_routers.py",
     "tests/capture/test_remedies.py",
     "tests/rewrites/test_branches.py",
+    "tests/fuzz/test_program_fuzz.py",
     "tests/notebooks/",
+    "tests/browser/test_jupyterlab.py",
+    "tests/viewer/test_viewer.py",
     "tests/analysis/test_advisor_rewrites.py",
     "tests/cli/test_cli_runs.py",
 )
 """The files that take the longest (the real-model corpus, minutes per file; then the real-model
-rewrites and remedies; by ``--durations`` per file) run first, in this order, so the workers of
-``pytest -n`` (``--dist loadfile``) each start on a heavy file and share the short ones at the end.
+rewrites and remedies, the program fuzz, the notebooks and the longest browser files, which
+otherwise came late in collection order; by ``--durations`` per file) run first, in this order,
+so the workers of ``pytest -n`` (``--dist loadfile``) each start on a heavy file and share the
+short ones at the end.
 xdist reorders files by their number of tests unless told not to: ``scripts/test.sh`` passes
 ``--no-loadscope-reorder`` (with the reorder, the corpus files, 1-4 tests each, ran last)."""
 

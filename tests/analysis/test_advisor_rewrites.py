@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -14,6 +12,7 @@ import torch
 import nstviz
 from nstviz.passes.improvement import dynamo_graphs
 from tests.analysis import _rewrite_toys as toys
+from tests.helpers import fresh
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,7 +28,7 @@ def _graphs_after_paste(code: str, model: str) -> int:
         print(json.dumps({{"graphs": e.graph_count}}))
     """)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, env=env, cwd=REPO)
+    proc = fresh.run(["-c", script], timeout=240, env=env, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return int(json.loads(proc.stdout.strip().splitlines()[-1])["graphs"])
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -20,7 +18,7 @@ import torch
 import nstviz
 from nstviz.capture import _torch_compat, adapters
 from tests.capture import remedy_toys as T
-from tests.helpers import digest
+from tests.helpers import digest, fresh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -41,10 +39,7 @@ print(json.dumps({"breaks": len(run.breaks), "graphs": sum(g.level == "dynamo" f
 
 def paste(name: str, code: str) -> dict:
     """Run ``code`` in a fresh process, then capture the toy ``name`` there."""
-    out = subprocess.run(
-        [sys.executable, "-c", PASTE, name], input=code, capture_output=True, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": ROOT}, timeout=300,
-    )
+    out = fresh.run(["-c", PASTE, name], input=code, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

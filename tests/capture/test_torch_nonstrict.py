@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +33,7 @@ import torch
 import nstviz
 from nstviz.capture import _torch_compat
 from tests.capture.cases.torch_nonstrict import CASES, Case
+from tests.helpers import fresh
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -179,10 +178,8 @@ print(json.dumps({"ok": True}))
 def _pasted(case: Case, code: str) -> dict[str, Any]:
     """The cell with the recommendation pasted before the compiled call, in a fresh Python (no nstviz)."""
     cell = case.cell(False).replace(case.call, code + "\n" + case.call)
-    out = subprocess.run(
-        [sys.executable, "-c", PASTE], input=json.dumps([cell, case.call]), capture_output=True, text=True,
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, timeout=300,
-    )
+    out = fresh.run(["-c", PASTE], input=json.dumps([cell, case.call]), cwd=ROOT,
+                    env={**os.environ, "PYTHONPATH": ROOT}, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -19,14 +19,12 @@ from __future__ import annotations
 import functools
 import json
 import os
-import subprocess
-import sys
 
 import torch
 
 import nstviz
 from nstviz.report import Report
-from tests.helpers import digest
+from tests.helpers import digest, fresh
 from tests.models.corpus import JOBS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -61,10 +59,7 @@ def statuses(report: Report) -> dict[str, str]:
 
 def _fresh(module: str, job: str, code: str) -> dict:
     env = {**os.environ, "PYTHONPATH": ROOT}
-    out = subprocess.run(
-        [sys.executable, "-m", module, job], input=code, capture_output=True,
-        text=True, cwd=ROOT, env=env, timeout=600,
-    )
+    out = fresh.run(["-m", module, job], input=code, cwd=ROOT, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 transformers = pytest.importorskip("transformers")
 
 import torch  # noqa: E402
+
+from tests.helpers import fresh  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ == "5.24.0"
@@ -56,8 +56,7 @@ FAST = frozenset({"mra_eval", "mixtral_eval", "llava_eval"})
 def explain(job: str) -> dict:
     """``tests/models/explain_check19.py`` for the job, in a fresh process."""
     env = {**os.environ, "PYTHONPATH": ROOT}
-    out = subprocess.run([sys.executable, "-m", "tests.models.explain_check19", job], capture_output=True,
-                         text=True, cwd=ROOT, env=env, timeout=600)
+    out = fresh.run(["-m", "tests.models.explain_check19", job], cwd=ROOT, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
+
+from tests.helpers import fresh
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,6 +28,6 @@ def graphs_in_fresh_process(defs: list[object], paste: str, call: str, setup: st
         """),
     ])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240, env=env)
+    proc = fresh.run(["-c", script], timeout=240, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return int(json.loads(proc.stdout.strip().splitlines()[-1])["graphs"])
