@@ -13,6 +13,7 @@ import nstviz
 from nstviz.errors import ReportFormatError
 from nstviz.passes.assemble import build_report
 from nstviz.report import Graph, Node, Region, Report, Run
+from nstviz.report.model import SCHEMA_VERSION
 from nstviz.schema import SCHEMA_PATH, generate_schema, load_schema, schema_text
 from tests.capture.cases import corpus as c
 
@@ -33,7 +34,7 @@ def real_report() -> Report:
 def test_real_report_validates_against_schema(real_report):
     data = json.loads(real_report.to_json())
     jsonschema.validate(data, generate_schema())
-    assert data["schema_version"] == 2 and set(data["runs"]) == {"baseline", "nonstrict"}
+    assert data["schema_version"] == SCHEMA_VERSION == 3 and set(data["runs"]) == {"baseline", "nonstrict"}
     for run in data["runs"].values():
         assert {"graphs", "breaks", "regions", "error"} <= set(run)
     assert set(data["diff"]) == {"resolved", "remaining", "introduced"}

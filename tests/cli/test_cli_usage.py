@@ -12,6 +12,7 @@ import pytest
 from nstviz.cli.main import main
 from nstviz.cli.script import EXIT_OK, EXIT_USAGE
 from nstviz.offline.script_main import as_main
+from nstviz.report.model import SCHEMA_VERSION
 
 
 def run_main(*argv: str) -> tuple[int, str, str]:
@@ -147,7 +148,7 @@ def test_view_upgrades_a_version_1_report(tmp_path):
     code, out, err = run_main("view", str(old), "-o", str(tmp_path / "old.html"))
     assert code == EXIT_OK, err
     page = Report.from_json(extract_report_json((tmp_path / "old.html").read_text(encoding="utf-8")))
-    assert page.schema_version == 2 and page == Report.load_json(fixture)
+    assert page.schema_version == SCHEMA_VERSION == 3 and page == Report.load_json(fixture)
     assert out.splitlines()[0] == "1 break → 0, fullgraph failed → 1 graph, outputs match eager"
 
 
