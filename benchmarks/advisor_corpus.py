@@ -3,11 +3,12 @@
 Run (one job at a time, each step in a fresh process)::
 
     PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 120]
-        [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
+        [--corpus 19|27] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
     python benchmarks/advisor_corpus.py --render out.json   # the table of a saved run
 
-Jobs: ``tests/models/corpus.py`` and ``tests/models/corpus19.py`` (``--jobs`` picks some; the
-default is all of both). For every job, three fresh processes:
+Jobs: ``tests/models/corpus.py`` and ``tests/models/corpus19.py`` (``--corpus 19``, the default:
+all of both), or ``tests/models/corpus27.py`` (``--corpus 27``: families the advisor was not built
+on, its held-out jobs last); ``--jobs`` picks some of any of them. For every job, three fresh processes:
 
 1. **advise**: ``nstviz.compare(model, auto=True, budget_s=..., max_attempts=...)``; the
    Report's recommendation (its code and claims), the baseline's breaks and those left in the
@@ -87,8 +88,20 @@ def _exec_code(code: str, model: Any = None) -> None:
 
 def _jobs():
     from tests.models.corpus19 import MEASURABLE
+    from tests.models.corpus27 import MEASURABLE as MEASURABLE27
 
-    return MEASURABLE
+    return {**MEASURABLE, **MEASURABLE27}
+
+
+def _corpus_jobs(corpus: str) -> list[str]:
+    """The default job list of ``--corpus``: 19 (corpus.py and corpus19.py) or 27 (corpus27.py, held-out jobs last)."""
+    if corpus == "27":
+        from tests.models.corpus27 import HELD_OUT, JOBS
+
+        return list(JOBS) + [j.name for j in HELD_OUT]
+    from tests.models.corpus19 import ALL_JOBS
+
+    return list(ALL_JOBS)
 
 
 def _call(target, inputs):
@@ -327,7 +340,9 @@ def remaining(rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--jobs", default="", help="comma-separated job names (default: all of both corpora)")
+    p.add_argument("--jobs", default="", help="comma-separated job names (default: every job of --corpus)")
+    p.add_argument("--corpus", choices=("19", "27"), default="19",
+                   help="19: tests/models/corpus.py and corpus19.py; 27: corpus27.py (families of issue 27)")
     p.add_argument("--budget", type=float, default=120.0, help="advisor budget_s per job")
     p.add_argument("--max-attempts", type=int, default=8)
     p.add_argument("--backend", default="eager", help="torch.compile backend for the timings")
@@ -357,12 +372,11 @@ def main(argv: list[str] | None = None) -> None:
         print()
         print(remaining(saved))
         return
-    from tests.models.corpus19 import ALL_JOBS, MEASURABLE
-
-    names = [n for n in opts.jobs.split(",") if n] or list(ALL_JOBS)
-    unknown = [n for n in names if n not in MEASURABLE]
+    known = _jobs()
+    names = [n for n in opts.jobs.split(",") if n] or _corpus_jobs(opts.corpus)
+    unknown = [n for n in names if n not in known]
     if unknown:
-        p.error(f"unknown job(s): {', '.join(unknown)}; known: {', '.join(MEASURABLE)}")
+        p.error(f"unknown job(s): {', '.join(unknown)}; known: {', '.join(known)}")
     rows = []
     for name in names:
         t0 = time.monotonic()

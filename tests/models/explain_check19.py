@@ -30,13 +30,15 @@ def gb_ids_by_type() -> dict[str, str]:
     return out
 
 
-def main() -> None:
+def main(jobs: dict | None = None) -> None:
+    """Explain the job named by ``sys.argv[1]`` (of ``jobs``; default: both corpora of issue 19)."""
     import torch
 
     from tests.models.corpus import seed_all
-    from tests.models.corpus19 import MEASURABLE
 
-    model, inputs = MEASURABLE[sys.argv[1]].make()
+    if jobs is None:
+        from tests.models.corpus19 import MEASURABLE as jobs
+    model, inputs = jobs[sys.argv[1]].make()
     seed_all(1)
     model(**inputs)
     try:

@@ -26,6 +26,7 @@ from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
+from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
 from nstviz.advisor.rewrites.loops import propose_loop
@@ -45,6 +46,7 @@ __all__ = [
     "input_variants",
     "propose",
     "propose_branch",
+    "propose_check",
     "propose_custom_op",
     "propose_dense_experts",
     "propose_loop",
@@ -57,7 +59,7 @@ __all__ = [
 
 
 def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -> Proposal:
-    """Every remedy that fits the break, in order of value: branches, scalars, loops, numpy, custom op.
+    """Every remedy that fits the break, in order of value: checks, branches, scalars, loops, numpy, custom op.
 
     Args:
         fn: the live function (or method) the break is in.
@@ -70,7 +72,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     remedies = []
     if "GB0170" in text or "Data-dependent branching" in text or "generic_jump" in text:
         # a branch on an ndarray that numpy made of Python numbers is a data-dependent jump too
-        remedies += [propose_branch, propose_loop, propose_numpy_scalars]
+        remedies += [propose_check, propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         remedies.append(propose_scalar)

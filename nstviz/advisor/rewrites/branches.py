@@ -27,6 +27,7 @@ from nstviz.advisor.rewrites._core import (
     tensor_bool,
 )
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function
+from nstviz.advisor.rewrites.checks import is_raise_check
 
 __all__ = ["propose_branch", "shape_only"]
 
@@ -143,8 +144,8 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
     local = function_locals(src.tree)
     out.rewrites += _ifexp_rewrites(src, src.local_line(brk.line), local, out.notes)
     for block, idx, node in _find_if(src, src.local_line(brk.line)):
-        if not maybe_data(node.test, brk.line is not None):
-            continue
+        if not maybe_data(node.test, brk.line is not None) or is_raise_check(node):
+            continue  # `if ...: raise` is a check: checks.py's
         if shape_only(node.test):
             out.notes.append(
                 f"`if {ast.unparse(node.test)}` (line {node.lineno + src.firstlineno - 1}) depends on shapes only: "
