@@ -21,9 +21,9 @@ from typing import Any
 from nstviz._where import original_function
 from nstviz.advisor.attempt import Attempt, MarkAttempt
 from nstviz.capture._introspect import unwrap
-from nstviz.passes.break_counts import rank_breaks, short_counts
 from nstviz.passes.candidates import is_runtime_wrapper
 from nstviz.report import Break, Compile, CompileId, Location, Run
+from nstviz.report.facts import rank_breaks, short_counts
 from nstviz.tracing.stacks import is_torch_file
 
 __all__ = ["plan_candidates", "qualname_at"]
@@ -225,7 +225,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Mar
     """Candidates for the breaks of ``run`` (all of them unless ``breaks`` is given), in try order.
 
     For each break (ranked: most graph breaks caused, then most reached, see
-    :func:`~nstviz.passes.break_counts.rank_breaks`), the functions on its stack inside the compiled
+    :func:`~nstviz.report.facts.rank_breaks`), the functions on its stack inside the compiled
     region, innermost first. A function on the stack of several breaks is one candidate with
     all the reasons. A break in the compiled function itself gives a rejected candidate that
     says what to do instead.

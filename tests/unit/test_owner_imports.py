@@ -26,8 +26,6 @@ OWNED_ELSEWHERE = (
     # capture/convert.py's re-exports of tracing/breaks: branch breaks changes that module
     ("nstviz.*", "nstviz.capture.convert"),
     ("nstviz.capture.convert", "nstviz.*"),
-    # advisor/propose.py (branch advisor) still imports two names of report/facts.py from here
-    ("nstviz.advisor.propose", "nstviz.passes.break_counts"),
 )
 
 
