@@ -51,6 +51,7 @@ How it works, and its limits:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -123,17 +124,7 @@ def compare(
     """
     if not callable(fn):
         raise UsageError(f"compare() needs a callable (a function or module), got {type(fn).__name__}")
-    options = CaptureOptions(
-        nonstrict=nonstrict,
-        auto=auto,
-        backend=backend,
-        baseline=baseline,
-        check=check,
-        budget_s=budget_s,
-        max_attempts=max_attempts,
-        echo=echo,
-        time=time,
-    ).checked()
+    options = _checked_options(locals())
     _torch_compat.check_supported()
     subject = callable_subject(fn, args, kwargs, backend=options.backend, nonstrict=options.nonstrict)
     return _capture(subject, options, "compare", progress)
@@ -203,20 +194,22 @@ def trace_code(
         raise UsageError(f"trace_code() needs the code as a str, got {type(source).__name__}")
     if not isinstance(namespace, dict):
         raise UsageError(f"trace_code() needs a dict namespace, got {type(namespace).__name__}")
-    options = CaptureOptions(
-        nonstrict=nonstrict,
-        auto=auto,
-        backend=backend,
-        baseline=baseline,
-        check=check,
-        budget_s=budget_s,
-        max_attempts=max_attempts,
-        echo=echo,
-        time=time,
-    ).checked()
+    options = _checked_options(locals())
     _torch_compat.check_supported()
     subject = code_subject(source, namespace, nonstrict=options.nonstrict, filename=filename, title=title)
     return _capture(subject, options, "trace_code", progress)
+
+
+_OPTION_NAMES = frozenset(f.name for f in dataclasses.fields(CaptureOptions))
+
+
+def _checked_options(arguments: dict[str, Any]) -> CaptureOptions:
+    """The checked :class:`CaptureOptions` among a public function's ``locals()``.
+
+    :func:`compare` and :func:`trace_code` name their option parameters as the fields are
+    named (``tests/unit/test_options.py`` keeps it so), so the options are picked by name.
+    """
+    return CaptureOptions(**{name: value for name, value in arguments.items() if name in _OPTION_NAMES}).checked()
 
 
 Entry = Literal["compare", "trace_code"]

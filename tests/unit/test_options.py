@@ -35,6 +35,18 @@ def test_compare_refuses_bad_options_before_running(kwargs, message):
         nstviz.trace_code("y = 1\n", {}, **kwargs)
 
 
+def test_compare_and_trace_code_take_every_option_by_its_field_name():
+    import inspect
+
+    from nstviz._options import CaptureOptions
+
+    fields = {f.name for f in dataclasses.fields(CaptureOptions)}
+    for entry in (nstviz.compare, nstviz.trace_code):
+        parameters = inspect.signature(entry).parameters
+        keyword = {n for n, p in parameters.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        assert fields <= keyword, f"{entry.__name__} lacks {fields - keyword}"  # api picks them by name
+
+
 def test_flag_spelling_and_bounds_without_auto():
     with pytest.raises(UsageError, match=r"^--budget -1: the advisor's time budget"):
         check_capture_options(auto=True, backend="record", baseline="as_written", budget_s=-1, spelling="flag")
