@@ -65,29 +65,40 @@ def main(
     out: TextIO = SafeText(stdout or sys.stdout)  # type: ignore[assignment]
     err: TextIO = SafeText(stderr or sys.stderr)  # type: ignore[assignment]
     argv = list(sys.argv[1:] if argv is None else argv)
-    parsers = build_parsers()
     try:
-        if not argv or argv[0] in ("-h", "--help"):
-            (out if argv else err).write(parsers[""].format_help())
-            return EXIT_OK if argv else EXIT_USAGE
-        if argv[0] == "--version":
-            out.write(_versions())
-            return EXIT_OK
-        command = argv[0]
-        if command not in COMMANDS:
-            raise CliError(
-                f"unknown command {command!r}", hint="commands: demo, run, view, check, record, ingest, diff (nstviz --help)"
-            )
-        parser = parsers[command]
-        if any(a in ("-h", "--help") for a in own_options(command, argv[1:])):
-            out.write(parser.format_help())
-            return EXIT_OK
-        args = parse(parser, argv[1:])
-        args.command = command
-        return COMMANDS[command](args, out, err)
-    except CliError as exc:
+        return _dispatch(argv, out, err)
+    except (Exception, KeyboardInterrupt) as exc:
+        return _exit_code(exc, err)
+
+
+def _dispatch(argv: list[str], out: TextIO, err: TextIO) -> int:
+    """Help, the version, or the command ``argv`` names, run; its exit code."""
+    parsers = build_parsers()
+    if not argv or argv[0] in ("-h", "--help"):
+        (out if argv else err).write(parsers[""].format_help())
+        return EXIT_OK if argv else EXIT_USAGE
+    if argv[0] == "--version":
+        out.write(_versions())
+        return EXIT_OK
+    command = argv[0]
+    if command not in COMMANDS:
+        raise CliError(
+            f"unknown command {command!r}", hint="commands: demo, run, view, check, record, ingest, diff (nstviz --help)"
+        )
+    parser = parsers[command]
+    if any(a in ("-h", "--help") for a in own_options(command, argv[1:])):
+        out.write(parser.format_help())
+        return EXIT_OK
+    args = parse(parser, argv[1:])
+    args.command = command
+    return COMMANDS[command](args, out, err)
+
+
+def _exit_code(exc: BaseException, err: TextIO) -> int:
+    """Write what went wrong to ``err`` (one line and a hint, or a traceback) and return the exit code."""
+    if isinstance(exc, CliError):
         return _fail(err, str(exc), exc.hint, exc.code)
-    except ScriptError as exc:
+    if isinstance(exc, ScriptError):
         if isinstance(exc.exc, SystemExit):
             return _fail(
                 err,
@@ -102,25 +113,25 @@ def main(
             "",
             EXIT_SCRIPT_RAISED,
         )
-    except UsageError as exc:
+    if isinstance(exc, UsageError):
         return _fail(err, str(exc), "see `nstviz --help`", EXIT_USAGE)
-    except NothingCompiledError as exc:
+    if isinstance(exc, NothingCompiledError):
         return _fail(
             err, str(exc), "the script must call a torch.compile-d function or module", EXIT_NOTHING_COMPILED
         )
-    except ReportFormatError as exc:
+    if isinstance(exc, ReportFormatError):
         return _fail(err, str(exc), "is this a Report written by nstviz?", EXIT_USAGE)
-    except TraceLogError as exc:
+    if isinstance(exc, TraceLogError):
         return _fail(err, str(exc), "give the folder or files TORCH_TRACE=DIR wrote", EXIT_USAGE)
-    except NstvizError as exc:
+    if isinstance(exc, NstvizError):
         return _fail(err, str(exc), "", EXIT_INTERNAL)
-    except KeyboardInterrupt:
+    if isinstance(exc, KeyboardInterrupt):
         err.write("\nnstviz: interrupted\n")
         return EXIT_INTERRUPTED
-    except Exception:  # a bug in nstviz: show everything
-        err.write("nstviz: internal error (this is a bug in nstviz; please report it with this traceback)\n")
-        traceback.print_exc(file=err)
-        return EXIT_INTERNAL
+    # a bug in nstviz: show everything
+    err.write("nstviz: internal error (this is a bug in nstviz; please report it with this traceback)\n")
+    traceback.print_exception(exc, file=err)
+    return EXIT_INTERNAL
 
 
 def _fail(err: TextIO, message: str, hint: str, code: int) -> int:

@@ -62,9 +62,11 @@ def _add_script_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="no progress display")
 
 
-def build_parsers() -> dict[str, argparse.ArgumentParser]:
-    """Return the parser of each command, and the top-level one under ``""``."""
-    fmt = argparse.RawDescriptionHelpFormatter
+_FORMATTER = argparse.RawDescriptionHelpFormatter
+
+
+def _top_parser() -> argparse.ArgumentParser:
+    """The top-level parser: the commands and their one-line help."""
     top = _Parser(
         prog="nstviz",
         usage="nstviz [-h] [--version] {demo,run,view,check,record,ingest,diff} ...",
@@ -80,17 +82,21 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         "  diff    compare two recorded or ingested runs per rank\n\n"
         "`nstviz COMMAND --help` for a command's options.",
         epilog=_MAIN_EPILOG,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     top.add_argument("--version", action="store_true", help="print nstviz's and torch's versions")
+    return top
 
+
+def _demo_parser() -> argparse.ArgumentParser:
+    """``nstviz demo``: the built-in example."""
     demo = _Parser(
         prog="nstviz demo",
         description="Run the built-in example (a small nn.Module whose helper breaks in every block, and "
         "get_magic_num under fullgraph=True) as written and with both helpers traced non-strictly; "
         "print a summary and write the report. Nothing to prepare.",
         epilog="example:\n  nstviz demo -o demo.html --json demo.json\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     demo.add_argument(
         "-o",
@@ -102,7 +108,11 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
     demo.add_argument("--json", metavar="PATH", help="also write the Report as JSON")
     _add_flags(demo, "demo")
     demo.add_argument("--quiet", "-q", action="store_true", help="no progress display")
+    return demo
 
+
+def _run_parser() -> argparse.ArgumentParser:
+    """``nstviz run SCRIPT``: run a script as written, then non-strict."""
     run = _Parser(
         prog="nstviz run",
         description="Run SCRIPT as __main__ under capture: as written (baseline), then with the "
@@ -114,34 +124,47 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         "  nstviz run train.py --nonstrict helper\n"
         "  nstviz run train.py --nonstrict Block.stats,utils.norm -o report.html --json report.json\n"
         "  nstviz run train.py --auto -- --epochs 1      (script options after --)\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     _add_script_options(run)
     run.add_argument("-o", "--output", metavar="PATH", help="HTML report (default: SCRIPT.nstviz.html here)")
+    return run
 
+
+def _view_parser() -> argparse.ArgumentParser:
+    """``nstviz view REPORT``: re-render a saved Report."""
     view = _Parser(
         prog="nstviz view",
         description="Write a standalone HTML report from a saved Report (JSON, or an nstviz HTML file to re-render).",
         epilog="example:\n  nstviz view report.json -o report.html\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     view.add_argument("report", help="Report JSON (from --json or Report.save_json)")
     view.add_argument("-o", "--output", metavar="PATH", help="HTML file (default: REPORT with .html)")
     view.add_argument("--quiet", "-q", action="store_true", help="print only the path written")
+    return view
 
+
+def _check_parser() -> argparse.ArgumentParser:
+    """``nstviz check``: ``run`` for CI, with an exit code."""
     check = _Parser(
         prog="nstviz check",
         description="Like `run`, for CI: print the summary table, exit 1 when the nonstrict run is not an "
         "improvement: outputs differ, breaks are introduced, a --nonstrict mark never applied, the nonstrict "
         "run raised, or (with --fail-on-break) any break remains.",
         epilog="example:\n  nstviz check train.py --nonstrict helper --fail-on-break\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     _add_script_options(check)
     check.add_argument(
         "--fail-on-break", action="store_true", help="also fail when any break remains after marking"
     )
     check.add_argument("-o", "--output", metavar="PATH", help="also write an HTML report")
+    return check
+
+
+def _record_parser() -> argparse.ArgumentParser:
+    """``nstviz record SCRIPT``: record one run (any rank of a torchrun job)."""
     record = _Parser(
         prog="nstviz record",
         description="Run SCRIPT once under nstviz's recorder, as written or with --nonstrict functions traced "
@@ -151,7 +174,7 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         "  torchrun --nproc-per-node 2 -m nstviz record --out before train.py\n"
         "  torchrun --nproc-per-node 2 -m nstviz record --nonstrict helper --out after train.py --steps 3\n"
         "  nstviz diff before after\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     record.add_argument("--out", default="nstviz-record", metavar="DIR", help="folder to write to (default: %(default)s)")
     _add_flags(record, "record")
@@ -159,7 +182,11 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
     record.add_argument("script", help="the Python script to run")
     record.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script")
     record.set_defaults(remainder=True)
+    return record
 
+
+def _ingest_parser() -> argparse.ArgumentParser:
+    """``nstviz ingest TRACE_DIR``: read TORCH_TRACE logs into runs."""
     ingest = _Parser(
         prog="nstviz ingest",
         description="Read the TORCH_TRACE logs of a run (one per rank, as TORCH_TRACE=DIR writes them) and write "
@@ -167,33 +194,44 @@ def build_parsers() -> dict[str, argparse.ArgumentParser]:
         "and edges. Non-strict regions are recovered approximately (marked so in the report).",
         epilog="example:\n  TORCH_TRACE=trace_before torchrun --nproc-per-node 2 train.py\n"
         "  nstviz ingest trace_before --out before\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     ingest.add_argument("trace_dir", help="the TORCH_TRACE folder (or one log file)")
     ingest.add_argument("--out", required=True, metavar="DIR", help="folder to write the rank files to")
+    return ingest
 
+
+def _diff_parser() -> argparse.ArgumentParser:
+    """``nstviz diff BEFORE AFTER``: compare two recorded or ingested runs."""
     diff = _Parser(
         prog="nstviz diff",
         description="Compare two recorded or ingested runs (folders of rank-N.nstviz.json, or TORCH_TRACE folders), "
         "per rank: breaks resolved / remaining / introduced, graphs, regions; and name the ranks that compiled "
         "differently. Writes the report (HTML viewer with a rank picker, and/or JSON).",
         epilog="example:\n  nstviz diff before after --html diff.html --json diff.json\n\n" + EXIT_CODES_HELP,
-        formatter_class=fmt,
+        formatter_class=_FORMATTER,
     )
     diff.add_argument("before", help="BEFORE: folder or file")
     diff.add_argument("after", help="AFTER: folder or file")
     diff.add_argument("--html", metavar="PATH", help="HTML report (default: nstviz-diff.html when no --json)")
     diff.add_argument("--json", metavar="PATH", help="write the Report as JSON")
-    return {
-        "": top,
-        "demo": demo,
-        "run": run,
-        "view": view,
-        "check": check,
-        "record": record,
-        "ingest": ingest,
-        "diff": diff,
-    }
+    return diff
+
+_COMMANDS = {
+    "": _top_parser,
+    "demo": _demo_parser,
+    "run": _run_parser,
+    "view": _view_parser,
+    "check": _check_parser,
+    "record": _record_parser,
+    "ingest": _ingest_parser,
+    "diff": _diff_parser,
+}
+
+
+def build_parsers() -> dict[str, argparse.ArgumentParser]:
+    """Return the parser of each command, and the top-level one under ``""``."""
+    return {command: build() for command, build in _COMMANDS.items()}
 
 
 def parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

@@ -60,6 +60,24 @@ class ScriptError(Exception):
         self.script = script
 
 
+def _read_script(script: str | Path) -> tuple[Path, str]:
+    """The script's resolved path and its source, checked to read and to parse (:class:`CliError` if not)."""
+    path = check_script(script)
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"cannot read {path}: {exc}", hint="give a UTF-8 Python file") from None
+    path = path.resolve()
+    try:
+        compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
+        raise CliError(
+            f"{where}: syntax error: {exc.msg}", hint="fix the script; it must run with `python`"
+        ) from None
+    return path, source
+
+
 def run_script(
     script: str | Path,
     argv: Sequence[str] = (),
@@ -91,19 +109,7 @@ def run_script(
         ScriptError: the script raised before compiling anything.
         UsageError, NothingCompiledError: from :func:`nstviz.api.trace_code`.
     """
-    path = check_script(script)
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CliError(f"cannot read {path}: {exc}", hint="give a UTF-8 Python file") from None
-    path = path.resolve()
-    try:
-        compile(source, str(path), "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        where = f"{path}:{exc.lineno}" if exc.lineno else str(path)
-        raise CliError(
-            f"{where}: syntax error: {exc.msg}", hint="fix the script; it must run with `python`"
-        ) from None
+    path, source = _read_script(script)
     trace_code = _trace_code()
     kwargs = {k: v for k, v in options.items() if v is not None}
     with as_main(path, argv) as namespace:

@@ -119,6 +119,19 @@ def summary_table(report: Report) -> str:
     """
     names = [n for n in ("baseline", "nonstrict") if n in report.runs]
     names += [n for n in report.runs if n not in names and not n.startswith("attempt-")]
+    lines = [report.headline.text, *_count_rows(report, names), *_break_lines(report), _outputs_line(report)]
+    timed = [(n, r.timing) for n, r in report.runs.items() if r.timing is not None]
+    width = max((len(n) for n, _ in timed), default=0)
+    lines.extend(f"timing {n.ljust(width)}  {t.text}" for n, t in timed)
+    warnings, shown = _mark_warnings(report, names)
+    lines.extend(warnings)
+    lines.extend(_advisor_lines(report))
+    lines.extend(f"note: {note}" for note in report.notes if note not in shown)
+    return "\n".join(lines)
+
+
+def _count_rows(report: Report, names: list[str]) -> list[str]:
+    """The counts of the runs ``names``, a column each, under a header row of their names."""
     counts = {n: report.counts[n] for n in names}
     rows: list[tuple[str, list[str]]] = [
         ("graphs", [str(counts[n].graphs) for n in names]),
@@ -133,12 +146,17 @@ def summary_table(report: Report) -> str:
     ]
     width0 = max(len(r[0]) for r in rows)
     widths = [max(len(n), *(len(r[1][i]) for r in rows)) for i, n in enumerate(names)]
-    lines = [report.headline.text]
-    lines.append("  ".join([" " * width0, *(n.rjust(w) for n, w in zip(names, widths, strict=True))]))
+    lines = ["  ".join([" " * width0, *(n.rjust(w) for n, w in zip(names, widths, strict=True))])]
     for label, cells in rows:
         lines.append(
             "  ".join([label.ljust(width0), *(c.rjust(w) for c, w in zip(cells, widths, strict=True))])
         )
+    return lines
+
+
+def _break_lines(report: Report) -> list[str]:
+    """The breaks, most graph breaks caused first: by status against the nonstrict run, else the baseline's."""
+    lines: list[str] = []
     diff = report.diff
     if "nonstrict" in report.runs:
         lines.append("")
@@ -169,10 +187,12 @@ def summary_table(report: Report) -> str:
             )
             if b.advice:
                 lines.append(f"    what else: {b.advice}")
-    lines.append(_outputs_line(report))
-    timed = [(n, r.timing) for n, r in report.runs.items() if r.timing is not None]
-    width = max((len(n) for n, _ in timed), default=0)
-    lines.extend(f"timing {n.ljust(width)}  {t.text}" for n, t in timed)
+    return lines
+
+
+def _mark_warnings(report: Report, names: list[str]) -> tuple[list[str], set[str]]:
+    """The warning lines of the marks in the runs ``names``, and the mark warnings shown (each once)."""
+    lines: list[str] = []
     shown: set[str] = set()
     for name in names:
         for mark in report.runs[name].marked:
@@ -183,9 +203,7 @@ def summary_table(report: Report) -> str:
                 lines.append(
                     f"warning: --nonstrict {mark.spec} ({mark.qualname}) never applied in the {name} run"
                 )
-    lines.extend(_advisor_lines(report))
-    lines.extend(f"note: {note}" for note in report.notes if note not in shown)
-    return "\n".join(lines)
+    return lines, shown
 
 
 def _advisor_lines(report: Report) -> list[str]:
