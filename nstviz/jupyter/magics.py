@@ -203,6 +203,51 @@ def _user_traceback(exc: BaseException, filename: str) -> types.TracebackType | 
     return tb or exc.__traceback__
 
 
+def _cell_code(shell: Any, source: str, magic_line: str | None) -> tuple[int, str, str]:
+    """The cell's number (its ``In [N]``), its code as IPython transforms it, and the filename it runs as.
+
+    The code is cached under that filename (tracebacks show its lines) and checked to compile.
+    """
+    from nstviz.jupyter.cell_labels import running_cell_number
+
+    number = running_cell_number(shell)  # this cell's In [N] (not shell.execution_count: IPython 9)
+    code = shell.transform_cell(source)
+    if magic_line is not None:
+        # Keep line numbers equal to the ones the user sees in the cell (line 1 is the magic).
+        code = f"# %%nstrace {magic_line}\n{code}"
+    filename = shell.compile.cache(code, number, raw_code=source)
+    _check_syntax(code, filename, f"Cell In[{number}]")
+    return number, code, filename
+
+
+class _ViewerSlot:
+    """The Viewer below the cell: displayed at the first progress event, or at the end (not with --quiet)."""
+
+    def __init__(self, shell: Any, args: Any, *, runs_total: int) -> None:
+        self._shell = shell
+        self._quiet = bool(args.quiet)
+        self._html_path = args.html
+        self._runs_total = runs_total
+        self.viewer: Any = None
+        self.handle: Any = None
+
+    def show(self) -> Any:
+        """Display a new Viewer (showing the runs' progress) and return it; None with --quiet."""
+        if self._quiet:
+            return None
+        from IPython.display import display
+
+        from nstviz.jupyter.widget import Viewer
+
+        global _LAST_VIEWER
+        self.viewer = Viewer(html_path=self._html_path)
+        _LAST_VIEWER = weakref.ref(self.viewer)
+        _replace_cell_viewer(self._shell, self.viewer)
+        self.viewer.start_progress(runs_total=self._runs_total, message="starting the baseline run")
+        self.handle = display(self.viewer, display_id=True)
+        return self.viewer
+
+
 @magics_class
 class NstraceMagics(Magics):
     """The ``%nstrace`` / ``%%nstrace`` magics (registered by ``%load_ext nstviz``)."""
@@ -277,41 +322,14 @@ class NstraceMagics(Magics):
         __tracebackhide__ = True
         shell = self.shell
         assert shell is not None
-        from nstviz.jupyter.cell_labels import running_cell_number
-
-        number = running_cell_number(shell)  # this cell's In [N] (not shell.execution_count: IPython 9)
-        code = shell.transform_cell(source)
-        if magic_line is not None:
-            # Keep line numbers equal to the ones the user sees in the cell (line 1 is the magic).
-            code = f"# %%nstrace {magic_line}\n{code}"
-        filename = shell.compile.cache(code, number, raw_code=source)
-        _check_syntax(code, filename, f"Cell In[{number}]")
+        number, code, filename = _cell_code(shell, source, magic_line)
         from nstviz import api
 
         plan = api.run_plan(options, "trace_code")  # the runs trace_code will make: the totals from the start
         what = f"%%nstrace {magic_line}" if magic_line is not None else f"%nstrace {source}"
         title = f"In [{number}]: {' '.join(what.split())}"[:120]
-
-        viewer = None
-        handle = None
-
-        def show() -> Any:
-            nonlocal viewer, handle
-            if args.quiet:
-                return None
-            from IPython.display import display
-
-            from nstviz.jupyter.widget import Viewer
-
-            global _LAST_VIEWER
-            viewer = Viewer(html_path=args.html)
-            _LAST_VIEWER = weakref.ref(viewer)
-            _replace_cell_viewer(shell, viewer)
-            viewer.start_progress(runs_total=plan.runs_total(), message="starting the baseline run")
-            handle = display(viewer, display_id=True)
-            return viewer
-
-        progress = _Progress(show, runs_total=plan.runs_total())
+        slot = _ViewerSlot(shell, args, runs_total=plan.runs_total())
+        progress = _Progress(slot.show, runs_total=plan.runs_total())
         started = time.monotonic()
         try:
             report = api.trace_code(
@@ -324,26 +342,31 @@ class NstraceMagics(Magics):
                     f"interrupted during the {progress.phase} run after {time.monotonic() - started:.1f} s; "
                     "torch and nstviz state were restored",
                 )
-                if handle is not None:
-                    handle.update(progress.viewer)  # a saved notebook's static text says so too
+                if slot.handle is not None:
+                    slot.handle.update(progress.viewer)  # a saved notebook's static text says so too
             raise
         except NstvizError as exc:
-            _withdraw(viewer, handle)
+            _withdraw(slot.viewer, slot.handle)
             raise _usage(f"%nstrace: {exc}") from None
         except Exception as exc:
             # The user's code raised before anything was compiled: show it as a normal run would.
-            _withdraw(viewer, handle)
+            _withdraw(slot.viewer, slot.handle)
             raise exc.with_traceback(_user_traceback(exc, filename))  # noqa: B904 - the user's own exception
+        self._deliver(args, slot, report, filename)
 
+    def _deliver(self, args: Any, slot: _ViewerSlot, report: Any, filename: str) -> None:
+        """Fill the viewer with the Report, write the files, bind ``--name``, re-raise the code's error."""
+        __tracebackhide__ = True
+        shell = self.shell
         from nstviz.jupyter.cell_labels import with_cell_labels
 
         report = with_cell_labels(shell, report, filename)  # 'Cell In[3]', as IPython says it
-        if progress.viewer is None:
-            show()
-        if viewer is not None:
-            viewer.report = report
-            if handle is not None:
-                handle.update(viewer)  # the saved notebook keeps the final static summary
+        if slot.viewer is None:
+            slot.show()
+        if slot.viewer is not None:
+            slot.viewer.report = report
+            if slot.handle is not None:
+                slot.handle.update(slot.viewer)  # the saved notebook keeps the final static summary
             _show_printed_output(report)
         self._write_outputs(args, report)
         if args.name:
