@@ -22,6 +22,7 @@ op bodies) are not expanded.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 
@@ -134,56 +135,57 @@ class _Builder:
         name, annotation, rhs = m[1], m[2], rhs.strip()
         if annotation is not None:
             annotation = annotation.strip().strip('"')
-        if rhs in self.placeholders and rhs not in self.names - set(self.placeholders):
-            # `l_x_ = L_x_`: Dynamo's placeholder node is named l_x_, its target L_x_
-            idx = self.placeholders.pop(rhs)
-            if idx < len(self.nodes):
-                old = self.nodes[idx]
-                self.nodes[idx] = Node(
-                    name=name, op="placeholder", target=old.target, tensors=old.tensors, value=old.value
-                )
-            self.names.discard(rhs)
-            self.names.add(name)
+        if self._renamed_placeholder(name, rhs):
             return
         tensors, value = _types(annotation)
-        stack = self.stack
+        op, target, inputs = self._operation(rhs)
+        self.add(
+            Node(
+                name=name,
+                op=op,  # type: ignore[arg-type]
+                target=target,
+                inputs=inputs,
+                tensors=tensors,
+                value=value,
+                stack=self.stack,
+                nonstrict_call=op == "call_function" and target == "nonstrict_trace",
+            )
+        )
+
+    def _renamed_placeholder(self, name: str, rhs: str) -> bool:
+        """``l_x_ = L_x_``: Dynamo's placeholder node is named ``l_x_``, its target ``L_x_`` (True: renamed)."""
+        if not (rhs in self.placeholders and rhs not in self.names - set(self.placeholders)):
+            return False
+        idx = self.placeholders.pop(rhs)
+        if idx < len(self.nodes):
+            old = self.nodes[idx]
+            self.nodes[idx] = Node(name=name, op="placeholder", target=old.target, tensors=old.tensors, value=old.value)
+        self.names.discard(rhs)
+        self.names.add(name)
+        return True
+
+    def _operation(self, rhs: str) -> tuple[str, str, tuple[str, ...]]:
+        """The FX ``op``, ``target`` and input names of an assignment's right-hand side."""
         if rhs.startswith("self."):
             attr = rhs[5:]
             call = _CALL_RE.match(attr)
             if call is not None:
-                node = Node(name=name, op="call_module", target=call[1], inputs=self.inputs(call[2]), tensors=tensors, value=value, stack=stack)
-            else:
-                node = Node(name=name, op="get_attr", target=attr, tensors=tensors, value=value, stack=stack)
-            self.add(node)
-            return
+                return "call_module", call[1], self.inputs(call[2])
+            return "get_attr", attr, ()
         item = _GETITEM_RE.match(rhs)
         if item is not None and item[1] in self.names:
-            self.add(Node(name=name, op="call_function", target="operator.getitem", inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
-            return
+            return "call_function", "operator.getitem", self.inputs(rhs)
         method = _METHOD_RE.match(rhs)
         if method is not None and method[1] in self.names:
-            self.add(Node(name=name, op="call_method", target=method[2], inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
-            return
+            return "call_method", method[2], self.inputs(rhs)
         infix = _BINARY_RE.match(rhs)
         unary = _UNARY_RE.match(rhs) if infix is None else None
         if infix is not None or unary is not None:
             name_ = _BINARY[infix[2]] if infix is not None else _UNARY[unary[1]]  # type: ignore[index]
-            self.add(Node(name=name, op="call_function", target=f"operator.{name_}", inputs=self.inputs(rhs), tensors=tensors, value=value, stack=stack))
-            return
+            return "call_function", f"operator.{name_}", self.inputs(rhs)
         call = _CALL_RE.match(rhs)
         target = _target(call[1]) if call is not None else rhs[:80]
-        self.add(
-            Node(
-                name=name,
-                op="call_function",
-                target=target,
-                inputs=self.inputs(call[2] if call is not None else rhs),
-                tensors=tensors,
-                value=value,
-                stack=stack,
-                nonstrict_call=target == "nonstrict_trace",
-            )
-        )
+        return "call_function", target, self.inputs(call[2] if call is not None else rhs)
 
 
 _TYPES_CACHE: dict[str, tuple[tuple[TensorInfo, ...], str | None]] = {}
@@ -206,15 +208,31 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class GraphLabel:
+    """What the :class:`Graph` parsed from a text is, which the text itself does not say.
+
+    Attributes:
+        id: the id to give the graph (``"4/0:aten_forward"``).
+        level: its level (``"dynamo"``, ``"aten_forward"``...).
+        frame_id: tlparse frame id of the compile.
+        compile_id: tlparse compile id.
+        attempt: compile attempt.
+        function: the compiled frame's function name, where known.
+    """
+
+    id: str
+    level: str
+    frame_id: int
+    compile_id: int
+    attempt: int = 0
+    function: str | None = None
+
+
 def parse_graph_text(
     lines: Sequence[str],
+    label: GraphLabel,
     *,
-    graph_id: str,
-    level: str,
-    frame_id: int,
-    compile_id: int,
-    attempt: int = 0,
-    function: str | None = None,
     stacks: StackTable,
     max_nodes: int = MAX_NODES_PER_GRAPH,
     keep_code: bool = True,
@@ -223,12 +241,7 @@ def parse_graph_text(
 
     Args:
         lines: the text's lines (a TORCH_TRACE payload).
-        graph_id: the id to give the graph (``"4/0:aten_forward"``).
-        level: its level (``"dynamo"``, ``"aten_forward"``...).
-        frame_id: tlparse frame id of the compile.
-        compile_id: tlparse compile id.
-        attempt: compile attempt.
-        function: the compiled frame's function name, where known.
+        label: the graph's id, level and compile.
         stacks: the Report's stack table (``# File:`` locations are interned there).
         max_nodes: nodes kept; the rest are counted in ``op_count`` and ``truncated`` is set.
         keep_code: keep the text as :attr:`Graph.code` (when under :data:`MAX_CODE_CHARS`).
@@ -237,75 +250,81 @@ def parse_graph_text(
         The graph. A text without a ``forward`` gives a graph with no nodes.
     """
     b = _Builder(stacks, max_nodes)
-    n = len(lines)
-    i = 0
-    # the top-level forward: `def forward(` at the smallest indentation
-    while i < n:
-        line = lines[i]
-        if line.lstrip().startswith("def forward(") and _indent(line) <= 4:
-            break
-        i += 1
-    if i < n:
-        def_indent = _indent(lines[i])
-        header = lines[i].strip()[len("def forward(") :]
-        params: list[str] = []
-        if header.endswith("):"):
-            params.append(header[:-2])
-            i += 1
-        else:
-            params.append(header)
-            i += 1
-            while i < n:
-                stripped = lines[i].strip()
-                i += 1
-                if stripped.startswith("):") or stripped == ")":
-                    break
-                params.append(stripped.split("  #", 1)[0])
+    i = _forward_line(lines)
+    if i is not None:
+        body_indent = _indent(lines[i]) + 4
+        params, i = _forward_params(lines, i)
         _parse_params(b, params)
-        body_indent = def_indent + 4
-        pending: list[str] = []
-        while i < n:
-            line = lines[i]
-            i += 1
-            stripped = line.strip()
-            if not stripped:
-                continue
-            ind = _indent(line)
-            if ind < body_indent:
-                break
-            if ind > body_indent:  # continuation of a multi-line statement
-                if pending:
-                    pending.append(stripped.split("  #", 1)[0])
-                continue
-            if pending:
-                b.statement(" ".join(pending))
-                pending = []
-            if stripped[0] == "#":
-                if stripped.startswith("# File:"):
-                    b.location(stripped)
-                elif stripped.startswith("# No stacktrace"):
-                    b.stack = None
-                continue
-            pending = [stripped]
-        if pending:
-            b.statement(" ".join(pending))
-    code = None
-    if keep_code:
-        size = sum(len(x) + 1 for x in lines)
-        if size <= MAX_CODE_CHARS:
-            code = "\n".join(lines)
+        _parse_body(b, lines, i, body_indent)
+    code = "\n".join(lines) if keep_code and sum(len(x) + 1 for x in lines) <= MAX_CODE_CHARS else None
     return Graph(
-        id=graph_id,
-        level=level,  # type: ignore[arg-type]
-        frame_id=frame_id,
-        compile_id=compile_id,
-        attempt=attempt,
+        id=label.id,
+        level=label.level,  # type: ignore[arg-type]
+        frame_id=label.frame_id,
+        compile_id=label.compile_id,
+        attempt=label.attempt,
         nodes=tuple(b.nodes),
-        function=function,
+        function=label.function,
         code=code,
         op_count=b.op_count,
         truncated=b.truncated,
     )
+
+
+def _forward_line(lines: Sequence[str]) -> int | None:
+    """The index of the top-level ``def forward(`` (at the smallest indentation), or None."""
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("def forward(") and _indent(line) <= 4:
+            return i
+    return None
+
+
+def _forward_params(lines: Sequence[str], i: int) -> tuple[list[str], int]:
+    """The parameter text of the ``def forward(`` at line ``i`` (one piece per line), and the line after it."""
+    n = len(lines)
+    header = lines[i].strip()[len("def forward(") :]
+    if header.endswith("):"):
+        return [header[:-2]], i + 1
+    params = [header]
+    i += 1
+    while i < n:
+        stripped = lines[i].strip()
+        i += 1
+        if stripped.startswith("):") or stripped == ")":
+            break
+        params.append(stripped.split("  #", 1)[0])
+    return params, i
+
+
+def _parse_body(b: _Builder, lines: Sequence[str], i: int, body_indent: int) -> None:
+    """Feed the statements and ``# File:`` comments of the body from line ``i`` on to ``b``."""
+    n = len(lines)
+    pending: list[str] = []
+    while i < n:
+        line = lines[i]
+        i += 1
+        stripped = line.strip()
+        if not stripped:
+            continue
+        ind = _indent(line)
+        if ind < body_indent:
+            break
+        if ind > body_indent:  # continuation of a multi-line statement
+            if pending:
+                pending.append(stripped.split("  #", 1)[0])
+            continue
+        if pending:
+            b.statement(" ".join(pending))
+            pending = []
+        if stripped[0] == "#":
+            if stripped.startswith("# File:"):
+                b.location(stripped)
+            elif stripped.startswith("# No stacktrace"):
+                b.stack = None
+            continue
+        pending = [stripped]
+    if pending:
+        b.statement(" ".join(pending))
 
 
 def _parse_params(b: _Builder, params: list[str]) -> None:
@@ -321,4 +340,4 @@ def _parse_params(b: _Builder, params: list[str]) -> None:
             b.placeholder(m[1], None)
 
 
-__all__ = ["MAX_CODE_CHARS", "parse_graph_text", "tensor_info"]
+__all__ = ["MAX_CODE_CHARS", "GraphLabel", "parse_graph_text", "tensor_info"]
