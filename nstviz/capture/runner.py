@@ -106,6 +106,52 @@ Body = Callable[[Callable[[], None]], Any]
 functions to mark (``trace_code`` calls it after every top-level statement)."""
 
 
+@dataclass(slots=True)
+class _Live:
+    """What a run under capture holds while the code runs (see :func:`_capturing`)."""
+
+    latch: Any
+    collector: Any
+    out: _Capture
+    err: _Capture
+    marked_ids: set[int]
+    remark: Callable[[], None]
+
+
+@contextlib.contextmanager
+def _capturing(
+    recorder: Recorder,
+    marks: Callable[[], Sequence[Callable[..., Any]]],
+    *,
+    lift_source_marks: bool,
+    echo: bool,
+) -> Iterator[_Live]:
+    """Install what a run needs around the code; undo it on the way out, also on errors.
+
+    That is: the interrupt latch, the marks (``remark()`` adds the ones found since), the trace
+    handler, the recorder, the captured output.
+    """
+    hooks_before = _torch_compat.dynamo_global_hooks()
+    marked_ids: set[int] = set()
+    with contextlib.ExitStack() as stack:
+        latch = stack.enter_context(state.interrupt_latch())
+        if lift_source_marks:
+            stack.enter_context(marking.source_marks_lifted())
+
+        def remark() -> None:
+            functions = [f for f in marks() if id(f) not in marked_ids]
+            if functions:
+                marked_ids.update(stack.enter_context(marking.marked(functions)))
+
+        remark()
+        collector = stack.enter_context(collecting())
+        stack.enter_context(recorder.active())
+        out, err = stack.enter_context(captured_output(echo))
+        # the run's Dynamo globals must not make torch print KeyErrors at interpreter exit
+        stack.callback(_torch_compat.quiet_dynamo_cleanups, hooks_before)
+        yield _Live(latch=latch, collector=collector, out=out, err=err, marked_ids=marked_ids, remark=remark)
+
+
 def execute(
     name: str,
     body: Body,
@@ -133,72 +179,33 @@ def execute(
     """
     _torch_compat.dynamo_reset()
     state.set_rng_state(rng)
-    hooks_before = _torch_compat.dynamo_global_hooks()
     recorder = Recorder(backend, stacks, max_nodes=max_nodes)
     value: Any = None
     error: BaseException | None = None
-    marked_ids: set[int] = set()
     breaks_counted = _torch_compat.graph_break_count()  # Dynamo's own count (None: this torch has none)
     start = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        latch = stack.enter_context(state.interrupt_latch())
-        if lift_source_marks:
-            stack.enter_context(marking.source_marks_lifted())
-
-        def remark() -> None:
-            functions = [f for f in marks() if id(f) not in marked_ids]
-            if functions:
-                marked_ids.update(stack.enter_context(marking.marked(functions)))
-
-        remark()
-        collector = stack.enter_context(collecting())
-        stack.enter_context(recorder.active())
-        out, err = stack.enter_context(captured_output(echo))
-        # the run's Dynamo globals must not make torch print KeyErrors at interpreter exit
-        stack.callback(_torch_compat.quiet_dynamo_cleanups, hooks_before)
+    with _capturing(recorder, marks, lift_source_marks=lift_source_marks, echo=echo) as live:
         try:
-            value = body(remark)
+            value = body(live.remark)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # the user's code failed: a finding, not a crash
             error = exc.with_traceback(_without_nstviz_frames(exc.__traceback__))
     wall = time.perf_counter() - start
+    latch, collector, out, err, marked_ids = live.latch, live.collector, live.out, live.err, live.marked_ids
     if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
         raise KeyboardInterrupt(f"interrupted during the {name} run")
-    hits: list[BreakHit] = []
     breaks_total = _torch_compat.graph_break_count() if breaks_counted is not None else None
-    events = collector.of_kind("dynamo_graph_break_reason")
-    caused: list[int | None]
-    if breaks_counted is None or breaks_total is None:  # no counter: break_from_artifact reads the message
-        caused = [None] * len(events)
-    else:
-        caused = list(caused_per_event([int(e.metadata.get("counter", 0)) for e in events], breaks_counted, breaks_total))
-    for event, n in zip(events, caused, strict=True):
-        brk = break_from_artifact(event, caused=n)  # n: Dynamo's counter increase after this artifact
-        if brk is not None:
-            hits.append(brk)
-    hits.extend(fatal_breaks(error, collector.compile_errors, {(e.frame_id, e.compile_id) for e in events}))
-    collector.compile_errors.clear()  # their tracebacks hold Dynamo's frames: drop them now
+    hits = _break_hits(collector, error, breaks_counted, breaks_total)
     graphs = tuple(recorder.graphs)
-    notes = list(recorder.errors)
-    trace_note = collector.failure_note(name)
-    if trace_note is not None:
-        notes.append(trace_note)
-    for g in graphs:
-        if g.truncated:
-            notes.append(f"{name}: graph {g.id} has {g.op_count} ops; only the first {len(g.nodes)} nodes are kept")
+    notes = _run_notes(name, recorder, collector, graphs)
     compiles = compiles_from_events(collector.events, graphs)
     run = Run(
         name=name,
         graphs=graphs,
         breaks=link_breaks(hits, compiles, graphs),
         compiles=compiles,
-        error=_error_text(error),
-        error_type=type(error).__name__ if error is not None else None,
-        error_kind=None
-        if error is None
-        else error_kind(type(error).__name__, _error_text(error), _torch_compat.dynamo_exception_names()),
-        error_traceback=_traceback_text(error),
+        **_error_fields(error),
         stdout=out.text(),
         stderr=err.text(),
         wall_time_s=round(wall, 4),
@@ -218,6 +225,54 @@ def execute(
     )
     recorder.release()
     return result
+
+
+def _break_hits(
+    collector: Any, error: BaseException | None, breaks_counted: int | None, breaks_total: int | None
+) -> list[BreakHit]:
+    """The run's break hits: one per logged break artifact, then the fatal ones (compile errors, ``error``).
+
+    Each logged hit carries the increase of Dynamo's graph-break counter after it
+    (``breaks_counted`` before the run, ``breaks_total`` after; None: this torch has no counter).
+    """
+    hits: list[BreakHit] = []
+    events = collector.of_kind("dynamo_graph_break_reason")
+    caused: list[int | None]
+    if breaks_counted is None or breaks_total is None:  # no counter: break_from_artifact reads the message
+        caused = [None] * len(events)
+    else:
+        caused = list(caused_per_event([int(e.metadata.get("counter", 0)) for e in events], breaks_counted, breaks_total))
+    for event, n in zip(events, caused, strict=True):
+        brk = break_from_artifact(event, caused=n)  # n: Dynamo's counter increase after this artifact
+        if brk is not None:
+            hits.append(brk)
+    hits.extend(fatal_breaks(error, collector.compile_errors, {(e.frame_id, e.compile_id) for e in events}))
+    collector.compile_errors.clear()  # their tracebacks hold Dynamo's frames: drop them now
+    return hits
+
+
+def _run_notes(name: str, recorder: Recorder, collector: Any, graphs: tuple[Any, ...]) -> list[str]:
+    """What the run's notes say: the recorder's errors, a failed trace handler, truncated graphs."""
+    notes = list(recorder.errors)
+    trace_note = collector.failure_note(name)
+    if trace_note is not None:
+        notes.append(trace_note)
+    for g in graphs:
+        if g.truncated:
+            notes.append(f"{name}: graph {g.id} has {g.op_count} ops; only the first {len(g.nodes)} nodes are kept")
+    return notes
+
+
+def _error_fields(error: BaseException | None) -> dict[str, Any]:
+    """The :class:`Run` fields that describe the exception the code raised (all None without one)."""
+    return {
+        "error": _error_text(error),
+        "error_type": type(error).__name__ if error is not None else None,
+        "error_kind": None
+        if error is None
+        else error_kind(type(error).__name__, _error_text(error), _torch_compat.dynamo_exception_names()),
+        "error_traceback": _traceback_text(error),
+    }
 
 
 _NSTVIZ_DIR = __file__.rsplit("/capture/", 1)[0] + "/"

@@ -133,6 +133,43 @@ def _finish(result: RunResult, marks: _LazyMarks, stacks: StackTable) -> tuple[R
     return dataclasses.replace(run, marked=tuple(marked)), notes
 
 
+def _run_once(
+    path: Path,
+    argv: Sequence[str],
+    statements: list[Any],
+    *,
+    nonstrict: Sequence[str],
+    backend: str,
+    echo: bool,
+    stacks: StackTable,
+) -> tuple[RunResult, _LazyMarks]:
+    """Run the script's statements once, as ``__main__``, under capture; the state nstviz touches restored after."""
+    snapshot = state.StateSnapshot.take()
+    with as_main(path, argv) as namespace:
+        marks = _LazyMarks(nonstrict, namespace)
+
+        def body(remark: Callable[[], None]) -> None:
+            for code in statements:
+                exec(code, namespace)
+                remark()
+
+        name = "nonstrict" if nonstrict else "baseline"
+        try:
+            result = execute(name, body, backend=backend, stacks=stacks, rng=state.rng_state(), marks=marks, echo=echo)
+        finally:
+            _torch_compat.dynamo_reset()
+            snapshot.restore(rng=False)
+    return result, marks
+
+
+def _as_recorded(run: Run, exception: BaseException | None, info: RankInfo) -> Run:
+    """The run as ``nstviz record`` writes it: its rank, and no error for a script that exited with status 0."""
+    run = dataclasses.replace(run, rank=info.rank, world_size=info.world_size, origin="record")
+    if exception is not None and isinstance(exception, SystemExit) and exception.code in (0, None):
+        run = dataclasses.replace(run, error=None, error_type=None, error_kind=None, error_traceback=None)
+    return run
+
+
 def record_script(
     script: str | Path,
     argv: Sequence[str] = (),
@@ -175,24 +212,9 @@ def record_script(
     created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     with _torch_compat.noting_lost_features() as lost:
         _torch_compat.gb_registry()  # notes a registry this torch lacks
-        snapshot = state.StateSnapshot.take()
-        with as_main(path, argv) as namespace:
-            marks = _LazyMarks(nonstrict, namespace)
-
-            def body(remark: Callable[[], None]) -> None:
-                for code in statements:
-                    exec(code, namespace)
-                    remark()
-
-            try:
-                result = execute(name, body, backend=backend, stacks=stacks, rng=state.rng_state(), marks=marks, echo=echo)
-            finally:
-                _torch_compat.dynamo_reset()
-                snapshot.restore(rng=False)
+        result, marks = _run_once(path, argv, statements, nonstrict=nonstrict, backend=backend, echo=echo, stacks=stacks)
         run, notes = _finish(result, marks, stacks)
-    run = dataclasses.replace(run, rank=info.rank, world_size=info.world_size, origin="record")
-    if result.exception is not None and isinstance(result.exception, SystemExit) and result.exception.code in (0, None):
-        run = dataclasses.replace(run, error=None, error_type=None, error_kind=None, error_traceback=None)
+    run = _as_recorded(run, result.exception, info)
     return build_report(
         torch_version=_torch_compat.torch_version(),
         runs={name: run},
