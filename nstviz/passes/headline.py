@@ -60,7 +60,7 @@ from nstviz.passes.failures import (
     skip_reason,
     skipped_frames,
 )
-from nstviz.passes.improvement import judge_change
+from nstviz.passes.improvement import Change, judge_change
 from nstviz.report.model import (
     Chip,
     Compile,
@@ -275,32 +275,11 @@ def build_headline(
         return _headline((Chip(kind="note", text="no baseline run"),))
     b = counts["baseline"]
     nonstrict = runs.get("nonstrict")
-    failed = compile_failure_text(base)
-    first = [Chip(kind="failure", text=failed, tone="bad")] if failed else []
-    limit = recompile_limit_text(base)
-    if limit:
-        first.append(recompile_limit_chip(base, "baseline", limit))
-    skipped = skipped_frame_text(base)
-    if skipped:
-        first.append(Chip(kind="note", text=skipped, tone="bad"))
+    first = _baseline_failure_chips(base)
     eager = eager_chip(outputs)
     last = [eager] if eager is not None else []
     if nonstrict is None or "nonstrict" not in counts:
-        note = [Chip(kind="note", text="nothing was marked (baseline only)")] if nothing_marked else []
-        fullgraph_failed = baseline_failure(base) == "fullgraph failed"
-        return _headline(
-            (
-                *note,
-                *first,
-                Chip(kind="breaks", text=plural(b.breaks, "break")),
-                Chip(kind="graphs", text=f"fullgraph failed: {plural(b.graphs, 'graph')}", tone="bad")
-                if fullgraph_failed
-                else Chip(kind="graphs", text=plural(b.graphs, "graph")),
-                outputs_chip(outputs),
-                *last,
-            ),
-            nothing_marked=nothing_marked,
-        )
+        return _baseline_only(base, b, outputs, (first, last), nothing_marked)
     n = counts["nonstrict"]
     change = judge_change(base, nonstrict, outputs, graphs=(b.graphs, n.graphs))
     # green only for an improvement (fewer graphs, fewer frames run eagerly, a failed compile
@@ -309,16 +288,71 @@ def build_headline(
     chips = [
         *first,
         Chip(kind="breaks", text=f"{plural(b.breaks, 'break')} → {n.breaks}", tone=breaks_tone),
+        _graphs_chip(base, nonstrict, (b, n), change),
     ]
+    note = _change_note(change, baseline_failure(base), (b, n))
+    if note is not None:
+        chips.append(note)
+    chips.extend(_nonstrict_failure_chips(base, nonstrict))
+    chips.append(outputs_chip(outputs))
+    chips.extend(last)
+    return _headline(tuple(chips))
+
+
+def _baseline_failure_chips(base: Run) -> list[Chip]:
+    """The baseline's failed compile, its frames at ``recompile_limit``, its frames skipped."""
+    failed = compile_failure_text(base)
+    first = [Chip(kind="failure", text=failed, tone="bad")] if failed else []
+    limit = recompile_limit_text(base)
+    if limit:
+        first.append(recompile_limit_chip(base, "baseline", limit))
+    skipped = skipped_frame_text(base)
+    if skipped:
+        first.append(Chip(kind="note", text=skipped, tone="bad"))
+    return first
+
+
+def _baseline_only(
+    base: Run, b: RunCounts, outputs: OutputCheck, around: tuple[list[Chip], list[Chip]], nothing_marked: bool
+) -> Headline:
+    """The headline without a nonstrict run: the baseline's breaks, graphs and outputs.
+
+    ``around`` holds the chips that go first (the baseline's failures) and last (eager's).
+    """
+    first, last = around
+    note = [Chip(kind="note", text="nothing was marked (baseline only)")] if nothing_marked else []
+    fullgraph_failed = baseline_failure(base) == "fullgraph failed"
+    return _headline(
+        (
+            *note,
+            *first,
+            Chip(kind="breaks", text=plural(b.breaks, "break")),
+            Chip(kind="graphs", text=f"fullgraph failed: {plural(b.graphs, 'graph')}", tone="bad")
+            if fullgraph_failed
+            else Chip(kind="graphs", text=plural(b.graphs, "graph")),
+            outputs_chip(outputs),
+            *last,
+        ),
+        nothing_marked=nothing_marked,
+    )
+
+
+def _graphs_chip(base: Run, nonstrict: Run, counts: tuple[RunCounts, RunCounts], change: Change) -> Chip:
+    """Graphs before -> after (or the baseline's failure -> graphs), green for an improvement."""
+    b, n = counts
     failure = baseline_failure(base)
     raised = nonstrict.error is not None or nonstrict.error_type is not None
     graphs_tone: Tone = (
         "good" if change.improved and change.kind in ("fewer_graphs", "compiles_now", "eager_frames_compile") else "neutral"
     )
     if failure and b.graphs == 0 and n.graphs > 0 and not raised:
-        chips.append(Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone=graphs_tone))
-    else:
-        chips.append(Chip(kind="graphs", text=f"{plural(b.graphs, 'graph')} → {n.graphs}", tone=graphs_tone))
+        return Chip(kind="graphs", text=f"{failure} → {plural(n.graphs, 'graph')}", tone=graphs_tone)
+    return Chip(kind="graphs", text=f"{plural(b.graphs, 'graph')} → {n.graphs}", tone=graphs_tone)
+
+
+def _change_note(change: Change, failure: str | None, counts: tuple[RunCounts, RunCounts]) -> Chip | None:
+    """A change that is not an improvement, said as what it is (other break sites, fewer eager frames)."""
+    b, n = counts
     if (
         change.kind in ("moved", "same")
         and not failure
@@ -326,24 +360,27 @@ def build_headline(
         and (n.breaks < b.breaks or (change.kind == "moved" and n.breaks == b.breaks))
     ):
         # fewer (or other) break sites, as many graphs: not an improvement, said as what it is
-        chips.append(Chip(kind="note", text=_short(change.text)))
-    elif change.kind == "fewer_eager_frames":  # what explain cannot see; not an improvement on its own
-        chips.append(Chip(kind="note", text=_short(change.text)))
-    if raised:
-        chips.append(Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad"))
-    else:
-        n_failed = compile_failure_text(nonstrict)
-        n_fatal = next((brk for brk in nonstrict.breaks if brk.fatal), None)
-        if n_fatal is not None:  # caught by the code: nothing raised, but the compile still failed
-            chips.append(Chip(kind="failure", text=_short(f"nonstrict fullgraph failed: {n_fatal.reason}"), tone="bad"))
-        elif n_failed and n_failed != failed:
-            chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
-        n_limit = recompile_limit_text(nonstrict)
-        if n_limit and n_limit != limit:
-            chips.append(recompile_limit_chip(nonstrict, "nonstrict", f"nonstrict {n_limit}"))
-    chips.append(outputs_chip(outputs))
-    chips.extend(last)
-    return _headline(tuple(chips))
+        return Chip(kind="note", text=_short(change.text))
+    if change.kind == "fewer_eager_frames":  # what explain cannot see; not an improvement on its own
+        return Chip(kind="note", text=_short(change.text))
+    return None
+
+
+def _nonstrict_failure_chips(base: Run, nonstrict: Run) -> list[Chip]:
+    """What went wrong in the nonstrict run that did not in the baseline: raised, failed, hit the limit."""
+    if nonstrict.error is not None or nonstrict.error_type is not None:
+        return [Chip(kind="failure", text=f"nonstrict raised {nonstrict.error_type or 'an error'}", tone="bad")]
+    chips = []
+    n_failed = compile_failure_text(nonstrict)
+    n_fatal = next((brk for brk in nonstrict.breaks if brk.fatal), None)
+    if n_fatal is not None:  # caught by the code: nothing raised, but the compile still failed
+        chips.append(Chip(kind="failure", text=_short(f"nonstrict fullgraph failed: {n_fatal.reason}"), tone="bad"))
+    elif n_failed and n_failed != compile_failure_text(base):
+        chips.append(Chip(kind="failure", text=f"nonstrict {n_failed}", tone="bad"))
+    n_limit = recompile_limit_text(nonstrict)
+    if n_limit and n_limit != recompile_limit_text(base):
+        chips.append(recompile_limit_chip(nonstrict, "nonstrict", f"nonstrict {n_limit}"))
+    return chips
 
 
 def _headline(chips: tuple[Chip, ...], *, nothing_marked: bool = False) -> Headline:
