@@ -45,42 +45,8 @@ def build_regions(run: Run, calls: Sequence[CallSite], stacks: Sequence[Sequence
     tag: dict[tuple[str, str], str] = {}
     for i, call in enumerate(calls):
         rid = f"r{i}"
-        dyn = graphs.get(call.graph_id)
-        call_site = None
-        if dyn is not None:
-            node = next((n for n in dyn.nodes if n.name == call.node), None)
-            if (
-                node is not None
-                and node.stack is not None
-                and node.stack < len(stacks)
-                and stacks[node.stack]
-            ):
-                call_site = stacks[node.stack][-1]
         tag[(call.graph_id, call.node)] = rid
-        members: dict[str, list[str]] = {}
-        prefix = _prefix(call.graph_id)
-        for g in run.graphs:
-            if g.level not in _ATEN or _prefix(g.id) != prefix:
-                continue
-            names = [n.name for n in g.nodes if n.from_node == call.node and n.op != "placeholder"]
-            if names:
-                members[g.id] = names
-        # backward nodes: same seq_nr as a forward node of the region
-        fw_seq = {
-            n.extra["seq_nr"]
-            for g in run.graphs
-            if g.level == "aten_forward" and g.id in members
-            for n in g.nodes
-            if n.name in set(members[g.id]) and "seq_nr" in n.extra
-        }
-        if fw_seq:
-            for g in run.graphs:
-                if g.level == "aten_backward" and _prefix(g.id) == prefix:
-                    names = [
-                        n.name for n in g.nodes if n.op == "call_function" and n.extra.get("seq_nr") in fw_seq
-                    ]
-                    if names:
-                        members[g.id] = names
+        members = _members(run, call)
         for gid, names in members.items():
             for name in names:
                 tag[(gid, name)] = rid
@@ -92,7 +58,7 @@ def build_regions(run: Run, calls: Sequence[CallSite], stacks: Sequence[Sequence
                 file=call.file,
                 line_start=call.line_start,
                 line_end=call.line_end,
-                call_site=call_site,
+                call_site=_call_site(graphs.get(call.graph_id), call, stacks),
                 call_graph=call.graph_id,
                 call_node=call.node,
                 reads=call.reads,
@@ -100,6 +66,47 @@ def build_regions(run: Run, calls: Sequence[CallSite], stacks: Sequence[Sequence
         )
     new_graphs = tuple(_tag_graph(g, tag) for g in run.graphs)
     return dataclasses.replace(run, graphs=new_graphs, regions=tuple(regions))
+
+
+def _call_site(dyn: Graph | None, call: CallSite, stacks: Sequence[Sequence[Location]]) -> Location | None:
+    """Where the opaque call node of ``call`` was called from (innermost frame), if known."""
+    if dyn is None:
+        return None
+    node = next((n for n in dyn.nodes if n.name == call.node), None)
+    if node is not None and node.stack is not None and node.stack < len(stacks) and stacks[node.stack]:
+        return stacks[node.stack][-1]
+    return None
+
+
+def _members(run: Run, call: CallSite) -> dict[str, list[str]]:
+    """The ATen nodes of the region of ``call``, by graph id.
+
+    Those inlined from its call node (``from_node``), and backward nodes with the ``seq_nr`` of
+    one of its forward nodes.
+    """
+    members: dict[str, list[str]] = {}
+    prefix = _prefix(call.graph_id)
+    for g in run.graphs:
+        if g.level not in _ATEN or _prefix(g.id) != prefix:
+            continue
+        names = [n.name for n in g.nodes if n.from_node == call.node and n.op != "placeholder"]
+        if names:
+            members[g.id] = names
+    # backward nodes: same seq_nr as a forward node of the region
+    fw_seq = {
+        n.extra["seq_nr"]
+        for g in run.graphs
+        if g.level == "aten_forward" and g.id in members
+        for n in g.nodes
+        if n.name in set(members[g.id]) and "seq_nr" in n.extra
+    }
+    if fw_seq:
+        for g in run.graphs:
+            if g.level == "aten_backward" and _prefix(g.id) == prefix:
+                names = [n.name for n in g.nodes if n.op == "call_function" and n.extra.get("seq_nr") in fw_seq]
+                if names:
+                    members[g.id] = names
+    return members
 
 
 def _tag_graph(graph: Graph, tag: dict[tuple[str, str], str]) -> Graph:
@@ -168,20 +175,36 @@ def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[
     by_op, by_line, by_dyn = _baseline_ops(baseline, stacks)
     if not by_op and not by_line:
         return other
-    regions = {r.id: r for r in other.regions}
+    candidates = _Candidates(by_op, by_line, by_dyn, {r.id: r for r in other.regions}, stacks)
     known = {g.id for g in baseline.graphs}
-    runs = [gid for gid in baseline.graph_runs if gid in known]
+    walk = _Walk(candidates, [gid for gid in baseline.graph_runs if gid in known])
+    graphs = [walk.graph(g) for g in sorted(other.graphs, key=lambda g: g.level == "aten_backward")]  # forward first: seq_nr
+    order = {g.id: i for i, g in enumerate(other.graphs)}
+    graphs.sort(key=lambda g: order[g.id])
+    return dataclasses.replace(other, graphs=tuple(_opaque_calls(graphs, other.regions)))
 
-    def candidates(n: Node, dynamo_level: bool) -> list[str]:
-        loc = _innermost(n, stacks)
+
+@dataclass(frozen=True, slots=True)
+class _Candidates:
+    """The baseline graphs that may have computed a node (see :func:`assign_baseline_graphs`)."""
+
+    by_op: dict[tuple[str, int, str], list[str]]
+    by_line: dict[tuple[str, int], list[str]]
+    by_dyn: dict[tuple[str, int, str], list[str]]
+    regions: dict[str, Region]
+    stacks: Sequence[Sequence[Location]]
+
+    def of(self, n: Node, dynamo_level: bool) -> list[str]:
+        """The candidates of ``n``: same target from the same line (a region's own lines for an op at its call site)."""
+        loc = _innermost(n, self.stacks)
         if loc is None or not n.op.startswith("call_"):
             return []
         if dynamo_level:
-            return list(by_dyn.get((loc.file, loc.line, n.target), ()))
-        found = by_op.get((loc.file, loc.line, n.target)) or (
-            by_line.get((loc.file, loc.line)) if not by_op else None
+            return list(self.by_dyn.get((loc.file, loc.line, n.target), ()))
+        found = self.by_op.get((loc.file, loc.line, n.target)) or (
+            self.by_line.get((loc.file, loc.line)) if not self.by_op else None
         )
-        region = regions.get(n.region) if n.region is not None else None
+        region = self.regions.get(n.region) if n.region is not None else None
         site = region.call_site if region is not None else None
         if (
             region is not None
@@ -192,45 +215,58 @@ def assign_baseline_graphs(baseline: Run, other: Run, stacks: Sequence[Sequence[
             # the stack stops at the call site: the op is one of the function's own lines
             found = [
                 gid
-                for (file, line, target), ids in by_op.items()
+                for (file, line, target), ids in self.by_op.items()
                 if file == region.file and _within(region, line) and target == n.target
                 for gid in ids
             ]
         return list(dict.fromkeys(found or ()))
 
-    pointer = {"forward": 0, "post_grad": 0, "dynamo": 0}
-    by_seq: dict[tuple[str, str], str] = {}
-    graphs = []
-    for g in sorted(other.graphs, key=lambda g: g.level == "aten_backward"):  # forward first: seq_nr
+
+class _Walk:
+    """The nodes walked in graph order along the order the baseline's graphs ran (``runs``).
+
+    Each node takes the next run of one of its candidates (per lane: forward, post-grad,
+    Dynamo); a backward node takes its forward node's graph (same ``seq_nr``).
+    """
+
+    def __init__(self, candidates: _Candidates, runs: list[str]) -> None:
+        self.candidates = candidates
+        self.runs = runs
+        self.pointer = {"forward": 0, "post_grad": 0, "dynamo": 0}
+        self.by_seq: dict[tuple[str, str], str] = {}
+
+    def graph(self, g: Graph) -> Graph:
+        """``g`` with :attr:`Node.baseline_graph` set on its nodes (``g`` itself when nothing changes)."""
         if g.level not in _ATEN and g.level != "dynamo":
-            graphs.append(g)
-            continue
+            return g
         lane = (
             "post_grad" if g.level == "inductor_post_grad" else "dynamo" if g.level == "dynamo" else "forward"
         )
         nodes = []
         changed = False
         for n in g.nodes:
-            target = None
-            if g.level == "aten_backward" and "seq_nr" in n.extra:
-                target = by_seq.get((_prefix(g.id), n.extra["seq_nr"]))
-            cands = candidates(n, lane == "dynamo") if target is None else []
-            if len(cands) == 1:
-                target = cands[0]
-            if cands and runs and lane in pointer:
-                at = next((i for i in range(pointer[lane], len(runs)) if runs[i] in cands), None)
-                if at is not None:
-                    target, pointer[lane] = runs[at], at
-            if target is not None and g.level in ("aten_forward", "aten_inference") and "seq_nr" in n.extra:
-                by_seq.setdefault((_prefix(g.id), n.extra["seq_nr"]), target)
+            target = self._target(g, n, lane)
             if target != n.baseline_graph:
                 n = dataclasses.replace(n, baseline_graph=target)
                 changed = True
             nodes.append(n)
-        graphs.append(dataclasses.replace(g, nodes=tuple(nodes)) if changed else g)
-    order = {g.id: i for i, g in enumerate(other.graphs)}
-    graphs.sort(key=lambda g: order[g.id])
-    return dataclasses.replace(other, graphs=tuple(_opaque_calls(graphs, other.regions)))
+        return dataclasses.replace(g, nodes=tuple(nodes)) if changed else g
+
+    def _target(self, g: Graph, n: Node, lane: str) -> str | None:
+        target = None
+        if g.level == "aten_backward" and "seq_nr" in n.extra:
+            target = self.by_seq.get((_prefix(g.id), n.extra["seq_nr"]))
+        cands = self.candidates.of(n, lane == "dynamo") if target is None else []
+        if len(cands) == 1:
+            target = cands[0]
+        runs = self.runs
+        if cands and runs and lane in self.pointer:
+            at = next((i for i in range(self.pointer[lane], len(runs)) if runs[i] in cands), None)
+            if at is not None:
+                target, self.pointer[lane] = runs[at], at
+        if target is not None and g.level in ("aten_forward", "aten_inference") and "seq_nr" in n.extra:
+            self.by_seq.setdefault((_prefix(g.id), n.extra["seq_nr"]), target)
+        return target
 
 
 def _opaque_calls(graphs: list[Graph], regions: Sequence[Region]) -> list[Graph]:
