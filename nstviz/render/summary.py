@@ -16,7 +16,7 @@ from nstviz.render.attempts import attempt_lines
 from nstviz.report.facts import counts_text, ranked_breaks
 
 if TYPE_CHECKING:
-    from nstviz.report import Report
+    from nstviz.report import OutputCheck, Report, Run, RunCounts
 
 
 def _plural(n: int, word: str) -> str:
@@ -36,44 +36,58 @@ def summary(report: Report) -> str:
     lines.append(f"torch {report.torch_version}, backend {report.backend}, baseline {report.baseline_mode}")
     final = "nonstrict" if "nonstrict" in report.runs else "baseline"  # where remaining breaks' advice is said
     for run in report.runs.values():
-        c = report.counts[run.name]
         lines.append("")
-        counted = "" if c.graph_breaks is None else f"{_plural(c.graph_breaks, 'graph break')} counted by Dynamo, "
-        reached = f" ({counted}reached {c.break_hits}×)" if c.breaks or c.graph_breaks else ""
-        lines.append(
-            f"[{run.name}] {_plural(c.graphs, 'graph')}, {_plural(c.breaks, 'distinct break')}{reached}, "
-            f"{c.ops} ops, {c.aten_ops} aten ops, "
-            f"{_plural(c.regions, 'region')} ({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
-        )
-        if run.timing is not None:
-            lines.append(f"  timing: {run.timing.text}")
-        recompiles = [cp for cp in run.compiles if cp.recompile_reason]
-        if recompiles:
-            first = recompiles[0].recompile_reason.splitlines()[0]
-            lines.append(
-                f"  {_plural(len(run.compiles), 'compile')}, {_plural(len(recompiles), 'recompile')} "
-                f"(first: {recompiles[0].frame_id}/{recompiles[0].compile_id} {first})"
-            )
-        for b in ranked_breaks(run):  # most graph breaks caused first
-            gb = b.gb_id or "GB?"
-            fatal = " FATAL" if b.fatal else ""
-            lines.append(
-                f"  break {gb}{fatal} at {where(b.location.file, b.location.line)} "
-                f"({b.location.function}): {b.reason}"
-            )
-            lines.append(f"    {counts_text(b)}")
-            if b.advice and run.name == final:
-                lines.append(f"    what else: {b.advice}")
-        for r in run.regions:
-            n = sum(len(v) for v in r.nodes.values())
-            lines.append(f"  region {r.id} {r.function}: {n} inlined nodes")
-        for m in run.marked:
-            if not m.applied or m.warning:
-                lines.append(f"  note: {m.warning or m.qualname + ' marked but not applied'}")
-        if run.error:
-            lines.append(f"  error: {run.error.splitlines()[0]}")
-    out = report.outputs
+        lines.extend(_run_lines(run, report.counts[run.name], with_advice=run.name == final))
     lines.append("")
+    lines.extend(_output_lines(report.outputs))
+    lines.extend(attempt_lines(report))  # every attempt and why
+    for note in report.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _run_lines(run: Run, c: RunCounts, *, with_advice: bool) -> list[str]:
+    """One run's block: its counts, timing, recompiles, breaks, regions, mark notes and error."""
+    counted = "" if c.graph_breaks is None else f"{_plural(c.graph_breaks, 'graph break')} counted by Dynamo, "
+    reached = f" ({counted}reached {c.break_hits}×)" if c.breaks or c.graph_breaks else ""
+    lines = [
+        f"[{run.name}] {_plural(c.graphs, 'graph')}, {_plural(c.breaks, 'distinct break')}{reached}, "
+        f"{c.ops} ops, {c.aten_ops} aten ops, "
+        f"{_plural(c.regions, 'region')} ({c.inlined_nodes} inlined nodes){', one full graph' if c.full_graph else ''}"
+    ]
+    if run.timing is not None:
+        lines.append(f"  timing: {run.timing.text}")
+    recompiles = [cp for cp in run.compiles if cp.recompile_reason]
+    if recompiles:
+        first = recompiles[0].recompile_reason.splitlines()[0]
+        lines.append(
+            f"  {_plural(len(run.compiles), 'compile')}, {_plural(len(recompiles), 'recompile')} "
+            f"(first: {recompiles[0].frame_id}/{recompiles[0].compile_id} {first})"
+        )
+    for b in ranked_breaks(run):  # most graph breaks caused first
+        gb = b.gb_id or "GB?"
+        fatal = " FATAL" if b.fatal else ""
+        lines.append(
+            f"  break {gb}{fatal} at {where(b.location.file, b.location.line)} "
+            f"({b.location.function}): {b.reason}"
+        )
+        lines.append(f"    {counts_text(b)}")
+        if b.advice and with_advice:
+            lines.append(f"    what else: {b.advice}")
+    for r in run.regions:
+        n = sum(len(v) for v in r.nodes.values())
+        lines.append(f"  region {r.id} {r.function}: {n} inlined nodes")
+    for m in run.marked:
+        if not m.applied or m.warning:
+            lines.append(f"  note: {m.warning or m.qualname + ' marked but not applied'}")
+    if run.error:
+        lines.append(f"  error: {run.error.splitlines()[0]}")
+    return lines
+
+
+def _output_lines(out: OutputCheck) -> list[str]:
+    """The output check: each comparison's verdict, and a warning for non-deterministic code."""
+    lines = []
     if out.match is None:
         lines.append(f"outputs: not compared ({out.skipped_reason or 'nothing to compare'})")
     else:
@@ -88,7 +102,4 @@ def summary(report: Report) -> str:
             "outputs: the code gave different results in two eager runs (non-deterministic); "
             "differences may not come from compiling or from nonstrict_trace"
         )
-    lines.extend(attempt_lines(report))  # every attempt and why
-    for note in report.notes:
-        lines.append(f"note: {note}")
-    return "\n".join(lines)
+    return lines
