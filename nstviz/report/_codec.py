@@ -132,82 +132,99 @@ def _build_decoder(tp: Any) -> _Decoder:
     if dataclasses.is_dataclass(tp):
         return _dataclass_decoder(tp)
     if origin is Literal:
-        allowed = get_args(tp)
-
-        def decode_literal(data: Any, path: _Path) -> Any:
-            if data not in allowed:
-                raise _fail(path, f"{data!r:.60} is not one of {allowed}")
-            return data
-
-        return decode_literal
+        return _literal_decoder(get_args(tp))
     if origin in (Union, types.UnionType):
-        args = [a for a in get_args(tp) if a is not type(None)]
-        nullable = len(args) < len(get_args(tp))
-        if len(args) == 1:
-            inner = _decoder(args[0])
-
-            def decode_optional(data: Any, path: _Path) -> Any:
-                return None if data is None else inner(data, path)
-
-            return decode_optional
-        inners = [_decoder(a) for a in args]
-
-        def decode_union(data: Any, path: _Path) -> Any:
-            if data is None and nullable:
-                return None
-            for inner in inners:
-                try:
-                    return inner(data, path)
-                except ReportFormatError:
-                    continue
-            raise _fail(path, f"{data!r:.60} matches no allowed type")
-
-        return decode_union
+        return _union_decoder(get_args(tp))
     if origin is tuple:
-        item_tp = get_args(tp)[0]
-        item = _decoder(item_tp)
-
-        def decode_tuple(data: Any, path: _Path) -> Any:
-            if type(data) is not list:
-                raise _fail(path, f"expected a list, got {data!r:.60}")
-            if item_tp is str and all(type(v) is str for v in data):
-                return tuple(data)
-            return tuple([item(v, (path, i)) for i, v in enumerate(data)])
-
-        return decode_tuple
+        return _tuple_decoder(get_args(tp)[0])
     if origin is dict:
-        value = _decoder(get_args(tp)[1])
-
-        def decode_dict(data: Any, path: _Path) -> Any:
-            if type(data) is not dict:
-                raise _fail(path, f"expected an object, got {data!r:.60}")
-            return {str(k): value(v, (path, k)) for k, v in data.items()}
-
-        return decode_dict
+        return _dict_decoder(get_args(tp)[1])
     if tp is Any:
         return lambda data, path: data
     if tp is float:
-
-        def decode_float(data: Any, path: _Path) -> Any:
-            kind = type(data)
-            if kind is float:
-                return data
-            if kind is int:
-                return float(data)
-            if kind is str and data in _NON_FINITE:
-                return _NON_FINITE[data]
-            raise _fail(path, f"expected float, got {data!r:.60}")
-
-        return decode_float
+        return _decode_float
     if tp in (int, str, bool):
-
-        def decode_exact(data: Any, path: _Path) -> Any:
-            if type(data) is tp:
-                return data
-            raise _fail(path, f"expected {tp.__name__}, got {data!r:.60}")
-
-        return decode_exact
+        return _exact_decoder(tp)
     raise TypeError(f"unsupported type in Report model: {tp!r}")  # pragma: no cover
+
+
+def _literal_decoder(allowed: tuple[Any, ...]) -> _Decoder:
+    def decode_literal(data: Any, path: _Path) -> Any:
+        if data not in allowed:
+            raise _fail(path, f"{data!r:.60} is not one of {allowed}")
+        return data
+
+    return decode_literal
+
+
+def _union_decoder(members: tuple[Any, ...]) -> _Decoder:
+    """``X | None`` (None or an ``X``), or a union tried member by member."""
+    args = [a for a in members if a is not type(None)]
+    nullable = len(args) < len(members)
+    if len(args) == 1:
+        inner = _decoder(args[0])
+
+        def decode_optional(data: Any, path: _Path) -> Any:
+            return None if data is None else inner(data, path)
+
+        return decode_optional
+    inners = [_decoder(a) for a in args]
+
+    def decode_union(data: Any, path: _Path) -> Any:
+        if data is None and nullable:
+            return None
+        for inner in inners:
+            try:
+                return inner(data, path)
+            except ReportFormatError:
+                continue
+        raise _fail(path, f"{data!r:.60} matches no allowed type")
+
+    return decode_union
+
+
+def _tuple_decoder(item_tp: Any) -> _Decoder:
+    item = _decoder(item_tp)
+
+    def decode_tuple(data: Any, path: _Path) -> Any:
+        if type(data) is not list:
+            raise _fail(path, f"expected a list, got {data!r:.60}")
+        if item_tp is str and all(type(v) is str for v in data):
+            return tuple(data)
+        return tuple([item(v, (path, i)) for i, v in enumerate(data)])
+
+    return decode_tuple
+
+
+def _dict_decoder(value_tp: Any) -> _Decoder:
+    value = _decoder(value_tp)
+
+    def decode_dict(data: Any, path: _Path) -> Any:
+        if type(data) is not dict:
+            raise _fail(path, f"expected an object, got {data!r:.60}")
+        return {str(k): value(v, (path, k)) for k, v in data.items()}
+
+    return decode_dict
+
+
+def _decode_float(data: Any, path: _Path) -> Any:
+    kind = type(data)
+    if kind is float:
+        return data
+    if kind is int:
+        return float(data)
+    if kind is str and data in _NON_FINITE:
+        return _NON_FINITE[data]
+    raise _fail(path, f"expected float, got {data!r:.60}")
+
+
+def _exact_decoder(tp: type) -> _Decoder:
+    def decode_exact(data: Any, path: _Path) -> Any:
+        if type(data) is tp:
+            return data
+        raise _fail(path, f"expected {tp.__name__}, got {data!r:.60}")
+
+    return decode_exact
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
