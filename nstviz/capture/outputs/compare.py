@@ -150,7 +150,56 @@ def _compare_tensors(
 ) -> OutputDetail:
     shape = _shape_text(left.shape)
     dtype = _dtype_name(left.dtype)
+    refused = _not_compared(path, left, right, shape, dtype)
+    if refused is not None:
+        return refused
     notes: list[str] = []
+    dtype_ok = left.dtype == right.dtype
+    if not dtype_ok:
+        notes.append(f"dtype {_dtype_name(left.dtype)} vs {_dtype_name(right.dtype)}")
+        dtype = f"{_dtype_name(left.dtype)}/{_dtype_name(right.dtype)}"
+    with torch.no_grad():
+        lt = left.detach()
+        rt = right.detach()
+        if rt.device != lt.device:
+            rt = rt.to(lt.device)
+        if lt.numel() == 0:
+            return OutputDetail(
+                path=path,
+                match=dtype_ok,
+                max_abs_diff=0.0,
+                max_rel_diff=0.0,
+                shape=shape,
+                dtype=dtype,
+                note=_join(*notes),
+            )
+        if dtype_ok and torch.equal(lt, rt):  # fast path: bitwise equal and no NaN
+            return OutputDetail(
+                path=path, match=True, max_abs_diff=0.0, max_rel_diff=0.0, shape=shape, dtype=dtype
+            )
+        exact = not (lt.is_floating_point() or lt.is_complex() or rt.is_floating_point() or rt.is_complex())
+        if exact:
+            bad, max_abs, rel = _integer_diff(lt, rt)
+            if bad:
+                notes.append(f"{bad} of {lt.numel()} elements differ (integers must be equal)")
+        else:
+            bad, max_abs, rel, float_notes = _float_diff(lt, rt, rtol, atol)
+            notes.extend(float_notes)
+    return OutputDetail(
+        path=path,
+        match=dtype_ok and bad == 0,
+        max_abs_diff=max_abs,
+        max_rel_diff=rel,
+        shape=shape,
+        dtype=dtype,
+        note=_join(*notes),
+    )
+
+
+def _not_compared(
+    path: str, left: torch.Tensor, right: torch.Tensor, shape: str, dtype: str
+) -> OutputDetail | None:
+    """The detail of two tensors that cannot be compared element by element (no data, other shapes), or None."""
     try:
         for t in (left, right):
             if t.is_sparse or t.device.type == "meta":
@@ -171,93 +220,61 @@ def _compare_tensors(
             dtype=dtype,
             note=f"shape {_shape_text(left.shape)} vs {_shape_text(right.shape)}",
         )
-    dtype_ok = left.dtype == right.dtype
-    if not dtype_ok:
-        notes.append(f"dtype {_dtype_name(left.dtype)} vs {_dtype_name(right.dtype)}")
-        dtype = f"{_dtype_name(left.dtype)}/{_dtype_name(right.dtype)}"
-    with torch.no_grad():
-        lt = left.detach()
-        rt = right.detach()
-        if rt.device != lt.device:
-            rt = rt.to(lt.device)
-        if lt.numel() == 0:
-            return OutputDetail(
-                path=path,
-                match=dtype_ok,
-                max_abs_diff=0.0,
-                max_rel_diff=0.0,
-                shape=shape,
-                dtype=dtype,
-                note=_join(*notes),
-            )
-        exact = not (lt.is_floating_point() or lt.is_complex() or rt.is_floating_point() or rt.is_complex())
-        if exact:
-            if dtype_ok and torch.equal(lt, rt):
-                return OutputDetail(
-                    path=path, match=True, max_abs_diff=0.0, max_rel_diff=0.0, shape=shape, dtype=dtype
-                )
-            li, ri = (
-                lt.to(torch.int64) if lt.dtype != torch.uint64 else lt.double(),
-                rt.to(torch.int64) if rt.dtype != torch.uint64 else rt.double(),
-            )
-            d = (li - ri).abs()
-            bad = int((d != 0).sum())
-            max_abs = float(d.max())
-            base = li.abs().to(torch.float64)
-            rel = _max_rel(d.to(torch.float64), base, max_abs)
-            if bad:
-                notes.append(f"{bad} of {lt.numel()} elements differ (integers must be equal)")
-            return OutputDetail(
-                path=path,
-                match=dtype_ok and bad == 0,
-                max_abs_diff=max_abs,
-                max_rel_diff=rel,
-                shape=shape,
-                dtype=dtype,
-                note=_join(*notes),
-            )
-        if dtype_ok and torch.equal(lt, rt):  # fast path: bitwise equal and no NaN
-            return OutputDetail(
-                path=path, match=True, max_abs_diff=0.0, max_rel_diff=0.0, shape=shape, dtype=dtype
-            )
-        work = torch.promote_types(lt.dtype, rt.dtype)
-        if work in (torch.float16, torch.bfloat16):
-            work = torch.float32
-        if not (work.is_floating_point or work.is_complex):
-            work = torch.float64
-        lf = lt.reshape(-1)
-        rf = rt.reshape(-1)
-        n_bad = nan_mismatch = inf_mismatch = nan_same = 0
-        max_abs = rel = 0.0
-        # Chunks keep the temporaries in cache and avoid page-faulting fresh full-size buffers.
-        for start in range(0, lf.numel(), _CHUNK):
-            lw = lf[start : start + _CHUNK].to(work)
-            rw = rf[start : start + _CHUNK].to(work)
-            c = _float_chunk(lw, rw, rtol, atol)
-            n_bad += c[0]
-            max_abs = max(max_abs, c[1])
-            rel = max(rel, c[2])
-            nan_mismatch += c[3]
-            inf_mismatch += c[4]
-            nan_same += c[5]
-        if nan_mismatch:
-            notes.append(f"NaN on one side only at {nan_mismatch} element(s)")
-        if inf_mismatch:
-            notes.append(f"inf on one side only (or of opposite sign) at {inf_mismatch} element(s)")
-        finite_bad = n_bad - nan_mismatch - inf_mismatch
-        if finite_bad > 0:
-            notes.append(f"{finite_bad} of {lt.numel()} elements beyond rtol={rtol:g}, atol={atol:g}")
-        if nan_same and not nan_mismatch:
-            notes.append("NaN at the same places on both sides (counted as equal)")
-    return OutputDetail(
-        path=path,
-        match=dtype_ok and n_bad == 0,
-        max_abs_diff=max_abs,
-        max_rel_diff=rel,
-        shape=shape,
-        dtype=dtype,
-        note=_join(*notes),
+    return None
+
+
+def _integer_diff(lt: torch.Tensor, rt: torch.Tensor) -> tuple[int, float, float]:
+    """(elements that differ, max abs diff, max rel diff) of two integer or bool tensors of one shape."""
+    li, ri = (
+        lt.to(torch.int64) if lt.dtype != torch.uint64 else lt.double(),
+        rt.to(torch.int64) if rt.dtype != torch.uint64 else rt.double(),
     )
+    d = (li - ri).abs()
+    bad = int((d != 0).sum())
+    max_abs = float(d.max())
+    base = li.abs().to(torch.float64)
+    return bad, max_abs, _max_rel(d.to(torch.float64), base, max_abs)
+
+
+def _float_diff(
+    lt: torch.Tensor, rt: torch.Tensor, rtol: float, atol: float
+) -> tuple[int, float, float, list[str]]:
+    """(elements beyond the tolerance, max abs diff, max rel diff, notes) of two floating tensors of one shape.
+
+    Compared in chunks, in the promoted dtype (float32 at least); NaN at the same place on both
+    sides counts as equal, NaN or inf on one side only as a mismatch.
+    """
+    work = torch.promote_types(lt.dtype, rt.dtype)
+    if work in (torch.float16, torch.bfloat16):
+        work = torch.float32
+    if not (work.is_floating_point or work.is_complex):
+        work = torch.float64
+    lf = lt.reshape(-1)
+    rf = rt.reshape(-1)
+    n_bad = nan_mismatch = inf_mismatch = nan_same = 0
+    max_abs = rel = 0.0
+    # Chunks keep the temporaries in cache and avoid page-faulting fresh full-size buffers.
+    for start in range(0, lf.numel(), _CHUNK):
+        lw = lf[start : start + _CHUNK].to(work)
+        rw = rf[start : start + _CHUNK].to(work)
+        c = _float_chunk(lw, rw, rtol, atol)
+        n_bad += c[0]
+        max_abs = max(max_abs, c[1])
+        rel = max(rel, c[2])
+        nan_mismatch += c[3]
+        inf_mismatch += c[4]
+        nan_same += c[5]
+    notes = []
+    if nan_mismatch:
+        notes.append(f"NaN on one side only at {nan_mismatch} element(s)")
+    if inf_mismatch:
+        notes.append(f"inf on one side only (or of opposite sign) at {inf_mismatch} element(s)")
+    finite_bad = n_bad - nan_mismatch - inf_mismatch
+    if finite_bad > 0:
+        notes.append(f"{finite_bad} of {lt.numel()} elements beyond rtol={rtol:g}, atol={atol:g}")
+    if nan_same and not nan_mismatch:
+        notes.append("NaN at the same places on both sides (counted as equal)")
+    return n_bad, max_abs, rel, notes
 
 
 def _max_rel(d: torch.Tensor, base: torch.Tensor, max_abs: float) -> float:
