@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -26,19 +27,15 @@ import torch
 from nstviz.capture import _torch_compat, state
 from nstviz.capture.observed_calls import CompiledCall
 from nstviz.capture.timing import (
-    DEFAULT_BUDGET_S,
-    DEFAULT_MAX_CALLS,
-    DEFAULT_MIN_CALLS,
-    DEFAULT_WARMUP,
     ObservedCall,
-    _check_counts,
+    Sampling,
     _Discard,
-    _eager_stance,
+    _eager_runner,
     _rounds,
     _run_all,
 )
 from nstviz.errors import UsageError
-from nstviz.report.timing import CallTiming, RunTiming
+from nstviz.report.timing import RunTiming
 
 
 def rewrapped(observed: Sequence[ObservedCall | CompiledCall]) -> list[ObservedCall]:
@@ -60,39 +57,44 @@ def rewrapped(observed: Sequence[ObservedCall | CompiledCall]) -> list[ObservedC
     return calls
 
 
+@dataclass(frozen=True, slots=True)
+class CapturedFigures:
+    """What the captured run measured, which :func:`time_warm` reports as its compile figures.
+
+    Attributes:
+        graphs: the Dynamo graphs the run compiled.
+        first_call_s: the captured run's wall time.
+        compile_s: Dynamo's compile time of the run's frames, or None.
+        backend: the backend the run compiled with (its name, as shown).
+    """
+
+    graphs: int
+    first_call_s: float
+    compile_s: float | None
+    backend: str
+
+
 def time_warm(
     compiled_calls: Sequence[ObservedCall],
     eager_calls: Sequence[ObservedCall] | None,
-    *,
-    graphs: int,
-    first_call_s: float,
-    compile_s: float | None,
-    backend: str,
-    warmup: int = DEFAULT_WARMUP,
-    budget_s: float | None = DEFAULT_BUDGET_S,
-    min_calls: int = DEFAULT_MIN_CALLS,
-    max_calls: int = DEFAULT_MAX_CALLS,
+    captured: CapturedFigures,
+    sampling: Sampling | None = None,
 ) -> RunTiming:
     """Time calls whose compiled code Dynamo holds already (a captured run's), without compiling anew.
 
     Steps 3 and 4 of the module docstring only: warm-up, then the interleaved rounds, with the
-    same state put back. The compile figures are not measured here: ``graphs``,
-    ``first_call_s`` and ``compile_s`` are given (what the captured run measured), and the
-    timing says so (:attr:`RunTiming.reused`). A frame compiled during the calls (a guard that
-    fails outside the captured run) counts in :attr:`RunTiming.recompiles`.
+    same state put back. The compile figures are not measured here: they are ``captured``'s
+    (what the captured run measured), and the timing says so (:attr:`RunTiming.reused`). A
+    frame compiled during the calls (a guard that fails outside the captured run) counts in
+    :attr:`RunTiming.recompiles`.
 
     Args:
         compiled_calls: ``(callable, args, kwargs)`` per call, in order: the compiled objects the
             run called (see :func:`rewrapped`); one "call" is the whole sequence.
         eager_calls: the same calls to run eagerly (under ``force_eager``), or None.
-        graphs: the Dynamo graphs the run compiled.
-        first_call_s: the captured run's wall time.
-        compile_s: Dynamo's compile time of the run's frames, or None.
-        backend: the backend the run compiled with (its name, as shown).
-        warmup: sequences run first and not measured.
-        budget_s: time for the measured sequences, compiled and eager together (None: no bound).
-        min_calls: the fewest sequences measured (even past the budget).
-        max_calls: the most sequences measured.
+        captured: the captured run's graphs, wall time, compile time and backend.
+        sampling: the warm-up and the measured sequences (rounds until its budget, at least
+            ``min_calls``, at most ``max_calls``, unless it gives ``calls``); default :class:`Sampling`'s.
 
     Returns:
         The measurement (``reused`` set).
@@ -100,41 +102,34 @@ def time_warm(
     Raises:
         UsageError: no calls, or bad counts. What the calls raise propagates, with the state restored.
     """
-    _check_counts(warmup, None, min_calls, max_calls, budget_s)
+    sampling = (sampling or Sampling()).checked()
     if not compiled_calls:
         raise UsageError("time_warm needs at least one (function, args, kwargs) call")
     snapshot = state.StateSnapshot.take()
     started = time.perf_counter()
     try:
         sys.stdout = sys.stderr = _Discard()  # the calls run dozens of times (restored below)
-
-        def run_eager() -> None:
-            with _eager_stance():
-                _run_all(eager_calls or ())
-
         with _torch_compat.compilation_metrics_room():
             before = _torch_compat.compilation_metrics()
-            samples = _rounds(
-                lambda: _run_all(compiled_calls), run_eager if eager_calls is not None else None,
-                warmup=warmup, calls=None, budget_s=budget_s, min_calls=min_calls, max_calls=max_calls,
-            )
+            samples = _rounds(lambda: _run_all(compiled_calls), _eager_runner(eager_calls), sampling)
             seen = {id(m) for m in before}
             recompiles = sum(1 for m in _torch_compat.compilation_metrics() if id(m) not in seen)
     finally:
         snapshot.restore()
+    steady, eager = sampling.call_timings(samples)
     return RunTiming(
-        graphs=graphs,
-        first_call_s=first_call_s,
-        compile_s=compile_s,
-        steady=CallTiming.of(samples["compiled"], warmup=warmup),
-        eager=CallTiming.of(samples["eager"], warmup=warmup) if "eager" in samples else None,
+        graphs=captured.graphs,
+        first_call_s=captured.first_call_s,
+        compile_s=captured.compile_s,
+        steady=steady,
+        eager=eager,
         recompiles=recompiles,
-        backend=backend,
+        backend=captured.backend,
         synchronized=torch.cuda.is_available() and torch.cuda.is_initialized(),
-        budget_s=budget_s,
+        budget_s=sampling.budget_s if sampling.calls is None else None,
         reused=True,
         cost_s=round(time.perf_counter() - started, 4),
     )
 
 
-__all__ = ["rewrapped", "time_warm"]
+__all__ = ["CapturedFigures", "rewrapped", "time_warm"]

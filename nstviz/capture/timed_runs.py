@@ -39,10 +39,10 @@ from typing import Any
 from nstviz.capture import marking
 from nstviz.capture._introspect import qualified_name
 from nstviz.capture.observed_calls import CompiledCall, observing_compiled_calls
-from nstviz.capture.reused_timing import rewrapped, time_warm
+from nstviz.capture.reused_timing import CapturedFigures, rewrapped, time_warm
 from nstviz.capture.runner import Body
 from nstviz.capture.subject import Subject
-from nstviz.capture.timing import ObservedCall, time_calls
+from nstviz.capture.timing import ObservedCall, Sampling, time_calls
 from nstviz.passes.improvement import dynamo_graphs
 from nstviz.report import Run
 from nstviz.report.timing import RunTiming
@@ -150,18 +150,7 @@ def time_run(
                 stack.enter_context(marking.source_marks_lifted())
             stack.enter_context(marking.marked(list(marks())))
             if live is not None:
-                timing = time_warm(
-                    live.compiled,
-                    live.eager if eager else None,
-                    graphs=dynamo_graphs(live.run),
-                    first_call_s=live.run.wall_time_s,
-                    compile_s=captured_compile_s(live.run),
-                    backend=backend if isinstance(backend, str) else qualified_name(backend),
-                    warmup=WARMUP,
-                    budget_s=BUDGET_S,
-                    min_calls=MIN_CALLS,
-                    max_calls=MAX_CALLS,
-                )
+                timing = _time_live(live, backend, eager)
             else:
                 timing = time_calls(
                     calls,
@@ -177,6 +166,18 @@ def time_run(
     except BaseException as exc:  # the measurement must never fail the capture
         return None, f"{note_prefix}: timing raised {type(exc).__name__}: {exc}"[:500]
     return timing, None
+
+
+def _time_live(live: LiveCode, backend: Any, eager: bool) -> RunTiming:
+    """The run's own compiled code timed as it is, its compile figures the captured run's."""
+    captured = CapturedFigures(
+        graphs=dynamo_graphs(live.run),
+        first_call_s=live.run.wall_time_s,
+        compile_s=captured_compile_s(live.run),
+        backend=backend if isinstance(backend, str) else qualified_name(backend),
+    )
+    sampling = Sampling(warmup=WARMUP, budget_s=BUDGET_S, min_calls=MIN_CALLS, max_calls=MAX_CALLS)
+    return time_warm(live.compiled, live.eager if eager else None, captured, sampling)
 
 
 __all__ = [

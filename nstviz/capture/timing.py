@@ -229,6 +229,18 @@ def _run_all(calls: Sequence[tuple[Callable[..., Any], Sequence[Any], Mapping[st
     _sync()
 
 
+def _eager_runner(eager_calls: Sequence[ObservedCall] | None) -> Callable[[], None] | None:
+    """A function that runs ``eager_calls`` once under ``force_eager`` (None without them)."""
+    if eager_calls is None:
+        return None
+
+    def run_eager() -> None:
+        with _eager_stance():
+            _run_all(eager_calls)
+
+    return run_eager
+
+
 @contextlib.contextmanager
 def _eager_stance() -> Iterator[None]:
     set_stance = getattr(torch.compiler, "set_stance", None)
@@ -245,15 +257,38 @@ def _prepare_backend(settings: Sequence[_Settings]) -> None:
         _torch_compat.import_inductor()
 
 
-def _check_counts(warmup: int, calls: int | None, min_calls: int, max_calls: int, budget_s: float | None) -> None:
-    if warmup < 0:
-        raise UsageError(f"warmup must be >= 0, got {warmup}")
-    if calls is not None and calls < 1:
-        raise UsageError(f"calls must be >= 1 (or None for a time budget), got {calls}")
-    if min_calls < 1 or max_calls < min_calls:
-        raise UsageError(f"need 1 <= min_calls <= max_calls, got min_calls={min_calls}, max_calls={max_calls}")
-    if budget_s is not None and budget_s < 0:
-        raise UsageError(f"budget_s must be >= 0, got {budget_s}")
+@dataclass(frozen=True, slots=True)
+class Sampling:
+    """How many calls a measurement makes: ``warmup`` unmeasured, then the measured rounds.
+
+    Exactly ``calls`` rounds, or (``calls`` None) rounds until ``budget_s`` has passed, at least
+    ``min_calls`` and at most ``max_calls`` (``budget_s`` None: ``max_calls`` rounds).
+    """
+
+    warmup: int = DEFAULT_WARMUP
+    calls: int | None = None
+    budget_s: float | None = DEFAULT_BUDGET_S
+    min_calls: int = DEFAULT_MIN_CALLS
+    max_calls: int = DEFAULT_MAX_CALLS
+
+    def checked(self) -> Sampling:
+        """These counts, refused with :class:`UsageError` when out of range."""
+        if self.warmup < 0:
+            raise UsageError(f"warmup must be >= 0, got {self.warmup}")
+        if self.calls is not None and self.calls < 1:
+            raise UsageError(f"calls must be >= 1 (or None for a time budget), got {self.calls}")
+        if self.min_calls < 1 or self.max_calls < self.min_calls:
+            raise UsageError(
+                f"need 1 <= min_calls <= max_calls, got min_calls={self.min_calls}, max_calls={self.max_calls}"
+            )
+        if self.budget_s is not None and self.budget_s < 0:
+            raise UsageError(f"budget_s must be >= 0, got {self.budget_s}")
+        return self
+
+    def call_timings(self, samples: dict[str, list[float]]) -> tuple[CallTiming, CallTiming | None]:
+        """The steady compiled and (when measured) eager :class:`CallTiming` of :func:`_rounds`' samples."""
+        steady = CallTiming.of(samples["compiled"], warmup=self.warmup)
+        return steady, CallTiming.of(samples["eager"], warmup=self.warmup) if "eager" in samples else None
 
 
 def time_calls(
@@ -293,67 +328,84 @@ def time_calls(
         UsageError: no calls, or bad counts. Whatever the user's code raises propagates,
             with the state restored.
     """
-    _check_counts(warmup, calls, min_calls, max_calls, budget_s)
+    sampling = Sampling(warmup, calls, budget_s, min_calls, max_calls).checked()
     if not observed:
         raise UsageError("time_calls needs at least one observed (function, args, kwargs) call")
-    compiled_calls: list[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] = []
-    eager_calls: list[tuple[Callable[..., Any], Sequence[Any], Mapping[str, Any]]] = []
-    counters: dict[Any, _CountingBackend] = {}
-    recompiled: dict[Any, Any] = {}
-    all_settings: list[_Settings] = []
-    for item in observed:
-        if isinstance(item, CompiledCall):
-            key_cc = (id(item.context), id(getattr(item.original, "__func__", item.original)))
-            if key_cc not in recompiled:
-                settings = _settings_of_context(item.context, "inductor") if backend == "as_written" else _Settings(
-                    _inner_backend(backend, None, None, None), _backend_name(backend), False, None
-                )
-                counter = _CountingBackend(settings.backend, settings.name)
-                counters[key_cc] = counter
-                recompiled[key_cc] = (_recompiled(item.original, settings, counter), item.original)
-                all_settings.append(settings)
-            compiled_fn, original = recompiled[key_cc]
-            compiled_calls.append((compiled_fn, item.args, item.kwargs))
-            eager_calls.append((original, item.args, item.kwargs))
-            continue
-        fn, args, kwargs = item
-        if not callable(fn):
-            raise UsageError(f"an observed call's function must be callable, got {type(fn).__name__}")
+    fresh = _FreshCompiles(backend)
+    compiled_calls, eager_calls = fresh.calls(observed)
+    names = sorted({s.name for s in fresh.settings})
+    return _measure(
+        compiled_calls,
+        eager_calls if eager else None,
+        counters=list(fresh.counters.values()),
+        settings=fresh.settings,
+        backend_name="+".join(names),
+        sampling=sampling,
+    )
+
+
+class _FreshCompiles:
+    """Each distinct compiled object of :func:`time_calls`, compiled afresh once (with its counter)."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.counters: dict[Any, _CountingBackend] = {}
+        self.recompiled: dict[Any, Any] = {}
+        self.settings: list[_Settings] = []
+
+    def calls(self, observed: Sequence[ObservedCall | CompiledCall]) -> tuple[list[ObservedCall], list[ObservedCall]]:
+        """The observed calls made with their fresh compiles, and the same calls made eagerly."""
+        compiled_calls: list[ObservedCall] = []
+        eager_calls: list[ObservedCall] = []
+        for item in observed:
+            if isinstance(item, CompiledCall):
+                compiled_fn, original = self.of_context(item)
+                compiled_calls.append((compiled_fn, item.args, item.kwargs))
+                eager_calls.append((original, item.args, item.kwargs))
+                continue
+            fn, args, kwargs = item
+            if not callable(fn):
+                raise UsageError(f"an observed call's function must be callable, got {type(fn).__name__}")
+            compiled_fn, original = self.of_callable(fn)
+            compiled_calls.append((compiled_fn, args, dict(kwargs)))
+            eager_calls.append((original, args, dict(kwargs)))
+        return compiled_calls, eager_calls
+
+    def _given(self, name: Any) -> _Settings:
+        return _Settings(_inner_backend(name, None, None, None), _backend_name(name), False, None)
+
+    def _add(self, key: Any, original: Any, settings: _Settings) -> None:
+        counter = _CountingBackend(settings.backend, settings.name)
+        self.counters[key] = counter
+        self.recompiled[key] = (_recompiled(original, settings, counter), original)
+        self.settings.append(settings)
+
+    def of_context(self, item: CompiledCall) -> tuple[Any, Any]:
+        """(compiled afresh, eager) of a call :func:`observing_compiled_calls` saw."""
+        key = (id(item.context), id(getattr(item.original, "__func__", item.original)))
+        if key not in self.recompiled:
+            as_written = self.backend == "as_written"
+            settings = _settings_of_context(item.context, "inductor") if as_written else self._given(self.backend)
+            self._add(key, item.original, settings)
+        return self.recompiled[key]
+
+    def of_callable(self, fn: Callable[..., Any]) -> tuple[Any, Any]:
+        """(compiled afresh, eager) of a ``torch.compile`` wrapper, or of a plain function or module."""
         key = id(fn)
-        if key not in recompiled:
+        if key not in self.recompiled:
             original = _torch_compat.compiled_original(fn) if _torch_compat.is_compiled_object(fn) else None
             if original is not None:
-                settings = settings_of(fn, default_backend="inductor") if backend == "as_written" else _Settings(
-                    _inner_backend(backend, None, None, None), _backend_name(backend), False, None
-                )
+                as_written = self.backend == "as_written"
+                settings = settings_of(fn, default_backend="inductor") if as_written else self._given(self.backend)
                 if getattr(fn, "__self__", None) is not None and getattr(original, "__self__", None) is None:
                     import types
 
                     original = types.MethodType(original, fn.__self__)  # @torch.compile on a method
             else:
                 original = fn
-                name = "inductor" if backend == "as_written" else backend
-                settings = _Settings(_inner_backend(name, None, None, None), _backend_name(name), False, None)
-            counter = _CountingBackend(settings.backend, settings.name)
-            counters[key] = counter
-            recompiled[key] = (_recompiled(original, settings, counter), original)
-            all_settings.append(settings)
-        compiled_fn, original = recompiled[key]
-        compiled_calls.append((compiled_fn, args, dict(kwargs)))
-        eager_calls.append((original, args, dict(kwargs)))
-    names = sorted({s.name for s in all_settings})
-    return _measure(
-        compiled_calls,
-        eager_calls if eager else None,
-        counters=list(counters.values()),
-        settings=all_settings,
-        backend_name="+".join(names),
-        warmup=warmup,
-        calls=calls,
-        budget_s=budget_s,
-        min_calls=min_calls,
-        max_calls=max_calls,
-    )
+                settings = self._given("inductor" if self.backend == "as_written" else self.backend)
+            self._add(key, original, settings)
+        return self.recompiled[key]
 
 
 def time_compiled(
@@ -403,7 +455,7 @@ def time_compiled(
         UsageError: bad arguments (before anything runs). What ``fn`` raises propagates, with
             the state restored.
     """
-    _check_counts(warmup, calls, min_calls, max_calls, budget_s)
+    sampling = Sampling(warmup, calls, budget_s, min_calls, max_calls).checked()
     if not callable(fn):
         raise UsageError(f"time_compiled needs a callable, got {type(fn).__name__}")
     original = _torch_compat.compiled_original(fn) if _torch_compat.is_compiled_object(fn) else fn
@@ -417,26 +469,16 @@ def time_compiled(
         counters=[counter],
         settings=[settings],
         backend_name=settings.name,
-        warmup=warmup,
-        calls=calls,
-        budget_s=budget_s,
-        min_calls=min_calls,
-        max_calls=max_calls,
+        sampling=sampling,
     )
 
 
 def _rounds(
-    run_compiled: Callable[[], None],
-    run_eager: Callable[[], None] | None,
-    *,
-    warmup: int,
-    calls: int | None,
-    budget_s: float | None,
-    min_calls: int,
-    max_calls: int,
+    run_compiled: Callable[[], None], run_eager: Callable[[], None] | None, sampling: Sampling
 ) -> dict[str, list[float]]:
     """Warm-up, then interleaved compiled/eager rounds (steps 3 and 4 of the module docstring)."""
-    for _ in range(warmup):
+    calls, budget_s, min_calls, max_calls = sampling.calls, sampling.budget_s, sampling.min_calls, sampling.max_calls
+    for _ in range(sampling.warmup):
         run_compiled()
         if run_eager is not None:
             run_eager()
@@ -475,11 +517,7 @@ def _measure(
     counters: Sequence[_CountingBackend],
     settings: Sequence[_Settings],
     backend_name: str,
-    warmup: int,
-    calls: int | None,
-    budget_s: float | None,
-    min_calls: int,
-    max_calls: int,
+    sampling: Sampling,
 ) -> RunTiming:
     snapshot = state.StateSnapshot.take()
     started = time.perf_counter()
@@ -493,10 +531,6 @@ def _measure(
         def run_compiled() -> None:
             _run_all(compiled_calls)
 
-        def run_eager() -> None:
-            with _eager_stance():
-                _run_all(eager_calls or ())
-
         with _torch_compat.compilation_metrics_room():
             before = _torch_compat.compilation_metrics()
             start = time.perf_counter()
@@ -504,10 +538,7 @@ def _measure(
             first_call_s = time.perf_counter() - start
             compile_s = _compile_seconds(before, _torch_compat.compilation_metrics())
         graphs = sum(c.graphs for c in counters)
-        samples = _rounds(
-            run_compiled, run_eager if eager_calls is not None else None,
-            warmup=warmup, calls=calls, budget_s=budget_s, min_calls=min_calls, max_calls=max_calls,
-        )
+        samples = _rounds(run_compiled, _eager_runner(eager_calls), sampling)
         recompiles = sum(c.graphs for c in counters) - graphs
     finally:
         # the measurement's compiled code stays alive (cache entries): its Dynamo globals must not
@@ -515,16 +546,17 @@ def _measure(
         _torch_compat.quiet_dynamo_cleanups(hooks_before)
         snapshot.restore()
     synchronized = torch.cuda.is_available() and torch.cuda.is_initialized()
+    steady, eager = sampling.call_timings(samples)
     return RunTiming(
         graphs=graphs,
         first_call_s=first_call_s,
         compile_s=compile_s,
-        steady=CallTiming.of(samples["compiled"], warmup=warmup),
-        eager=CallTiming.of(samples["eager"], warmup=warmup) if "eager" in samples else None,
+        steady=steady,
+        eager=eager,
         recompiles=recompiles,
         backend=backend_name,
         synchronized=synchronized,
-        budget_s=budget_s if calls is None else None,
+        budget_s=sampling.budget_s if sampling.calls is None else None,
         cost_s=round(time.perf_counter() - started, 4),
     )
 
@@ -536,6 +568,7 @@ __all__ = [
     "DEFAULT_WARMUP",
     "CompiledCall",
     "ObservedCall",
+    "Sampling",
     "observing_compiled_calls",
     "settings_of",
     "time_calls",
