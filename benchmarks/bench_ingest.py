@@ -53,7 +53,8 @@ def rss_mb():
 t_import = time.perf_counter()
 from nstviz.offline.ingest import write_ingested, GRAPH_LEVELS
 from nstviz.offline.tracelog import TraceLogReader
-from nstviz.offline.graph_text import GraphLabel, parse_graph_text
+from nstviz.offline.graph_text import parse_graph_text
+from nstviz.report import Graph
 from nstviz.tracing.stacks import StackTable
 log, out, warm = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 write_ingested(warm, out)  # a small log first: lazy imports (the GB registry) settle
@@ -75,7 +76,7 @@ _, ingest_traced_peak = tracemalloc.get_traced_memory()
 tracemalloc.stop()
 tracemalloc.start()
 lines = list(largest_lines)
-g = parse_graph_text(lines, GraphLabel(id="g", level="aten_backward", frame_id=0, compile_id=0), stacks=StackTable())
+g = parse_graph_text(lines, Graph(id="g", level="aten_backward", frame_id=0, compile_id=0), stacks=StackTable())
 _, graph_peak = tracemalloc.get_traced_memory()
 tracemalloc.stop()
 print(json.dumps({"seconds": seconds, "cpu": cpu, "import_s": import_s, "rss_imports_mb": rss_imports, "peak_rss_mb": peak,

@@ -8,6 +8,7 @@ interned in a :class:`StackTable` shared by a Report.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import traceback
@@ -134,18 +135,16 @@ def root_source(node: torch.fx.Node, dynamo_graph_ids: set[int]) -> str | None:
 
 def convert_graph(
     gm: torch.fx.GraphModule | torch.fx.Graph,
+    header: Graph,
     *,
-    graph_id: str,
-    level: str,
-    frame_id: int,
-    compile_id: int,
-    attempt: int,
-    function: str | None,
     stacks: StackTable,
     dynamo_graph_ids: set[int] | None = None,
     max_nodes: int | None = None,
 ) -> Graph:
-    """Convert one FX graph into a :class:`Graph` (nodes with edges, meta and provenance)."""
+    """Convert one FX graph into a :class:`Graph` (nodes with edges, meta and provenance).
+
+    ``header`` is the graph without its nodes: its id, level and the compile that made it.
+    """
     graph = gm.graph if isinstance(gm, torch.fx.GraphModule) else gm
     if max_nodes is None:
         max_nodes = MAX_NODES_PER_GRAPH
@@ -158,42 +157,35 @@ def convert_graph(
         if len(nodes) >= max_nodes:
             truncated = True
             continue
-        meta = fx_node.meta
-        tensors, value = _values_meta(meta)
-        module, module_type = _module_of(meta)
-        extra: dict[str, str] = {}
-        if "seq_nr" in meta:
-            extra["seq_nr"] = str(meta["seq_nr"])
-        target = readable_target(fx_node)
-        original = meta.get("original_aten")
-        if original is not None and str(original) != target:
-            extra["original_aten"] = str(original)
-        nodes.append(
-            Node(
-                name=fx_node.name,
-                op=fx_node.op,
-                target=target,
-                inputs=tuple(dict.fromkeys(n.name for n in fx_node.all_input_nodes)),
-                tensors=tensors,
-                value=value,
-                stack=stacks.intern_text(meta.get("stack_trace")),
-                module=module,
-                module_type=module_type,
-                from_node=root_source(fx_node, dynamo_graph_ids) if dynamo_graph_ids else None,
-                nonstrict_call=target == "nonstrict_trace",
-                extra=extra,
-            )
-        )
-    return Graph(
-        id=graph_id,
-        level=level,  # type: ignore[arg-type]
-        frame_id=frame_id,
-        compile_id=compile_id,
-        attempt=attempt,
-        nodes=tuple(nodes),
-        function=function,
-        op_count=op_count,
-        truncated=truncated,
+        nodes.append(_node(fx_node, stacks, dynamo_graph_ids))
+    return dataclasses.replace(header, nodes=tuple(nodes), op_count=op_count, truncated=truncated)
+
+
+def _node(fx_node: torch.fx.Node, stacks: StackTable, dynamo_graph_ids: set[int] | None) -> Node:
+    """One FX node as a :class:`Node`: its inputs, values, stack, module and provenance."""
+    meta = fx_node.meta
+    tensors, value = _values_meta(meta)
+    module, module_type = _module_of(meta)
+    extra: dict[str, str] = {}
+    if "seq_nr" in meta:
+        extra["seq_nr"] = str(meta["seq_nr"])
+    target = readable_target(fx_node)
+    original = meta.get("original_aten")
+    if original is not None and str(original) != target:
+        extra["original_aten"] = str(original)
+    return Node(
+        name=fx_node.name,
+        op=fx_node.op,
+        target=target,
+        inputs=tuple(dict.fromkeys(n.name for n in fx_node.all_input_nodes)),
+        tensors=tensors,
+        value=value,
+        stack=stacks.intern_text(meta.get("stack_trace")),
+        module=module,
+        module_type=module_type,
+        from_node=root_source(fx_node, dynamo_graph_ids) if dynamo_graph_ids else None,
+        nonstrict_call=target == "nonstrict_trace",
+        extra=extra,
     )
 
 

@@ -118,18 +118,15 @@ class Recorder:
 
     def _convert(self, gm: Any, info: _CompileInfo, level: str, dynamo_ids: set[int] | None) -> Graph:
         kwargs = {} if self._max_nodes is None else {"max_nodes": self._max_nodes}
-        graph = convert_graph(
-            gm,
-            graph_id=self._unique(f"{info.prefix}:{level}"),
-            level=level,
+        header = Graph(
+            id=self._unique(f"{info.prefix}:{level}"),
+            level=level,  # type: ignore[arg-type]
             frame_id=info.frame_id,
             compile_id=info.compile_id,
             attempt=info.attempt,
             function=info.function,
-            stacks=self.stacks,
-            dynamo_graph_ids=dynamo_ids,
-            **kwargs,
         )
+        graph = convert_graph(gm, header, stacks=self.stacks, dynamo_graph_ids=dynamo_ids, **kwargs)
         self.graphs.append(graph)
         return graph
 

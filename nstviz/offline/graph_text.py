@@ -208,30 +208,9 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class GraphLabel:
-    """What the :class:`Graph` parsed from a text is, which the text itself does not say.
-
-    Attributes:
-        id: the id to give the graph (``"4/0:aten_forward"``).
-        level: its level (``"dynamo"``, ``"aten_forward"``...).
-        frame_id: tlparse frame id of the compile.
-        compile_id: tlparse compile id.
-        attempt: compile attempt.
-        function: the compiled frame's function name, where known.
-    """
-
-    id: str
-    level: str
-    frame_id: int
-    compile_id: int
-    attempt: int = 0
-    function: str | None = None
-
-
 def parse_graph_text(
     lines: Sequence[str],
-    label: GraphLabel,
+    header: Graph,
     *,
     stacks: StackTable,
     max_nodes: int = MAX_NODES_PER_GRAPH,
@@ -241,7 +220,7 @@ def parse_graph_text(
 
     Args:
         lines: the text's lines (a TORCH_TRACE payload).
-        label: the graph's id, level and compile.
+        header: the graph without its nodes: its id, level and the compile that made it.
         stacks: the Report's stack table (``# File:`` locations are interned there).
         max_nodes: nodes kept; the rest are counted in ``op_count`` and ``truncated`` is set.
         keep_code: keep the text as :attr:`Graph.code` (when under :data:`MAX_CODE_CHARS`).
@@ -257,18 +236,7 @@ def parse_graph_text(
         _parse_params(b, params)
         _parse_body(b, lines, i, body_indent)
     code = "\n".join(lines) if keep_code and sum(len(x) + 1 for x in lines) <= MAX_CODE_CHARS else None
-    return Graph(
-        id=label.id,
-        level=label.level,  # type: ignore[arg-type]
-        frame_id=label.frame_id,
-        compile_id=label.compile_id,
-        attempt=label.attempt,
-        nodes=tuple(b.nodes),
-        function=label.function,
-        code=code,
-        op_count=b.op_count,
-        truncated=b.truncated,
-    )
+    return dataclasses.replace(header, nodes=tuple(b.nodes), code=code, op_count=b.op_count, truncated=b.truncated)
 
 
 def _forward_line(lines: Sequence[str]) -> int | None:
@@ -340,4 +308,4 @@ def _parse_params(b: _Builder, params: list[str]) -> None:
             b.placeholder(m[1], None)
 
 
-__all__ = ["MAX_CODE_CHARS", "GraphLabel", "parse_graph_text", "tensor_info"]
+__all__ = ["MAX_CODE_CHARS", "parse_graph_text", "tensor_info"]

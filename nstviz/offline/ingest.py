@@ -41,7 +41,7 @@ from typing import Any
 from nstviz._version import __version__
 from nstviz.errors import UsageError
 from nstviz.offline._sources import sources_of
-from nstviz.offline.graph_text import GraphLabel, parse_graph_text
+from nstviz.offline.graph_text import parse_graph_text
 from nstviz.offline.tracelog import LogStats, TraceLogReader
 from nstviz.passes.assemble import build_report
 from nstviz.report import CompileId, Graph, Location, Node, Region, Report, Run
@@ -204,15 +204,15 @@ class _Ingest:
         frame = e.frame_id if e.frame_id is not None else -1
         compile_id = e.compile_id if e.compile_id is not None else -1
         prefix = CompileId(frame_id=frame, frame_compile_id=compile_id, attempt=e.attempt).text
-        label = GraphLabel(
+        header = Graph(
             id=self._unique(f"{prefix}:{level}"),
-            level=level,
+            level=level,  # type: ignore[arg-type]
             frame_id=frame,
             compile_id=compile_id,
             attempt=e.attempt,
             function=self.functions.get((e.frame_id, e.compile_id)),
         )
-        graph = parse_graph_text(e.payload, label, stacks=self.stacks)
+        graph = parse_graph_text(e.payload, header, stacks=self.stacks)
         e.payload = None  # the text is no longer needed: keep memory to one graph
         if level == "dynamo":
             self._find_calls(graph, prefix)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from nstviz.offline.graph_text import GraphLabel, parse_graph_text, tensor_info
-from nstviz.report import Location, TensorInfo
+from nstviz.offline.graph_text import parse_graph_text, tensor_info
+from nstviz.report import Graph, Location, TensorInfo
 from nstviz.tracing.stacks import StackTable
 
 # Copied from the after/ fixture's rank-0 log (dynamo_output_graph 4/0), user path shortened.
@@ -44,7 +44,7 @@ ATEN = """class GraphModule(torch.nn.Module):
 
 def _graph(text: str, level: str):
     stacks = StackTable()
-    g = parse_graph_text(text.splitlines(), GraphLabel(id=f"4/0:{level}", level=level, frame_id=4, compile_id=0), stacks=stacks)
+    g = parse_graph_text(text.splitlines(), Graph(id=f"4/0:{level}", level=level, frame_id=4, compile_id=0), stacks=stacks)
     return g, stacks
 
 
@@ -90,7 +90,7 @@ def test_aten_graph_multiline_signature_and_return() -> None:
 
 def test_node_cap_counts_every_op_and_flags_truncation() -> None:
     stacks = StackTable()
-    g = parse_graph_text(ATEN.splitlines(), GraphLabel(id="g", level="aten_forward", frame_id=0, compile_id=0), stacks=stacks, max_nodes=3)
+    g = parse_graph_text(ATEN.splitlines(), Graph(id="g", level="aten_forward", frame_id=0, compile_id=0), stacks=stacks, max_nodes=3)
     assert [n.name for n in g.nodes] == ["primals_1", "primals_2", "t"]
     assert (g.op_count, g.truncated) == (2, True)
 
