@@ -108,7 +108,7 @@ functions to mark (``trace_code`` calls it after every top-level statement)."""
 
 @dataclass(slots=True)
 class _Live:
-    """What a run under capture holds while the code runs (see :func:`_capturing`)."""
+    """What a run under capture holds while the code runs (see :func:`_capturing`), and its outcome."""
 
     latch: Any
     collector: Any
@@ -116,6 +116,10 @@ class _Live:
     err: _Capture
     marked_ids: set[int]
     remark: Callable[[], None]
+    value: Any = None
+    """What the code returned."""
+    error: BaseException | None = None
+    """What the code raised (the user's exception: a finding)."""
 
 
 @contextlib.contextmanager
@@ -180,68 +184,81 @@ def execute(
     _torch_compat.dynamo_reset()
     state.set_rng_state(rng)
     recorder = Recorder(backend, stacks, max_nodes=max_nodes)
-    value: Any = None
-    error: BaseException | None = None
-    breaks_counted = _torch_compat.graph_break_count()  # Dynamo's own count (None: this torch has none)
+    count = _BreakCount(before=_torch_compat.graph_break_count())
     start = time.perf_counter()
     with _capturing(recorder, marks, lift_source_marks=lift_source_marks, echo=echo) as live:
         try:
-            value = body(live.remark)
+            live.value = body(live.remark)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # the user's code failed: a finding, not a crash
-            error = exc.with_traceback(_without_nstviz_frames(exc.__traceback__))
+            live.error = exc.with_traceback(_without_nstviz_frames(exc.__traceback__))
     wall = time.perf_counter() - start
-    latch, collector, out, err, marked_ids = live.latch, live.collector, live.out, live.err, live.marked_ids
-    if latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
+    if live.latch.tripped:  # a Ctrl-C that torch swallowed (see state.InterruptLatch)
         raise KeyboardInterrupt(f"interrupted during the {name} run")
-    breaks_total = _torch_compat.graph_break_count() if breaks_counted is not None else None
-    hits = _break_hits(collector, error, breaks_counted, breaks_total)
+    if count.before is not None:
+        count.after = _torch_compat.graph_break_count()
+    result = _finished(name, recorder, live, wall, count)
+    recorder.release()
+    return result
+
+
+@dataclass(slots=True)
+class _BreakCount:
+    """Dynamo's own graph-break counter before and after the run (None: this torch has none)."""
+
+    before: int | None
+    after: int | None = None
+
+    def caused(self) -> int | None:
+        """The graph breaks the run caused, by the counter (None without one)."""
+        if self.before is None or self.after is None:
+            return None
+        return max(0, self.after - self.before)
+
+
+def _finished(name: str, recorder: Recorder, live: _Live, wall: float, count: _BreakCount) -> RunResult:
+    """The finished run: what was recorded and logged while the code ran, as a :class:`Run` (plain values)."""
+    error = live.error
+    hits = _break_hits(live.collector, error, count)
     graphs = tuple(recorder.graphs)
-    notes = _run_notes(name, recorder, collector, graphs)
-    compiles = compiles_from_events(collector.events, graphs)
+    notes = _run_notes(name, recorder, live.collector, graphs)
+    compiles = compiles_from_events(live.collector.events, graphs)
     run = Run(
         name=name,
         graphs=graphs,
         breaks=link_breaks(hits, compiles, graphs),
         compiles=compiles,
         **_error_fields(error),
-        stdout=out.text(),
-        stderr=err.text(),
+        stdout=live.out.text(),
+        stderr=live.err.text(),
         wall_time_s=round(wall, 4),
         graph_runs=tuple(recorder.graph_runs),
-        dynamo_graph_breaks=(
-            max(0, breaks_total - breaks_counted) if breaks_counted is not None and breaks_total is not None else None
-        ),
+        dynamo_graph_breaks=count.caused(),
     )
-    result = RunResult(
+    return RunResult(
         run=run,
-        value=value,
+        value=live.value,
         exception=error,
         nonstrict_calls=list(recorder.nonstrict_calls),
         leaf_calls=list(recorder.leaf_calls),
         notes=notes,
-        marked_ids=frozenset(marked_ids),
+        marked_ids=frozenset(live.marked_ids),
     )
-    recorder.release()
-    return result
 
 
-def _break_hits(
-    collector: Any, error: BaseException | None, breaks_counted: int | None, breaks_total: int | None
-) -> list[BreakHit]:
+def _break_hits(collector: Any, error: BaseException | None, count: _BreakCount) -> list[BreakHit]:
     """The run's break hits: one per logged break artifact, then the fatal ones (compile errors, ``error``).
 
-    Each logged hit carries the increase of Dynamo's graph-break counter after it
-    (``breaks_counted`` before the run, ``breaks_total`` after; None: this torch has no counter).
+    Each logged hit carries the increase of Dynamo's graph-break counter after it.
     """
     hits: list[BreakHit] = []
     events = collector.of_kind("dynamo_graph_break_reason")
     caused: list[int | None]
-    if breaks_counted is None or breaks_total is None:  # no counter: break_from_artifact reads the message
+    if count.before is None or count.after is None:  # no counter: break_from_artifact reads the message
         caused = [None] * len(events)
     else:
-        caused = list(caused_per_event([int(e.metadata.get("counter", 0)) for e in events], breaks_counted, breaks_total))
+        caused = list(caused_per_event([int(e.metadata.get("counter", 0)) for e in events], count.before, count.after))
     for event, n in zip(events, caused, strict=True):
         brk = break_from_artifact(event, caused=n)  # n: Dynamo's counter increase after this artifact
         if brk is not None:
