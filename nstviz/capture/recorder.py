@@ -58,7 +58,7 @@ class _CompileInfo:
 class Recorder:
     """Collects the graphs of one run. Use :meth:`active` as a context manager."""
 
-    def __init__(self, backend: Backend, stacks: StackTable, *, max_nodes: int | None = None) -> None:
+    def __init__(self, backend: Backend, stacks: StackTable) -> None:
         self.backend = backend
         self.stacks = stacks
         self.graphs: list[Graph] = []
@@ -69,7 +69,6 @@ class Recorder:
         self.graph_runs: list[str] = []
         """Ids of the Dynamo graphs in the order their compiled code ran (the first :data:`GRAPH_RUNS_KEPT`)."""
         self._ids: set[str] = set()
-        self._max_nodes = max_nodes
         self._inductor_compile: _CompileInfo | None = None
         self._counting_on = [True]
         """Whether the compiled graphs still note their runs: off from :meth:`release` on, so a
@@ -117,7 +116,6 @@ class Recorder:
         return gid
 
     def _convert(self, gm: Any, info: _CompileInfo, level: str, dynamo_ids: set[int] | None) -> Graph:
-        kwargs = {} if self._max_nodes is None else {"max_nodes": self._max_nodes}
         header = Graph(
             id=self._unique(f"{info.prefix}:{level}"),
             level=level,  # type: ignore[arg-type]
@@ -126,7 +124,7 @@ class Recorder:
             attempt=info.attempt,
             function=info.function,
         )
-        graph = convert_graph(gm, header, stacks=self.stacks, dynamo_graph_ids=dynamo_ids, **kwargs)
+        graph = convert_graph(gm, header, stacks=self.stacks, dynamo_graph_ids=dynamo_ids)
         self.graphs.append(graph)
         return graph
 

@@ -166,7 +166,6 @@ def execute(
     marks: Callable[[], Sequence[Callable[..., Any]]] = tuple,
     lift_source_marks: bool = False,
     echo: bool = False,
-    max_nodes: int | None = None,
 ) -> RunResult:
     """Run ``body`` once under capture (see the module docstring).
 
@@ -179,11 +178,10 @@ def execute(
         marks: returns the functions to trace non-strictly; called again by ``remark()``.
         lift_source_marks: run with ``nonstrict_trace`` marks in the code lifted.
         echo: also pass the printed output through to the real stdout/stderr.
-        max_nodes: cap on nodes kept per graph.
     """
     _torch_compat.dynamo_reset()
     state.set_rng_state(rng)
-    recorder = Recorder(backend, stacks, max_nodes=max_nodes)
+    recorder = Recorder(backend, stacks)
     count = _BreakCount(before=_torch_compat.graph_break_count())
     start = time.perf_counter()
     with _capturing(recorder, marks, lift_source_marks=lift_source_marks, echo=echo) as live:
