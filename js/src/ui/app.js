@@ -101,6 +101,7 @@ export class App {
     this.report = null;
     this.el.dataset.nstvizReady = "0";
     delete this.el.dataset.nstvizError;
+    if (this.host.loadError) { this.showError(this.host.loadError); return; } // the page's data could not be read
     if (!text) { this.showProgress(); return; }
     this.stopClock();
     if (text.length > 2e6) {
