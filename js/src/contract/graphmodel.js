@@ -56,6 +56,15 @@ export function buildGraphModel(graph) {
   const baseline = new Int32Array(n).fill(-1);
   const baselineIds = [];
   const baselineIndex = new Map();
+  // ops repeat (a 10k-node graph has a few hundred distinct targets): each label worked out once
+  const labelCache = new Map();
+  const labelOf = (op, target, name) => {
+    if (op === "output" || typeof target !== "string" || !target) return shortTarget(op, target, name);
+    const key = op === "call_function" ? target : `${op}\u0000${target}`;
+    let label = labelCache.get(key);
+    if (label === undefined) { label = shortTarget(op, target, name); labelCache.set(key, label); }
+    return label;
+  };
   // CSR of inputs (predecessors)
   const inStart = new Int32Array(n + 1);
   let total = 0;
@@ -90,7 +99,7 @@ export function buildGraphModel(graph) {
       : op === "get_attr" ? KIND_ATTR
       : KIND_CALL;
     // a placeholder standing for a parameter/buffer is labelled by it ("blocks.0.proj.weight")
-    labels[i] = op === "placeholder" && nd.param ? nd.param : shortTarget(op, nd.target, nd.name);
+    labels[i] = op === "placeholder" ? (nd.param || shortTarget(op, nd.target, nd.name)) : labelOf(op, nd.target, nd.name);
     if (nd.region != null) {
       let r = regionIndex.get(nd.region);
       if (r === undefined) { r = regionIds.length; regionIds.push(nd.region); regionIndex.set(nd.region, r); }
