@@ -49,7 +49,9 @@ function pristineHtml() {
 }
 
 async function start() {
+  const steps = { boot: performance.now() };
   const data = await embeddedReportText(document.getElementById("nstviz-report"));
+  steps.inflated = performance.now();
   let el = document.getElementById("nstviz-root");
   if (!el) {
     el = document.createElement("div");
@@ -62,7 +64,7 @@ async function start() {
     selected_node: {}, selected_break: {}, view: {}, standalone: true,
   });
   el.classList.add("nstviz-standalone");
-  viewer.render({ model, el }, { standalone: true, pristineHtml, loadError: data.error });
+  viewer.render({ model, el }, { standalone: true, pristineHtml, loadError: data.error, steps });
 }
 
 // Start in a task of its own, not inside the HTML parser's task (keeps long tasks short).

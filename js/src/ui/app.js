@@ -104,6 +104,7 @@ export class App {
     if (this.host.loadError) { this.showError(this.host.loadError); return; } // the page's data could not be read
     if (!text) { this.showProgress(); return; }
     this.stopClock();
+    this.steps = { start: performance.now() }; // page times (performance.now) of the loading steps, for timings()
     if (text.length > 2e6) {
       // big Report: say so, and parse in a task of its own
       clear(this.root);
@@ -121,6 +122,7 @@ export class App {
       res = parsed.ok ? checkReport(parsed.data) : parsed;
     } else res = decodeReport(text);
     this.decodeMs = performance.now() - t0;
+    this.steps.decoded = performance.now();
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;
     this.index = res.index;
@@ -288,6 +290,7 @@ export class App {
     const sb = this.store.get("selectedBreak") || {};
     this.store.set({ tab: nBreaks ? "breaks" : "overview" }, "init");
     this.onStore(new Set(["tab"]), "init");
+    if (this.steps) this.steps.panels = performance.now();
     const start = v.run && v.graph && this.index.graph(v.run, v.graph) ? v : this.index.defaultView();
     const mode = v.mode || "single";
     await this.showGraphs(this.panesFor(start.run, start.graph, mode), mode);
@@ -353,6 +356,7 @@ export class App {
     markBreak(this);
     if (this.searchInput.value) this.runSearch();
     this.el.dataset.nstvizReady = "1";
+    if (this.steps && !this.steps.ready) this.steps.ready = performance.now();
   }
 
   setPaneGraph(side, run, graph) {

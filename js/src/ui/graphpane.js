@@ -150,13 +150,16 @@ export class GraphPane {
     this.setHits([]);
     await nextTask();
     if (this.entry !== entry) return;
+    const t1 = performance.now();
     const pending = this.relayout();
     if (pending) await pending;
+    const t2 = performance.now();
     this.gc.home();
     this.gc.drawNow();
     const g = entry.gm.graph;
     this.info.textContent = `${entry.gm.n} nodes · ${g.op_count || 0} ops${g.truncated ? " · truncated" : ""}`;
-    this.stats = { firstPaintMs: performance.now() - t0, nodes: entry.gm.n, boxes: this.view.boxes.length };
+    this.stats = { firstPaintMs: performance.now() - t0, nodes: entry.gm.n, boxes: this.view.boxes.length,
+      modelMs: entry.buildMs, treeMs: entry.treeMs, layoutMs: t2 - t1, drawMs: performance.now() - t2 };
     // prepare search text while the user looks at the first paint
     const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
     idle(() => searchText(entry.gm));
