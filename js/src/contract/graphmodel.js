@@ -44,6 +44,30 @@ export function tensorText(t) {
  * @param {any} graph  Report Graph
  */
 export function buildGraphModel(graph) {
+  const steps = modelSteps(graph, Infinity);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/**
+ * buildGraphModel in slices of about `sliceMs` of main-thread work, `pause()` awaited between
+ * them (a big graph: no long task).
+ */
+export async function buildGraphModelSliced(graph, pause, sliceMs = 40) {
+  const steps = modelSteps(graph, sliceMs);
+  let r = steps.next();
+  while (!r.done) {
+    await pause();
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Generator doing the work of buildGraphModel; yields when a slice of `sliceMs` is used up. */
+function* modelSteps(graph, sliceMs) {
+  let sliceStart = performance.now();
+  const tired = () => sliceMs !== Infinity && performance.now() - sliceStart > sliceMs;
   const nodes = graph.nodes || [];
   const n = nodes.length;
   const byName = new Map();
@@ -78,6 +102,7 @@ export function buildGraphModel(graph) {
   let e = 0;
   const outDeg = new Int32Array(n);
   for (let i = 0; i < n; i++) {
+    if ((i & 2047) === 2047 && tired()) { yield; sliceStart = performance.now(); }
     const nd = nodes[i];
     const ins = nd.inputs || [];
     const start = e;
@@ -112,6 +137,7 @@ export function buildGraphModel(graph) {
     }
   }
   inStart[n] = e;
+  if (tired()) { yield; sliceStart = performance.now(); }
   // successors CSR
   const outStart = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) outStart[i + 1] = outStart[i] + outDeg[i];

@@ -6,9 +6,9 @@
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
 import { compileIdText, namesFrameCompile } from "../contract/compileid.js";
-import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
+import { buildGraphModel, buildGraphModelSliced, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
 import { checkReport, decodeReport, parseReport, ReportIndex } from "../contract/decode.js";
-import { buildGroupTree, foldTree } from "../layout/groups.js";
+import { buildGroupTree, buildGroupTreeSliced, foldTree, foldTreeSliced } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
 import { bindModel, Store } from "../state/store.js";
@@ -385,15 +385,19 @@ export class App {
     this.panes.forEach((p) => { if (p.entry) fn(p); });
   }
 
-  /** Cached graph model + group tree for (run, graph id); yields between the steps. */
+  /**
+   * Cached graph model + group tree for (run, graph id); yields between the steps, and a big
+   * graph's steps run in slices (no long main-thread task).
+   */
   async graphEntry(run, graphId, yieldFn) {
     const key = `${run}\u0000${graphId}`;
     let e = this.cache.get(key);
     if (e) return e;
     const graph = this.index.graph(run, graphId);
-    if (yieldFn && graph.nodes.length > 5000) await yieldFn(); // big: not in the task that built the panels
+    const big = yieldFn && graph.nodes.length > 5000;
+    if (big) await yieldFn(); // not in the task that built the panels
     const t0 = performance.now();
-    const gm = buildGraphModel(graph);
+    const gm = big ? await buildGraphModelSliced(graph, yieldFn) : buildGraphModel(graph);
     if (graph.level === "aten_backward") {
       const fwd = this.index.graphs(run).find((g) => g.level === "aten_forward" && g.frame_id === graph.frame_id
         && g.compile_id === graph.compile_id && (g.attempt || 0) === (graph.attempt || 0));
@@ -405,10 +409,11 @@ export class App {
     }
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
-    const tree = buildGroupTree(gm, { fold: false });
+    const tree = big ? await buildGroupTreeSliced(gm, { fold: false }, yieldFn) : buildGroupTree(gm, { fold: false });
     fixStackTree(gm, tree); // stacked fragments: before folding, which reads the final groups
-    if (yieldFn && gm.n > 5000) await yieldFn(); // folding identical blocks: a task of its own
-    foldTree(gm, tree);
+    if (big) await yieldFn(); // folding identical blocks: a task of its own
+    if (big) await foldTreeSliced(gm, tree, yieldFn);
+    else foldTree(gm, tree);
     for (const g of tree.groups) {
       if (!g.dead && g.kind === "region") g.label = `${this.regionFunction(run, gm.regionIds[g.region])} · ${gm.regionIds[g.region]}`;
     }
