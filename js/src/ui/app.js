@@ -422,8 +422,17 @@ export class App {
     return e;
   }
 
+  /** The Report's region `id` of a run (a Map per run's region list: a 50k-node graph has ~1,000 regions). */
   regionInfo(run, id) {
-    return ((this.index.run(run) || {}).regions || []).find((r) => r.id === id) || { id };
+    const list = (this.index.run(run) || {}).regions || [];
+    if (!this._regionMaps) this._regionMaps = new WeakMap();
+    let byId = this._regionMaps.get(list);
+    if (!byId) {
+      byId = new Map();
+      for (const r of list) if (!byId.has(r.id)) byId.set(r.id, r); // the first, as find() gave
+      this._regionMaps.set(list, byId);
+    }
+    return byId.get(id) || { id };
   }
 
   regionFunction(run, id) {
