@@ -41,3 +41,15 @@ test("sliced model, tree and fold equal the one-go ones, and really pause", asyn
   assert.ok(tree.groups.some((x) => x.kind === "series"), "the blocks fold into a series");
   assert.deepEqual([...slicedTree.leafGroup], [...tree.leafGroup]);
 });
+
+test("search text built a part at a time equals the one-go text, and searchText finishes it", async () => {
+  const { searchText, searchTextUntil } = await import("../src/contract/graphmodel.js");
+  const whole = searchText(buildGraphModel(blocks(300)));
+  const gm = buildGraphModel(blocks(300));
+  let calls = 0;
+  assert.equal(searchTextUntil(gm, () => ++calls > 1), false); // time is up after the first part
+  assert.equal(gm.search, null);
+  assert.ok(gm._searchNext > 0 && gm._searchNext < gm.n);
+  assert.deepEqual(searchText(gm), whole);
+  assert.equal(searchTextUntil(gm, () => true), true);
+});

@@ -158,15 +158,28 @@ function* modelSteps(graph, sliceMs) {
 
 /** Lower-cased search text per node ("name\u0001op\u0001target\u0001module\u0001type"), built on first use. */
 export function searchText(gm) {
-  if (!gm.search) {
-    const out = new Array(gm.n);
-    for (let i = 0; i < gm.n; i++) {
-      const nd = gm.nodes[i];
-      out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${gm.module[i] ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
-    }
-    gm.search = out;
-  }
+  if (!gm.search) searchTextUntil(gm, () => false);
   return gm.search;
+}
+
+/**
+ * Build the search text ahead of use, a part at a time until `stop()` says time is up (an
+ * idle callback's deadline); returns true once complete. searchText() finishes what is left.
+ */
+export function searchTextUntil(gm, stop) {
+  if (gm.search) return true;
+  const out = gm._searchPart || (gm._searchPart = new Array(gm.n));
+  let i = gm._searchNext || 0;
+  for (; i < gm.n; i++) {
+    if ((i & 255) === 255 && stop()) break;
+    const nd = gm.nodes[i];
+    out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${gm.module[i] ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
+  }
+  gm._searchNext = i;
+  if (i < gm.n) return false;
+  gm.search = out;
+  delete gm._searchPart;
+  return true;
 }
 
 /**
