@@ -9,6 +9,10 @@ scripts, and requestAnimationFrame intervals while zooming/panning with the real
 
     python benchmarks/bench_viewer.py            # all scenarios
     python benchmarks/bench_viewer.py --quick    # 2k and 10k only
+    python benchmarks/bench_viewer.py --load     # only: bytes per node and load (3 runs at 2k/10k/50k)
+
+Bytes per node: the page file (gzip+base64 Report inside) and the Report JSON it holds ("raw"),
+over the main graph's nodes.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ sys.path.insert(0, str(REPO))
 from driver import run  # noqa: E402
 from make_synthetic_report import make_report  # noqa: E402
 
-from nstviz.render.html import render_html  # noqa: E402
+from nstviz.render.html import render_html, report_json_for_html  # noqa: E402
 
 HOOK = "document.querySelector('#nstviz-root').__nstviz"
 # resolves once a sliced layout is done (the busy badge hidden again), with the wall time
@@ -48,6 +52,26 @@ def page_for(n: int, flat: bool, tmp: Path) -> tuple[Path, int, float]:
     path.write_bytes(page.encode("utf-8"))
     nodes = len(report.runs["nonstrict"].graphs[-1].nodes)
     return path, nodes, len(page.encode("utf-8"))
+
+
+def scenario_load(tmp: Path, runs: int = 3) -> None:
+    """Bytes per node (page file and raw JSON) and the load: ready, the viewer's steps, longest task."""
+    print("\n## load: page bytes per node (file, raw JSON), ready after navigation, longest main-thread task "
+          f"({runs} runs each; targets: <= 300 ms ready at 10k, no task > 200 ms at 50k)")
+    for n in (2000, 10000, 50000):
+        report = make_report(n)
+        path, nodes, size = page_for(n, False, tmp)
+        raw = len(report_json_for_html(report).encode("utf-8"))
+        rows = []
+        for _ in range(runs):
+            out = load(path, [{"do": "wait", "ms": 500}, {"do": "eval", "js": "window.__bench.longTasks"}])
+            ready, timings, lts = out["results"][0], out["results"][1], out["results"][6]
+            rows.append((ready, max([t["duration"] for t in lts] or [0]), timings))
+        steps, pane = rows[-1][2].get("steps", {}), rows[-1][2]["panes"][0]
+        print(f"  {nodes} nodes: page {size / 1e3:.0f} kB = {size / nodes:.0f} B/node (raw JSON {raw / nodes:.0f} B/node); "
+              f"ready {', '.join(f'{r[0]:.0f}' for r in rows)} ms; longest task {', '.join(f'{r[1]:.0f}' for r in rows)} ms")
+        print("    last run's steps (ms after navigation): " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(steps.items(), key=lambda kv: kv[1]))
+              + "; pane ms: " + ", ".join(f"{k} {pane[k]:.0f}" for k in ("modelMs", "treeMs", "layoutMs", "drawMs") if k in pane))
 
 
 def navtext(nav: dict) -> str:
@@ -256,6 +280,7 @@ def scenario_real(path: Path, tmp: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--load", action="store_true", help="only the load scenario (bytes per node, ready, longest task)")
     ap.add_argument("--real", type=Path, action="append", default=[],
                     help="also open a real Report JSON (e.g. from make_gpt2_report.py) and time its largest graphs")
     args = ap.parse_args()
@@ -266,6 +291,10 @@ def main() -> None:
     t0 = time.time()
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
+        scenario_load(tmp)
+        if args.load:
+            print(f"\n(total {time.time() - t0:.0f} s)")
+            return
         scenario_flat_2k(tmp)
         scenario_10k(tmp)
         if not args.quick:

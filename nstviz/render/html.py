@@ -4,11 +4,15 @@ The page inlines the viewer bundle (``nstviz/static/standalone.js``), its styles
 (``nstviz/static/viewer.css``) and the Report JSON, so it opens from ``file://`` years later
 with no network. Safety rules, each tested in ``tests/html/``:
 
-- The Report is data, never markup: it sits in ``<script type="application/json"
-  id="nstviz-report">`` with ``<``, ``>``, ``&``, U+2028 and U+2029 written as ``\uXXXX``
-  escapes, and lone surrogates written as escapes too, so the JSON cannot end the element,
-  open a comment, or make the file invalid UTF-8. Every other user-derived string in the
-  markup (title, text summary) goes through :func:`html.escape`.
+- The Report is data, never markup: its JSON (``<``, ``>``, ``&``, U+2028, U+2029 and lone
+  surrogates written as ``\uXXXX`` escapes, :func:`embed_json`) is gzip-compressed and written
+  as base64 into ``<script type="application/gzip" id="nstviz-report"
+  data-encoding="gzip+base64">``: the element holds only ``A-Z a-z 0-9 + / =``, so no user
+  string can end it, open a comment or make the file invalid UTF-8 (and the page is about 20
+  times smaller than with the JSON as text). The viewer and the JSON download decode it with the
+  browser's own ``DecompressionStream``; :func:`extract_report_json` also reads pages that hold
+  the JSON as text (``type="application/json"``, written before). Every other user-derived
+  string in the markup (title, text summary) goes through :func:`html.escape`.
 - A Content-Security-Policy ``<meta>`` allows scripts only by the sha256 hash of the two
   inlined scripts, the stylesheet only by its hash, no connections, no base URL, no forms;
   images only from ``data:``/``blob:`` (PNG export), workers only from ``blob:`` and only
@@ -20,10 +24,13 @@ with no network. Safety rules, each tested in ``tests/html/``:
 from __future__ import annotations
 
 import base64
+import binascii
+import gzip
 import hashlib
 import html
 import json
 import re
+import zlib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -35,7 +42,9 @@ if TYPE_CHECKING:
     from nstviz.report import Report
 
 REPORT_ELEMENT_ID = "nstviz-report"
-"""Id of the ``<script type="application/json">`` element holding the Report."""
+"""Id of the ``<script>`` data element holding the Report."""
+REPORT_ENCODING = "gzip+base64"
+"""The ``data-encoding`` of the Report element: JSON text, gzip-compressed, then base64."""
 ROOT_ELEMENT_ID = "nstviz-root"
 """Id of the element the standalone viewer renders into."""
 
@@ -54,18 +63,26 @@ _BOOT_JS = """\
   "use strict";
   var data = document.getElementById("nstviz-report");
   var button = document.getElementById("nstviz-download-json");
+  // the Report's JSON text: gzip+base64 in the element, decompressed by the browser
+  function reportText() {
+    if (data.getAttribute("data-encoding") !== "gzip+base64") { return Promise.resolve(data.textContent); }
+    var bin = atob(data.textContent.trim());
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  }
+  function save(text) {
+    var url = URL.createObjectURL(new Blob([text], {type: "application/json"}));
+    var a = document.createElement("a");
+    a.href = url;
+    a.download = button.getAttribute("data-filename") || "nstviz-report.json";
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
   if (button && data) {
-    button.addEventListener("click", function () {
-      var blob = new Blob([data.textContent], {type: "application/json"});
-      var url = URL.createObjectURL(blob);
-      var a = document.createElement("a");
-      a.href = url;
-      a.download = button.getAttribute("data-filename") || "nstviz-report.json";
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
-      setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
-    });
+    button.addEventListener("click", function () { reportText().then(save); });
   }
   var summary = document.getElementById("nstviz-text-summary");
   if (summary) { summary.open = false; }
@@ -159,19 +176,46 @@ def report_json_for_html(report: Report) -> str:
     return embed_json(json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
 
 
+def report_payload_for_html(report: Report) -> str:
+    """Return the Report as the page embeds it: :func:`report_json_for_html`, gzip, base64.
+
+    Deterministic (no timestamp in the gzip header): the same Report gives the same page.
+    """
+    raw = report_json_for_html(report).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
+
+
+_REPORT_TAG = re.compile(
+    rf'<script type="application/(json|gzip)" id="{REPORT_ELEMENT_ID}"(?: data-encoding="([^"]*)")?>'
+)
+
+
 def extract_report_json(page: str) -> str:
     """Return the JSON text embedded in a page written by :func:`render_html`.
 
+    Reads both forms: gzip+base64 (this version) and JSON as text (pages written before).
+
     Raises:
-        ReportFormatError: the page holds no nstviz Report.
+        ReportFormatError: the page holds no nstviz Report, or its data is corrupted.
     """
-    start_tag = re.search(rf'<script type="application/json" id="{REPORT_ELEMENT_ID}">', page)
+    start_tag = _REPORT_TAG.search(page)
     if start_tag is None:
         raise ReportFormatError("this HTML file holds no nstviz Report (no #nstviz-report element)")
     end = page.find("</script>", start_tag.end())
     if end < 0:
         raise ReportFormatError("the nstviz Report element in this HTML file is not closed")
-    return page[start_tag.end() : end]
+    body = page[start_tag.end() : end]
+    encoding = start_tag.group(2)
+    if encoding is None and start_tag.group(1) == "json":
+        return body
+    if encoding != REPORT_ENCODING:
+        raise ReportFormatError(f"the nstviz Report in this HTML file has an unknown encoding {encoding!r}")
+    try:
+        return gzip.decompress(base64.b64decode(body.strip(), validate=True)).decode("utf-8")
+    except (binascii.Error, OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
+        raise ReportFormatError(
+            f"the nstviz Report in this HTML file is corrupted or truncated ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def _text(value: object) -> str:
@@ -320,7 +364,7 @@ def render_html(report: Report, *, title: str | None = None, assets: ViewerAsset
 <summary>Text summary</summary>
 <pre>{_text(_summary_text(report))}</pre>
 </details>
-<script type="application/json" id="{REPORT_ELEMENT_ID}">{report_json_for_html(report)}</script>
+<script type="application/gzip" id="{REPORT_ELEMENT_ID}" data-encoding="{REPORT_ENCODING}">{report_payload_for_html(report)}</script>
 <script>{_BOOT_JS}</script>
 <script>{script}</script>
 </body>
@@ -343,6 +387,7 @@ def save_html(report: Report, path: str | Path, *, title: str | None = None) -> 
 
 __all__ = [
     "REPORT_ELEMENT_ID",
+    "REPORT_ENCODING",
     "ROOT_ELEMENT_ID",
     "ViewerAssets",
     "content_security_policy",
@@ -352,6 +397,7 @@ __all__ = [
     "page_title",
     "render_html",
     "report_json_for_html",
+    "report_payload_for_html",
     "save_html",
     "static_dir",
 ]

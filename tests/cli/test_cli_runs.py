@@ -21,6 +21,7 @@ from nstviz.cli.script import (
     EXIT_SCRIPT_RAISED,
     EXIT_USAGE,
 )
+from nstviz.render.html import extract_report_json
 from nstviz.report import Report
 
 REPO = Path(__file__).resolve().parents[2]
@@ -235,7 +236,7 @@ def test_demo_console_script_from_a_clean_folder(tmp_path):
     assert all(m.applied for m in counts["nonstrict"].marked)
     assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr
     page = (tmp_path / "nstviz-demo.html").read_text(encoding="utf-8")
-    assert json.loads(page.split('id="nstviz-report">', 1)[1].split("</script>", 1)[0])["entry"] == "demo"
+    assert json.loads(extract_report_json(page))["entry"] == "demo"
 
 
 LIMITS_SCRIPT = """

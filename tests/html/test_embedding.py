@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -12,10 +13,12 @@ from hostile import HOSTILE, any_text, report_with
 from hypothesis import given, settings
 
 from nstviz.render.html import (
+    REPORT_ENCODING,
     ViewerAssets,
     embed_json,
     extract_report_json,
     render_html,
+    report_json_for_html,
 )
 from nstviz.report import Report
 
@@ -54,12 +57,38 @@ def test_hostile_strings_stay_inside_the_data_element(text: str) -> None:
     assert "<img" not in page.lower()
     assert "<!--" not in page
     bodies = script_bodies(page)
-    assert json.loads(bodies[0]) == json.loads(report_with(text).to_json())
+    assert re.fullmatch(r"[A-Za-z0-9+/=]*", bodies[0])  # gzip+base64: no character of the user's text
+    assert json.loads(extract_report_json(page)) == json.loads(report_with(text).to_json())
+
+
+def test_the_report_is_embedded_gzip_base64_and_old_pages_still_read() -> None:
+    report = report_with("x")
+    page = render_html(report, assets=ASSETS)
+    assert f'<script type="application/gzip" id="nstviz-report" data-encoding="{REPORT_ENCODING}">' in page
+    assert render_html(report, assets=ASSETS) == page  # deterministic: no timestamp in the gzip header
+    text = extract_report_json(page)
+    assert text == report_json_for_html(report)
+    body = script_bodies(page)[0]
+    assert gzip.decompress(base64.b64decode(body)).decode("utf-8") == text
+    # a page written before (the JSON as text) reads the same
+    old = re.sub(r'<script type="application/gzip"[^>]*>[^<]*</script>',
+                 lambda _: f'<script type="application/json" id="nstviz-report">{text}</script>', page)
+    assert extract_report_json(old) == text
+
+
+@pytest.mark.parametrize("body", ["H4sI!!!", "H4sIAAAAAAAC", base64.b64encode(b"not gzip").decode()])
+def test_corrupted_embedded_data_is_a_clear_error(body: str) -> None:
+    from nstviz.errors import ReportFormatError
+
+    page = render_html(report_with("x"), assets=ASSETS)
+    broken = re.sub(r'(data-encoding="gzip\+base64">)[^<]*', lambda m: m.group(1) + body, page)
+    with pytest.raises(ReportFormatError, match="corrupted or truncated"):
+        extract_report_json(broken)
 
 
 def test_markup_text_is_escaped() -> None:
     page = render_html(report_with('<b>bold</b> & "q" \ud800'), assets=ASSETS)
-    head = page.split('<script type="application/json"', 1)[0]
+    head = page.split('<script type="application/gzip"', 1)[0]
     assert "<b>" not in head
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; &quot;q&quot; \ufffd" in head
 

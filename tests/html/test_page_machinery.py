@@ -17,10 +17,15 @@ from nstviz.render.html import ViewerAssets, extract_report_json, render_html
 
 pytestmark = pytest.mark.browser
 
-# Renders every break reason as text and marks itself ready, like the real viewer must.
+# Decodes the gzip+base64 data, renders every break reason as text and marks itself ready, like the
+# real viewer must.
 MINI_VIEWER = """
-(function () {
-  var report = JSON.parse(document.getElementById("nstviz-report").textContent);
+(async function () {
+  var data = document.getElementById("nstviz-report");
+  var bin = atob(data.textContent), bytes = new Uint8Array(bin.length);
+  for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  var text = await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  var report = JSON.parse(text);
   var root = document.getElementById("nstviz-root");
   var list = document.createElement("ul");
   Object.keys(report.runs).forEach(function (name) {

@@ -6,6 +6,8 @@ probe) and requires the viewer's own error screen, never a half-rendered view.
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import subprocess
@@ -118,11 +120,15 @@ def test_cli_view_of_a_tampered_html_page(tmp_path: Path) -> None:
 # -- the page, in Chromium ------------------------------------------------------------------------
 
 
-def _tamper(page: str, json_text: str) -> str:
-    start = re.search(rf'<script type="application/json" id="{REPORT_ELEMENT_ID}">', page)
+def _tamper(page: str, json_text: str | None, data: str | None = None) -> str:
+    """The page with other Report JSON in its element (gzip+base64, as written), or other raw ``data``."""
+    start = re.search(rf'<script type="application/gzip" id="{REPORT_ELEMENT_ID}" data-encoding="gzip\+base64">', page)
     assert start is not None
     end = page.index("</script>", start.end())
-    return page[: start.end()] + json_text.replace("<", "\\u003c") + page[end:]
+    if data is None:
+        raw = json_text.replace("<", "\\u003c").encode("utf-8")
+        data = base64.b64encode(gzip.compress(raw)).decode("ascii")
+    return page[: start.end()] + data + page[end:]
 
 
 PAGES = {
@@ -131,12 +137,14 @@ PAGES = {
     "newer schema": _with("schema_version", SCHEMA_VERSION + 1),
     "nodes not a list": _with("runs.baseline.graphs.0.nodes", {"a": 1}),
     "no baseline run": _with("runs", {"nonstrict": {"name": "nonstrict"}}),
+    "corrupted gzip data": None,
 }
 PAGE_MESSAGES = {
     "corrupted JSON": r"not valid JSON.*truncated or corrupted",
     "newer schema": rf"schema_version {SCHEMA_VERSION + 1}, newer than this viewer understands.*Upgrade nstviz",
     "nodes not a list": r"malformed: runs\.baseline\.graphs\[0\]\.nodes is not a list",
     "no baseline run": r"malformed: 'runs\.baseline' is missing",
+    "corrupted gzip data": r"cannot be decompressed.*truncated or corrupted",
 }
 
 
@@ -149,14 +157,16 @@ def test_page_shows_a_clear_message_never_a_half_view(tmp_path: Path) -> None:
     text = good.read_text(encoding="utf-8")
     specs = []
     for case, json_text in PAGES.items():
-        path = good if json_text is None else tmp_path / f"{case.replace(' ', '-')}.html"
-        if json_text is not None:
+        path = good if case == "valid" else tmp_path / f"{case.replace(' ', '-')}.html"
+        if case == "corrupted gzip data":  # not base64 at all
+            path.write_text(_tamper(text, None, "H4sI!!not-base64!!"), encoding="utf-8")
+        elif json_text is not None:
             path.write_text(_tamper(text, json_text), encoding="utf-8")
         specs.append(
             {"path": str(path), "wait_ready": True, "text_of": [".nsv-fatal-msg", "#nstviz-root canvas", "#nstviz-root svg"]}
         )
     truncated = tmp_path / "truncated-file.html"
-    truncated.write_text(text[: text.index(f'id="{REPORT_ELEMENT_ID}">') + 400], encoding="utf-8")
+    truncated.write_text(text[: text.index(f'id="{REPORT_ELEMENT_ID}"') + 400], encoding="utf-8")
     specs.append({"path": str(truncated), "wait_ready": False, "text_of": [".nsv-fatal-msg"]})
 
     results = probe_pages(tmp_path, specs)

@@ -71,11 +71,10 @@ def write_page(tmp_path: Path):
 
     def write(report, name: str = "report.html", json_text: str | None = None) -> Path:
         page = render_html(report)
-        if json_text is not None:
-            start = page.index('<script type="application/json" id="nstviz-report">')
-            start = page.index(">", start) + 1
+        if json_text is not None:  # the JSON as text, as pages before gzip+base64 held it
+            start = page.index('<script type="application/gzip" id="nstviz-report"')
             end = page.index("</script>", start)
-            page = page[:start] + json_text + page[end:]
+            page = page[:start] + '<script type="application/json" id="nstviz-report">' + json_text + page[end:]
         target = tmp_path / name
         target.write_bytes(page.encode("utf-8"))
         return target

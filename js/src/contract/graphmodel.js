@@ -44,6 +44,30 @@ export function tensorText(t) {
  * @param {any} graph  Report Graph
  */
 export function buildGraphModel(graph) {
+  const steps = modelSteps(graph, Infinity);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/**
+ * buildGraphModel in slices of about `sliceMs` of main-thread work, `pause()` awaited between
+ * them (a big graph: no long task).
+ */
+export async function buildGraphModelSliced(graph, pause, sliceMs = 40) {
+  const steps = modelSteps(graph, sliceMs);
+  let r = steps.next();
+  while (!r.done) {
+    await pause();
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Generator doing the work of buildGraphModel; yields when a slice of `sliceMs` is used up. */
+function* modelSteps(graph, sliceMs) {
+  let sliceStart = performance.now();
+  const tired = () => sliceMs !== Infinity && performance.now() - sliceStart > sliceMs;
   const nodes = graph.nodes || [];
   const n = nodes.length;
   const byName = new Map();
@@ -56,6 +80,15 @@ export function buildGraphModel(graph) {
   const baseline = new Int32Array(n).fill(-1);
   const baselineIds = [];
   const baselineIndex = new Map();
+  // ops repeat (a 10k-node graph has a few hundred distinct targets): each label worked out once
+  const labelCache = new Map();
+  const labelOf = (op, target, name) => {
+    if (op === "output" || typeof target !== "string" || !target) return shortTarget(op, target, name);
+    const key = op === "call_function" ? target : `${op}\u0000${target}`;
+    let label = labelCache.get(key);
+    if (label === undefined) { label = shortTarget(op, target, name); labelCache.set(key, label); }
+    return label;
+  };
   // CSR of inputs (predecessors)
   const inStart = new Int32Array(n + 1);
   let total = 0;
@@ -69,6 +102,7 @@ export function buildGraphModel(graph) {
   let e = 0;
   const outDeg = new Int32Array(n);
   for (let i = 0; i < n; i++) {
+    if ((i & 2047) === 2047 && tired()) { yield; sliceStart = performance.now(); }
     const nd = nodes[i];
     const ins = nd.inputs || [];
     const start = e;
@@ -90,7 +124,7 @@ export function buildGraphModel(graph) {
       : op === "get_attr" ? KIND_ATTR
       : KIND_CALL;
     // a placeholder standing for a parameter/buffer is labelled by it ("blocks.0.proj.weight")
-    labels[i] = op === "placeholder" && nd.param ? nd.param : shortTarget(op, nd.target, nd.name);
+    labels[i] = op === "placeholder" ? (nd.param || shortTarget(op, nd.target, nd.name)) : labelOf(op, nd.target, nd.name);
     if (nd.region != null) {
       let r = regionIndex.get(nd.region);
       if (r === undefined) { r = regionIds.length; regionIds.push(nd.region); regionIndex.set(nd.region, r); }
@@ -103,6 +137,7 @@ export function buildGraphModel(graph) {
     }
   }
   inStart[n] = e;
+  if (tired()) { yield; sliceStart = performance.now(); }
   // successors CSR
   const outStart = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) outStart[i + 1] = outStart[i] + outDeg[i];
@@ -123,15 +158,28 @@ export function buildGraphModel(graph) {
 
 /** Lower-cased search text per node ("name\u0001op\u0001target\u0001module\u0001type"), built on first use. */
 export function searchText(gm) {
-  if (!gm.search) {
-    const out = new Array(gm.n);
-    for (let i = 0; i < gm.n; i++) {
-      const nd = gm.nodes[i];
-      out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${gm.module[i] ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
-    }
-    gm.search = out;
-  }
+  if (!gm.search) searchTextUntil(gm, () => false);
   return gm.search;
+}
+
+/**
+ * Build the search text ahead of use, a part at a time until `stop()` says time is up (an
+ * idle callback's deadline); returns true once complete. searchText() finishes what is left.
+ */
+export function searchTextUntil(gm, stop) {
+  if (gm.search) return true;
+  const out = gm._searchPart || (gm._searchPart = new Array(gm.n));
+  let i = gm._searchNext || 0;
+  for (; i < gm.n; i++) {
+    if ((i & 255) === 255 && stop()) break;
+    const nd = gm.nodes[i];
+    out[i] = `${nd.name}\u0001${nd.op}\u0001${nd.target ?? ""}\u0001${gm.module[i] ?? ""}\u0001${nd.module_type ?? ""}`.toLowerCase();
+  }
+  gm._searchNext = i;
+  if (i < gm.n) return false;
+  gm.search = out;
+  delete gm._searchPart;
+  return true;
 }
 
 /**

@@ -1,10 +1,11 @@
 // host/standalone.js — entry of the standalone HTML page (IIFE bundle).
-// Owns: reading the Report from <script type="application/json" id="nstviz-report">,
+// Owns: reading the Report from <script id="nstviz-report"> (gzip+base64 or JSON text: host/embedded.js),
 //   a stand-in for the anywidget model (get/set/on/off/save_changes/send), keeping the
 //   pristine page text for "Export HTML", and calling the same render as the widget.
 // Must not: fetch anything, eval anything, or use inline event handlers (strict CSP).
 
 import viewer from "../index.js";
+import { embeddedReportText } from "./embedded.js";
 
 /** A minimal stand-in for the anywidget model (same trait names as the widget). */
 export function makeModel(initial) {
@@ -47,8 +48,10 @@ function pristineHtml() {
   return "<!DOCTYPE html>\n" + doc.outerHTML;
 }
 
-function start() {
-  const data = document.getElementById("nstviz-report");
+async function start() {
+  const steps = { boot: performance.now() };
+  const data = await embeddedReportText(document.getElementById("nstviz-report"));
+  steps.inflated = performance.now();
   let el = document.getElementById("nstviz-root");
   if (!el) {
     el = document.createElement("div");
@@ -56,12 +59,12 @@ function start() {
     document.body.appendChild(el);
   }
   const model = makeModel({
-    report_json: data ? data.textContent : "",
+    report_json: data.text || "",
     progress: { phase: "done", message: "", elapsed_s: 0, runs_done: 0, runs_total: 0 },
     selected_node: {}, selected_break: {}, view: {}, standalone: true,
   });
   el.classList.add("nstviz-standalone");
-  viewer.render({ model, el }, { standalone: true, pristineHtml });
+  viewer.render({ model, el }, { standalone: true, pristineHtml, loadError: data.error, steps });
 }
 
 // Start in a task of its own, not inside the HTML parser's task (keeps long tasks short).

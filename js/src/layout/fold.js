@@ -110,6 +110,27 @@ export function signatureScratch(gm) {
  * become the series' children. Returns the number of series made.
  */
 export function foldSeries(gm, tree) {
+  const steps = foldSteps(gm, tree, Infinity);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/** foldSeries in slices of about `sliceMs` of main-thread work, `pause()` awaited between them. */
+export async function foldSeriesSliced(gm, tree, pause, sliceMs = 40) {
+  const steps = foldSteps(gm, tree, sliceMs);
+  let r = steps.next();
+  while (!r.done) {
+    await pause();
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Generator doing the work of foldSeries; yields between runs when a slice is used up. */
+function* foldSteps(gm, tree, sliceMs) {
+  let sliceStart = performance.now();
+  const tired = () => sliceMs !== Infinity && performance.now() - sliceStart > sliceMs;
   const groups = tree.groups;
   const scratch = signatureScratch(gm);
   let made = 0;
@@ -124,6 +145,7 @@ export function foldSeries(gm, tree) {
       // split the named run where the structure changes
       let a = 0;
       while (a < run.length) {
+        if (tired()) { yield; sliceStart = performance.now(); }
         const sig = structuralSignature(gm, tree, run[a], scratch);
         let b = a + 1;
         while (b < run.length && structuralSignature(gm, tree, run[b], scratch) === sig) b++;

@@ -5,7 +5,7 @@
 //   budget of visible boxes, and which box (node or collapsed group) stands for each node.
 // Must not: compute coordinates, touch the DOM, or read anything but the graph model.
 
-import { foldSeries } from "./fold.js";
+import { foldSeries, foldSeriesSliced } from "./fold.js";
 
 export const ROOT = 0;
 
@@ -14,6 +14,30 @@ export const ROOT = 0;
  * @param {{chunkLimit?: number, chunkSize?: number, fold?: boolean}} [opts]
  */
 export function buildGroupTree(gm, opts = {}) {
+  const steps = treeSteps(gm, opts, Infinity);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  return r.value;
+}
+
+/**
+ * buildGroupTree in slices of about `sliceMs` of main-thread work, `pause()` awaited between
+ * them (a big graph: no long task).
+ */
+export async function buildGroupTreeSliced(gm, opts, pause, sliceMs = 40) {
+  const steps = treeSteps(gm, opts, sliceMs);
+  let r = steps.next();
+  while (!r.done) {
+    await pause();
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Generator doing the work of buildGroupTree; yields when a slice of `sliceMs` is used up. */
+function* treeSteps(gm, opts, sliceMs) {
+  let sliceStart = performance.now();
+  const tired = (i) => (i & 2047) === 2047 && sliceMs !== Infinity && performance.now() - sliceStart > sliceMs;
   const chunkLimit = opts.chunkLimit ?? 2500;
   const chunkSize = opts.chunkSize ?? 400;
   const { n, nodes } = gm;
@@ -92,6 +116,7 @@ export function buildGroupTree(gm, opts = {}) {
   // long before its computation, which then looks like a second call.
   const follows = (i) => gm.region[i] < 0 && gm.kind[i] !== 1 && (!moduleOf[i] || gm.kind[i] === 0 || gm.kind[i] === 3);
   for (let i = 0; i < n; i++) {
+    if (tired(i)) { yield; sliceStart = performance.now(); }
     if (follows(i)) continue;
     // the opaque non-strict call node stays in its module; inlined nodes get a region group
     const g = groupFor(i, moduleOf[i], nodes[i].nonstrict_call ? -1 : gm.region[i]);
@@ -103,6 +128,7 @@ export function buildGroupTree(gm, opts = {}) {
   // when there is no such user. (Backward graphs chain module-less gradient sums from block to
   // block: placed by all their users they would all land above the blocks, cutting the chain.)
   for (let i = n - 1; i >= 0; i--) {
+    if (tired(i)) { yield; sliceStart = performance.now(); }
     if (leafGroup[i] >= 0) continue;
     let lca = -1, lcaAll = -1;
     for (let k = gm.outStart[i]; k < gm.outStart[i + 1]; k++) {
@@ -118,6 +144,7 @@ export function buildGroupTree(gm, opts = {}) {
     leafGroup[i] = g;
   }
   for (let i = 0; i < n; i++) groups[leafGroup[i]].children.push(i);
+  if (tired(2047)) { yield; sliceStart = performance.now(); }
   // module types: a node whose module is exactly the group's path names the class
   for (let i = 0; i < n; i++) {
     const nd = nodes[i];
@@ -147,6 +174,7 @@ export function buildGroupTree(gm, opts = {}) {
     p.minIndex = Math.min(p.minIndex, g.minIndex);
     p.maxIndex = Math.max(p.maxIndex, g.maxIndex);
   }
+  if (tired(2047)) { yield; sliceStart = performance.now(); }
   // merge chains of single-child module groups ("transformer" > "h" becomes "transformer.h")
   for (const g of groups) {
     if (!g.dead && g.kind === "module" && g.parent >= 0) {
@@ -188,6 +216,13 @@ export function buildGroupTree(gm, opts = {}) {
  */
 export function foldTree(gm, tree) {
   foldSeries(gm, tree);
+  fixDepths(tree.groups);
+  return tree;
+}
+
+/** foldTree in slices of about `sliceMs`, `pause()` awaited between them. */
+export async function foldTreeSliced(gm, tree, pause, sliceMs = 40) {
+  await foldSeriesSliced(gm, tree, pause, sliceMs);
   fixDepths(tree.groups);
   return tree;
 }

@@ -6,9 +6,9 @@
 //   it never renders Report strings as markup (ui/dom.js builds text only).
 
 import { compileIdText, namesFrameCompile } from "../contract/compileid.js";
-import { buildGraphModel, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
+import { buildGraphModel, buildGraphModelSliced, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
 import { checkReport, decodeReport, parseReport, ReportIndex } from "../contract/decode.js";
-import { buildGroupTree, foldTree } from "../layout/groups.js";
+import { buildGroupTree, buildGroupTreeSliced, foldTree, foldTreeSliced } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
 import { bindModel, Store } from "../state/store.js";
@@ -49,6 +49,12 @@ export function correspondingNodes(gm, i, other, key = (g, j) => g.nodes[j].stac
   }
   return out.length <= 50 ? out : [];
 }
+
+/**
+ * Report JSON longer than this (characters) is parsed behind a "Reading the report" screen, in
+ * tasks of its own; shorter (a 10k-node graph is ~2.8 MB) parses in ~25 ms: no screen, no pauses.
+ */
+const BIG_REPORT = 5e6;
 
 export class App {
   constructor(model, el, host = {}) {
@@ -101,9 +107,11 @@ export class App {
     this.report = null;
     this.el.dataset.nstvizReady = "0";
     delete this.el.dataset.nstvizError;
+    if (this.host.loadError) { this.showError(this.host.loadError); return; } // the page's data could not be read
     if (!text) { this.showProgress(); return; }
     this.stopClock();
-    if (text.length > 2e6) {
+    this.steps = { start: performance.now() }; // page times (performance.now) of the loading steps, for timings()
+    if (text.length > BIG_REPORT) {
       // big Report: say so, and parse in a task of its own
       clear(this.root);
       this.root.appendChild(h("div", { class: "nsv-progress", role: "status" }, h("div", { class: "nsv-brand" }, "nstviz"),
@@ -113,19 +121,20 @@ export class App {
     }
     const t0 = performance.now();
     let res;
-    if (text.length > 2e6) {
+    if (text.length > BIG_REPORT) {
       const parsed = parseReport(text);
       await new Promise((r) => setTimeout(r, 0)); // the structural check in a task of its own
       if (token !== this._loadToken) return;
       res = parsed.ok ? checkReport(parsed.data) : parsed;
     } else res = decodeReport(text);
     this.decodeMs = performance.now() - t0;
+    this.steps.decoded = performance.now();
     if (!res.ok) { this.showError(res.error); return; }
     this.report = res.report;
     this.index = res.index;
     attachStacks(this.index);
     this.fullReport = res.report; // offline diffs: the rank picker derives per-rank views from it
-    if (text.length > 2e6) await new Promise((r) => setTimeout(r, 0));
+    if (text.length > BIG_REPORT) await new Promise((r) => setTimeout(r, 0));
     if (token !== this._loadToken) return;
     try {
       await this.build();
@@ -287,6 +296,7 @@ export class App {
     const sb = this.store.get("selectedBreak") || {};
     this.store.set({ tab: nBreaks ? "breaks" : "overview" }, "init");
     this.onStore(new Set(["tab"]), "init");
+    if (this.steps) this.steps.panels = performance.now();
     const start = v.run && v.graph && this.index.graph(v.run, v.graph) ? v : this.index.defaultView();
     const mode = v.mode || "single";
     await this.showGraphs(this.panesFor(start.run, start.graph, mode), mode);
@@ -352,6 +362,7 @@ export class App {
     markBreak(this);
     if (this.searchInput.value) this.runSearch();
     this.el.dataset.nstvizReady = "1";
+    if (this.steps && !this.steps.ready) this.steps.ready = performance.now();
   }
 
   setPaneGraph(side, run, graph) {
@@ -380,15 +391,19 @@ export class App {
     this.panes.forEach((p) => { if (p.entry) fn(p); });
   }
 
-  /** Cached graph model + group tree for (run, graph id); yields between the steps. */
+  /**
+   * Cached graph model + group tree for (run, graph id); yields between the steps, and a big
+   * graph's steps run in slices (no long main-thread task).
+   */
   async graphEntry(run, graphId, yieldFn) {
     const key = `${run}\u0000${graphId}`;
     let e = this.cache.get(key);
     if (e) return e;
     const graph = this.index.graph(run, graphId);
-    if (yieldFn && graph.nodes.length > 5000) await yieldFn(); // big: not in the task that built the panels
+    const big = yieldFn && graph.nodes.length > 5000;
+    if (big) await yieldFn(); // not in the task that built the panels
     const t0 = performance.now();
-    const gm = buildGraphModel(graph);
+    const gm = big ? await buildGraphModelSliced(graph, yieldFn) : buildGraphModel(graph);
     if (graph.level === "aten_backward") {
       const fwd = this.index.graphs(run).find((g) => g.level === "aten_forward" && g.frame_id === graph.frame_id
         && g.compile_id === graph.compile_id && (g.attempt || 0) === (graph.attempt || 0));
@@ -400,10 +415,11 @@ export class App {
     }
     const t1 = performance.now();
     if (yieldFn) await yieldFn();
-    const tree = buildGroupTree(gm, { fold: false });
+    const tree = big ? await buildGroupTreeSliced(gm, { fold: false }, yieldFn) : buildGroupTree(gm, { fold: false });
     fixStackTree(gm, tree); // stacked fragments: before folding, which reads the final groups
-    if (yieldFn && gm.n > 5000) await yieldFn(); // folding identical blocks: a task of its own
-    foldTree(gm, tree);
+    if (big) await yieldFn(); // folding identical blocks: a task of its own
+    if (big) await foldTreeSliced(gm, tree, yieldFn);
+    else foldTree(gm, tree);
     for (const g of tree.groups) {
       if (!g.dead && g.kind === "region") g.label = `${this.regionFunction(run, gm.regionIds[g.region])} · ${gm.regionIds[g.region]}`;
     }
@@ -412,8 +428,17 @@ export class App {
     return e;
   }
 
+  /** The Report's region `id` of a run (a Map per run's region list: a 50k-node graph has ~1,000 regions). */
   regionInfo(run, id) {
-    return ((this.index.run(run) || {}).regions || []).find((r) => r.id === id) || { id };
+    const list = (this.index.run(run) || {}).regions || [];
+    if (!this._regionMaps) this._regionMaps = new WeakMap();
+    let byId = this._regionMaps.get(list);
+    if (!byId) {
+      byId = new Map();
+      for (const r of list) if (!byId.has(r.id)) byId.set(r.id, r); // the first, as find() gave
+      this._regionMaps.set(list, byId);
+    }
+    return byId.get(id) || { id };
   }
 
   regionFunction(run, id) {

@@ -32,7 +32,7 @@ export function makeDebugHook(app) {
       const p = app.panes[k];
       return p ? p.gc.canvas.getBoundingClientRect().toJSON() : null;
     },
-    timings: () => ({ decodeMs: app.decodeMs, firstPaintMs: app.firstPaintMs, lastSearchMs: app.lastSearchMs, panes: app.panes.map((p) => ({ ...p.stats })) }),
+    timings: () => ({ decodeMs: app.decodeMs, firstPaintMs: app.firstPaintMs, steps: { ...app.steps, ...app.host.steps }, lastSearchMs: app.lastSearchMs, panes: app.panes.map((p) => ({ ...p.stats })) }),
     levelNames: LEVEL_NAMES,
   });
 }

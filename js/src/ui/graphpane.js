@@ -6,7 +6,7 @@
 // Must not: change other panes, the source or details panes directly (it asks the app).
 
 import { LEVEL_NAMES } from "../contract/decode.js";
-import { KIND_NAMES, KIND_NONSTRICT, searchText, tensorText } from "../contract/graphmodel.js";
+import { KIND_NAMES, KIND_NONSTRICT, searchTextUntil, tensorText } from "../contract/graphmodel.js";
 import { initialExpansion, revealNode, ROOT } from "../layout/groups.js";
 import { computeView, computeViewAsync, groupLabel } from "../layout/view.js";
 import { GraphCanvas } from "../render/canvas.js";
@@ -150,16 +150,20 @@ export class GraphPane {
     this.setHits([]);
     await nextTask();
     if (this.entry !== entry) return;
+    const t1 = performance.now();
     const pending = this.relayout();
     if (pending) await pending;
+    const t2 = performance.now();
     this.gc.home();
     this.gc.drawNow();
     const g = entry.gm.graph;
     this.info.textContent = `${entry.gm.n} nodes · ${g.op_count || 0} ops${g.truncated ? " · truncated" : ""}`;
-    this.stats = { firstPaintMs: performance.now() - t0, nodes: entry.gm.n, boxes: this.view.boxes.length };
-    // prepare search text while the user looks at the first paint
-    const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 50));
-    idle(() => searchText(entry.gm));
+    this.stats = { firstPaintMs: performance.now() - t0, nodes: entry.gm.n, boxes: this.view.boxes.length,
+      modelMs: entry.buildMs, treeMs: entry.treeMs, layoutMs: t2 - t1, drawMs: performance.now() - t2 };
+    // prepare search text while the user looks at the first paint, in idle time only
+    const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 50));
+    const part = (deadline) => { if (!searchTextUntil(entry.gm, () => deadline.timeRemaining() < 1)) idle(part); };
+    idle(part);
   }
 
   /** Boxes the current expansion shows (cheap: counts items of expanded groups). */

@@ -31,7 +31,7 @@ export function renderLegend(app) {
       const cur = byFn.get(fn) || { regions: [], nodes: 0, color: regionColor(r), approximate: false };
       cur.regions.push(gm.regionIds[r]);
       // regions ingested from a TORCH_TRACE log are matched by source line, not provenance
-      if (((app.index.run(p.run) || {}).regions || []).some((g) => g.id === gm.regionIds[r] && g.approximate)) cur.approximate = true;
+      if (app.regionInfo(p.run, gm.regionIds[r]).approximate) cur.approximate = true;
       cur.nodes += c;
       byFn.set(fn, cur);
     }
