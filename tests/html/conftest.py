@@ -1,25 +1,21 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers.browser_server import run_spec
+
 PROBE = Path(__file__).with_name("page_probe.py")
 
 
 def probe_pages(tmp_path: Path, pages: list[dict[str, Any]], timeout: float = 180) -> list[dict[str, Any]]:
-    """Open pages in headless Chromium (in a separate process, see page_probe.py)."""
+    """Open pages in headless Chromium (page_probe.py in a separate process, one per test process)."""
     spec = tmp_path / "probe-spec.json"
     spec.write_text(json.dumps({"pages": pages}), encoding="utf-8")
-    proc = subprocess.run(
-        [sys.executable, str(PROBE), str(spec)], capture_output=True, text=True, timeout=timeout, check=False
-    )
-    assert proc.returncode == 0, f"page probe failed:\n{proc.stderr[-3000:]}"
-    return json.loads(proc.stdout)
+    return run_spec(PROBE, spec, timeout)
 
 
 @pytest.fixture

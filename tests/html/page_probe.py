@@ -24,6 +24,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script (or imported by a benchmark): the repo's tests.*
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.helpers.browser_server import serve
 from tests.helpers.chromium import launch
 
 # Runs before the page's own scripts (injected by the browser, so the page's CSP does not apply).
@@ -57,11 +58,13 @@ COLLECT = """() => ({
 
 def probe(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Open each page and return one observation dict per page."""
-    results = []
     with launch() as browser:
-        for spec in pages:
-            results.append(_probe_one(browser, spec))
-    return results
+        return [_probe_one(browser, spec) for spec in pages]
+
+
+def _probe_spec(browser: Any, spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """A spec file's pages in a running Chromium (``--serve``)."""
+    return [_probe_one(browser, page) for page in spec["pages"]]
 
 
 def _probe_one(browser: Any, spec: dict[str, Any]) -> dict[str, Any]:
@@ -138,7 +141,13 @@ def assert_inert(obs: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    """Read the spec file named on the command line and print the observations as JSON."""
+    """Read the spec file named on the command line and print the observations as JSON.
+
+    ``--serve`` instead: one Chromium for many spec files (``tests/helpers/browser_server.py``).
+    """
+    if sys.argv[1] == "--serve":
+        serve(_probe_spec)
+        return
     spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     json.dump(probe(spec["pages"]), sys.stdout, ensure_ascii=True)
 

@@ -15,14 +15,14 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 transformers = pytest.importorskip("transformers")
 
 import torch  # noqa: E402
+
+from tests.helpers import fresh  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ == "5.24.0"
@@ -62,10 +62,13 @@ NEEDS: dict[str, tuple[str, ...]] = {
 
 
 def explain(job: str) -> dict:
-    """``tests/models/explain_check27.py`` for the job, in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": ROOT + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, "-m", "tests.models.explain_check27", job], capture_output=True,
-                         text=True, cwd=ROOT, env=env, timeout=600)
+    """``tests/models/explain_check27.py`` for the job, in a fresh process.
+
+    Forked from the per-worker server of :mod:`tests.helpers.fresh` (torch and transformers
+    imported, nothing compiled or run), as for corpus19: not a new interpreter per job.
+    """
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    out = fresh.run(["-m", "tests.models.explain_check27", job], cwd=ROOT, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 

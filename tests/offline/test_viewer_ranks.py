@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from nstviz.offline.diff import diff_paths
 from nstviz.render.html import save_html
+from tests.helpers.browser_server import run_spec
 
 pytestmark = pytest.mark.browser
 
@@ -54,9 +53,7 @@ def test_rank_picker_switches_rank_and_findings_are_shown(tmp_path: Path, tracel
     ]
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps({"page": str(page), "viewport": [1300, 800], "color_scheme": "light", "steps": steps}))
-    proc = subprocess.run([sys.executable, str(DRIVER), str(spec)], capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout)
+    out = run_spec(DRIVER, spec, 180)
     assert out["errors"] == [], out["errors"]
     r = out["results"]
     assert r[1] == ["rank 0", "rank 1 ⚠"]

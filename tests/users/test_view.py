@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from nstviz import Report
 from nstviz.passes.headline import build_headline
 from nstviz.render.html import render_html
+from tests.helpers.browser_server import run_spec
 
 pytestmark = pytest.mark.browser
 
@@ -52,10 +51,7 @@ def test_the_skipped_frame_is_said_in_the_headline(tmp_path: Path, size: tuple[i
         {"do": "screenshot", "path": str(shot)},
     ]}
     (tmp_path / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(DRIVER), str(tmp_path / "spec.json")], capture_output=True,
-                          text=True, timeout=180, check=False)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout)
+    out = run_spec(DRIVER, tmp_path / "spec.json", 180)
     assert not out["errors"] and not out["requests"]
     chip = out["results"][1]
     assert chip["found"], "no headline chip says the frame was skipped"

@@ -2,19 +2,19 @@
 
 Pages are written by the real ``nstviz.render.html.render_html`` (the standalone file users get).
 Chromium is driven by ``driver.py`` in a subprocess, so its Playwright instance never meets
-another test module's. Screenshots go to ``test-artifacts/viewer/`` for reviewers.
+another test module's: one per test process, serving every spec (``tests/helpers/browser_server.py``). Screenshots go to ``test-artifacts/viewer/`` for reviewers.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.helpers.browser_server import run_spec
 from tests.helpers.chromium import ChromiumMissing, chromium_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,10 +55,7 @@ def drive(tmp_path: Path, chromium: str):
     def run(spec: dict[str, Any], timeout: float = 180) -> dict[str, Any]:
         path = tmp_path / f"spec-{len(list(tmp_path.glob('spec-*')))}.json"
         path.write_text(json.dumps(spec), encoding="utf-8")
-        proc = subprocess.run([sys.executable, str(DRIVER), str(path)], capture_output=True, text=True,
-                              timeout=timeout, check=False)
-        assert proc.returncode == 0, f"driver failed:\n{proc.stderr[-4000:]}"
-        return json.loads(proc.stdout)
+        return run_spec(DRIVER, path, timeout)  # the worker's one Chromium, a new context per spec
 
     return run
 

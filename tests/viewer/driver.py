@@ -34,6 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the repo's tests.*
 
+from tests.helpers.browser_server import serve
 from tests.helpers.chromium import launch
 
 # Installed before the page's scripts: long-task observer for the benchmarks.
@@ -57,11 +58,18 @@ ROOT = "#nstviz-root"
 
 
 def run(spec: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"results": [], "errors": [], "console": [], "requests": [], "dialogs": 0}
+    """Run the spec in a Chromium of its own."""
     with launch() as browser:
-        w, h = spec.get("viewport", [1400, 900])
-        ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme=spec.get("color_scheme", "light"),
-                                  accept_downloads=True, device_scale_factor=spec.get("dpr", 1))
+        return run_in(browser, spec)
+
+
+def run_in(browser: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """Run the spec in a new context (its own storage and downloads) of a running Chromium."""
+    out: dict[str, Any] = {"results": [], "errors": [], "console": [], "requests": [], "dialogs": 0}
+    w, h = spec.get("viewport", [1400, 900])
+    ctx = browser.new_context(viewport={"width": w, "height": h}, color_scheme=spec.get("color_scheme", "light"),
+                              accept_downloads=True, device_scale_factor=spec.get("dpr", 1))
+    try:
         page = ctx.new_page()
         page.add_init_script(INIT_SCRIPT)
         page.on("pageerror", lambda e: out["errors"].append(f"{e}\n{e.stack or ''}"))
@@ -76,6 +84,8 @@ def run(spec: dict[str, Any]) -> dict[str, Any]:
         page.goto(Path(spec["page"]).resolve().as_uri())
         for step in spec["steps"]:
             out["results"].append(_step(page, step))
+    finally:
+        ctx.close()
     return out
 
 
@@ -176,6 +186,9 @@ def _step(page, step: dict[str, Any]) -> Any:
 
 
 def main() -> None:
+    if sys.argv[1] == "--serve":  # one Chromium for many specs (tests/helpers/browser_server.py)
+        serve(run_in)
+        return
     spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     json.dump(run(spec), sys.stdout)
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import gzip
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.browser_server import run_spec
 
 from .conftest import DRIVER, _need_bundle
 
@@ -165,9 +165,7 @@ def results(tmp_path_factory, chromium) -> list:
 def _drive(tmp: Path, spec: dict) -> dict:
     path = tmp / f"spec-{len(list(tmp.glob('spec-*')))}.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(DRIVER), str(path)], capture_output=True, text=True, timeout=180, check=False)
-    assert proc.returncode == 0, f"driver failed:\n{proc.stderr[-4000:]}"
-    out = json.loads(proc.stdout)
+    out = run_spec(DRIVER, path, 180)
     assert not out["errors"], out["errors"]
     assert not out["requests"], out["requests"]
     return out

@@ -10,12 +10,12 @@ over the fitted graph). The tests read the sessions' outputs.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.browser_server import run_spec
 
 from .conftest import ARTIFACTS, DRIVER, _need_bundle
 
@@ -71,9 +71,7 @@ MODES = ["side_by_side", "merged", "single", "side_by_side", "single", "merged",
 def _run(spec: dict[str, Any], tmp: Path) -> dict[str, Any]:
     path = tmp / "spec.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(DRIVER), str(path)], capture_output=True, text=True, timeout=240, check=False)
-    assert proc.returncode == 0, f"driver failed:\n{proc.stderr[-4000:]}"
-    out = json.loads(proc.stdout)
+    out = run_spec(DRIVER, path, 240)
     assert out["errors"] == [], out["errors"]
     return out
 

@@ -15,12 +15,12 @@ driver session; the tests read its measurements:
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.browser_server import run_spec
 
 from .conftest import DRIVER
 from .readable_report import readable_report
@@ -102,9 +102,7 @@ CHROME = r"""() => {
 def _drive(spec: dict[str, Any], tmp: Path) -> dict[str, Any]:
     path = tmp / f"spec-{len(list(tmp.glob('spec-*')))}.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(DRIVER), str(path)], capture_output=True, text=True, timeout=180, check=False)
-    assert proc.returncode == 0, f"driver failed:\n{proc.stderr[-4000:]}"
-    out = json.loads(proc.stdout)
+    out = run_spec(DRIVER, path, 180)
     assert out["errors"] == [] and out["requests"] == [], out
     return out
 
