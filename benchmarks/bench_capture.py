@@ -1,6 +1,16 @@
 """Capture-engine cost on a GPT-2-like model (6 layers) with a breaking helper per block.
 
-Prints:
+``--side-by-side`` (issue 28): in ONE process per model size (12 and 48 blocks by default,
+caches off), interleaved, best of ``--repeat``:
+
+- R1 = ``compare(time=False)`` / two plain ``torch.compile(backend="aot_eager")`` compiles
+  (as written, then with ``torch._dynamo.nonstrict_trace`` on the helper)   target <= 1.10
+- R2 = ``compare(time=False)`` / two plain inductor compiles                 target <= 0.20
+
+wall and CPU (``time.process_time``, all threads) each, with the Dynamo frame compiles and AOT
+compiles each side made (they should be equal).
+
+Otherwise prints:
 - compare() wall time / (2 x plain torch.compile with the same backend)    target <= 1.10
 - compare() with its default timing / compare(time=False)                 target <= 1.30
 - compare() (record backend) / one plain inductor compile                  target <= 0.50
@@ -9,6 +19,7 @@ Prints:
 
 Each measurement runs in a fresh subprocess so that no compile cache is warm.
 Run: python benchmarks/bench_capture.py [--layers 6] [--big-layers 24]
+     python benchmarks/bench_capture.py --side-by-side [--sizes 12 48] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -117,6 +128,61 @@ SCRIPTS = {
     ),
 }
 
+SIDE_BY_SIDE = MODEL + textwrap.dedent(
+    '''
+    import json
+    import nstviz
+    from torch._dynamo.utils import counters
+
+    def clock():
+        return time.perf_counter(), time.process_time()
+
+    def compiles():
+        return {"dynamo_frames": counters["frames"]["ok"], "aot": counters["aot_autograd"]["total"]}
+
+    def plain_pair(backend, layers):
+        """What a user does by hand: compile as written, then with the helper marked."""
+        global block_scale
+        model, idx = make(layers)
+        counters.clear()
+        t = clock()
+        torch.compile(model, backend=backend)(idx)
+        torch._dynamo.reset()
+        helper = block_scale
+        block_scale = torch._dynamo.nonstrict_trace(helper)
+        try:
+            torch.compile(model, backend=backend)(idx)
+        finally:
+            block_scale = helper
+        t2 = clock()
+        torch._dynamo.reset()
+        return t2[0] - t[0], t2[1] - t[1], compiles()
+
+    def capture(layers):
+        model, idx = make(layers)
+        counters.clear()
+        t = clock()
+        nstviz.compare(model, idx, nonstrict=[block_scale], time=False)
+        t2 = clock()
+        return t2[0] - t[0], t2[1] - t[1], compiles()
+
+    kinds = {"aot_eager": lambda n: plain_pair("aot_eager", n), "compare": capture}
+    if INDUCTOR:
+        kinds["inductor"] = lambda n: plain_pair("inductor", n)
+    for kind in kinds.values():  # warm-up: lazy imports and first-use costs charged to no one
+        kind(1)
+    best = {}
+    for r in range(REPEAT):
+        order = list(kinds) if r % 2 == 0 else list(reversed(kinds))
+        for name in order:
+            wall, cpu, counts = kinds[name](LAYERS)
+            old = best.get(name)
+            best[name] = {"wall": min(wall, old["wall"]) if old else wall,
+                          "cpu": min(cpu, old["cpu"]) if old else cpu, **counts}
+    print(json.dumps(best))
+    '''
+)
+
 
 def _run(kind: str, *, fresh_inductor_cache: bool = False, **consts: object) -> list[str]:
     head = "".join(f"{k} = {v!r}\n" for k, v in consts.items())
@@ -125,7 +191,7 @@ def _run(kind: str, *, fresh_inductor_cache: bool = False, **consts: object) -> 
         if fresh_inductor_cache:  # a cold compile, as a user's first run sees it
             env["TORCHINDUCTOR_CACHE_DIR"] = cache
         out = subprocess.run(
-            [sys.executable, "-c", head + SCRIPTS[kind]], capture_output=True, text=True, check=False, env=env
+            [sys.executable, "-c", head + (SIDE_BY_SIDE if kind == "side_by_side" else SCRIPTS[kind])], capture_output=True, text=True, check=False, env=env
         )
     if out.returncode != 0:
         raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
@@ -144,7 +210,12 @@ def main() -> None:
     parser.add_argument(
         "--only-timing", action="store_true", help="only compare() default (timed) and time=False, over 2 plain compiles"
     )
+    parser.add_argument("--side-by-side", action="store_true", help="R1 and R2 in one process per size (issue 28)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[12, 48], help="blocks, for --side-by-side")
     args = parser.parse_args()
+    if args.side_by_side:
+        _side_by_side(args.sizes, args.repeat, inductor=not args.skip_inductor)
+        return
 
     def best(kind: str, repeat: int, **consts: object) -> tuple[float, float, list[str]]:
         runs = [_run(kind, fresh_inductor_cache=True, **consts) for _ in range(repeat)]
@@ -211,6 +282,22 @@ def main() -> None:
             "json_bytes_per_node": round(size / max(nodes, 1), 1),
         }
     )
+    print(json.dumps(figures, indent=2))
+
+
+def _side_by_side(sizes: list[int], repeat: int, *, inductor: bool) -> None:
+    """R1 and R2 per model size, each size in one process with every compile cache off."""
+    os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"  # the subprocess inherits it
+    figures: dict[str, object] = {"repeat (best of)": repeat}
+    for layers in sizes:
+        best = json.loads(_run("side_by_side", LAYERS=layers, REPEAT=repeat, INDUCTOR=inductor)[-1])
+        row: dict[str, object] = {k: {m: round(v, 3) if isinstance(v, float) else v for m, v in b.items()}
+                                  for k, b in best.items()}
+        cmp = best["compare"]
+        for label, plain in (("R1_over_2x_aot_eager", "aot_eager"), ("R2_over_2x_inductor", "inductor")):
+            if plain in best:
+                row[label] = {m: round(cmp[m] / best[plain][m], 3) for m in ("wall", "cpu")}
+        figures[f"{layers}_blocks"] = row
     print(json.dumps(figures, indent=2))
 
 

@@ -129,6 +129,13 @@ class TraceCollector(logging.Handler):
             filename = self._strings.get(filename)  # unknown: interned before nstviz listened (no file)
         return {"file": filename, "line": frame.get("line"), "function": frame.get("name"), "code": frame.get("loc")}
 
+    @staticmethod
+    def reads_payload(name: str, metadata: Any) -> bool:
+        """Whether the payload of torch's record ``name`` (with ``metadata``) is kept (see ``_handle``)."""
+        if name == "artifact":
+            return isinstance(metadata, dict) and metadata.get("name") in _KEEP_ARTIFACTS
+        return _KEEP_EVENTS.get(name, False)
+
     def of_kind(self, kind: str) -> list[TraceEvent]:
         """Events of one kind, in the order torch emitted them."""
         return [e for e in self.events if e.kind == kind]
@@ -139,7 +146,8 @@ def collecting() -> Iterator[TraceCollector]:
     """Install a :class:`TraceCollector` on ``torch.__trace``; restore the logger exactly after.
 
     The collector snapshots Dynamo's graph-break counter at the start and at each graph-break
-    artifact (see the module docstring).
+    artifact (see the module docstring). While it is torch's only listener, torch computes the
+    payloads it keeps only (:func:`nstviz.capture._torch_compat.trace_payloads.payloads_read_only`).
     """
     logger = _torch_compat.trace_logger()
     saved_level, saved_propagate, saved_disabled = logger.level, logger.propagate, logger.disabled
@@ -148,7 +156,9 @@ def collecting() -> Iterator[TraceCollector]:
     if logger.level > logging.DEBUG or logger.level == logging.NOTSET:
         logger.setLevel(logging.DEBUG)
     try:
-        yield collector
+        # payloads the collector drops (graph printouts, metadata dumps) are not even computed
+        with _torch_compat.payloads_read_only(collector, collector.reads_payload):
+            yield collector
     finally:
         logger.removeHandler(collector)
         logger.setLevel(saved_level)

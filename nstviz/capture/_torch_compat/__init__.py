@@ -103,6 +103,7 @@ from nstviz.capture._torch_compat.nonstrict import (
     wrapped_if_marked,
 )
 from nstviz.capture._torch_compat.own_lines import own_lines
+from nstviz.capture._torch_compat.trace_payloads import payloads_read_only
 
 __all__ = [
     "DYNAMO_GLOBAL_PREFIXES",
@@ -169,6 +170,7 @@ __all__ = [
     "nonstrict_trace_spelling",
     "noting_lost_features",
     "own_lines",
+    "payloads_read_only",
     "post_grad_hook_slot",
     "post_grad_pass_hook",
     "pytree_registered",
