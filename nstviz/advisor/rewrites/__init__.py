@@ -29,6 +29,7 @@ from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
 from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
+from nstviz.advisor.rewrites.indices import propose_index_ops
 from nstviz.advisor.rewrites.loops import propose_loop
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
@@ -49,6 +50,7 @@ __all__ = [
     "propose_check",
     "propose_custom_op",
     "propose_dense_experts",
+    "propose_index_ops",
     "propose_loop",
     "propose_numpy_scalars",
     "propose_scalar",
@@ -75,7 +77,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         remedies += [propose_check, propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
-        remedies.append(propose_scalar)
+        remedies += [propose_index_ops, propose_scalar]  # a tensor element as an index first: shapes stay static
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)
