@@ -44,7 +44,7 @@ __all__ = ["EARLY_CONFIG_GB", "TARGETED_REWRITES", "Tried", "choose", "next_atte
 EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 """Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
 them, their own flag may; tried after the targeted rewrites, before any mark."""
-TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int"})
+TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int", "index-select"})
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
 
 

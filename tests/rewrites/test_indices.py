@@ -86,3 +86,53 @@ def test_paste_in_a_fresh_process():
     call = "delay_weights, (torch.randn(4, 10),)"
     assert graphs_in_fresh_process([delay_weights], "", call) == 2
     assert graphs_in_fresh_process([delay_weights], r.source, call) == 1
+
+
+LIBRARY = '''
+import functools
+
+import torch
+
+
+class Cache:
+    """A name only this module has, used in an annotation (transformers' ``Cache``)."""
+
+
+def deprecated(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+class Attention:
+    @deprecated
+    def delays(self, x: torch.Tensor, cache: Cache | None = None) -> torch.Tensor:
+        _, idx = torch.topk(x.mean(0), 3)
+        return torch.stack([x[:, idx[i]] for i in range(3)], dim=-1) * 2
+'''
+
+
+def test_a_decorated_library_method_pastes_without_its_decorator_and_annotations(tmp_path, monkeypatch):
+    """Autoformer's ``forward`` is ``@deprecate_kwarg``-wrapped and annotated with ``Cache``: the paste names neither."""
+    import importlib
+    import sys
+
+    from nstviz.advisor.code import rewrite_lines
+
+    (tmp_path / "nstviz_toy_library.py").write_text(LIBRARY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    lib = importlib.import_module("nstviz_toy_library")
+    try:
+        r = propose_index_ops(lib.Attention.delays, GB0033).rewrites[0]
+        imports: dict[str, None] = {}
+        lines = rewrite_lines(r, imports)  # fills in the imports the lines need
+        paste = "\n".join([*imports, *lines])
+        assert "@deprecated" not in paste and "Cache" not in paste
+        assert "nstviz_toy_library.Attention.delays.__wrapped__.__code__ = delays.__code__" in paste
+        setup = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport nstviz_toy_library\n"
+        call = "(lambda x: nstviz_toy_library.Attention().delays(x)), (torch.randn(4, 10),)"
+        assert graphs_in_fresh_process([], "", call, setup=setup) == 2
+        assert graphs_in_fresh_process([], paste, call, setup=setup) == 1
+    finally:
+        sys.modules.pop("nstviz_toy_library", None)
