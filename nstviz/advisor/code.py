@@ -245,7 +245,7 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
             imports[f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"] = None
             lines.append(f"{alias}.{name} = {name}  # the rewrite uses it")
     lines = [line for line in lines if line not in imports]  # an import the rewrite's source repeats
-    if getattr(rewrite, "remedy", "") == "custom-op":
+    if getattr(rewrite, "remedy", "") in ("custom-op", "numpy-op"):
         # the op runs the original: it keeps its code, and the name is rebound to the op's caller
         eager = f"_eager = {attr}  #"
         lines = [line.replace(eager, f"_eager = {target}  #", 1) if eager in line else line for line in lines]

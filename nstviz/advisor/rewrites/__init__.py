@@ -31,6 +31,7 @@ from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
 from nstviz.advisor.rewrites.indices import propose_index_ops
 from nstviz.advisor.rewrites.loops import propose_loop
+from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
 from nstviz.advisor.rewrites.scalars import propose_scalar
@@ -53,6 +54,7 @@ __all__ = [
     "propose_dense_experts",
     "propose_index_ops",
     "propose_loop",
+    "propose_numpy_op",
     "propose_numpy_scalars",
     "propose_scalar",
     "propose_size_branch",
@@ -100,6 +102,10 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         p = remedy(fn, brk)
         out.rewrites += p.rewrites
         out.notes += p.notes if p.fits else []  # a remedy made for other code: no reason to list
+    if len(calls) >= 2:  # numpy that returns an ndarray (a random mask): an op that returns a tensor
+        p = propose_numpy_op(fn, brk, calls)
+        out.rewrites += p.rewrites
+        out.notes += p.notes
     if len(calls) >= 2:
         p = propose_custom_op(fn, brk, calls)
         out.rewrites += p.rewrites
