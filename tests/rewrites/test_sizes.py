@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
 import torch
 
 from nstviz.advisor.rewrites import BreakSite, graph_count, propose, propose_size_branch, verify
@@ -82,3 +83,23 @@ def test_paste_in_a_fresh_process():
     flag = "torch._dynamo.config.capture_dynamic_output_shape_ops = True\n"
     assert graphs_in_fresh_process([top_k_points, detect], "", call, setup=flag) == 3
     assert graphs_in_fresh_process([top_k_points, detect], r.source, call) == 1
+
+
+@pytest.mark.slow
+def test_superpoint_keypoints_compile_whole():
+    """transformers' SuperPoint (tiny config, eval): size-cond on ``top_k_keypoints`` with the flag gives one graph."""
+    from transformers.models.superpoint import modeling_superpoint
+
+    from tests.models import corpus27
+
+    torch.manual_seed(0)
+    model, inputs = corpus27.BREAKING["superpoint_eval"].build()
+    fn = modeling_superpoint.top_k_keypoints
+    r = propose_size_branch(fn, BreakSite("GB0170", inspect.getsourcelines(fn)[1] + 2, GUARD.message)).rewrites[0]
+    want = model(**inputs)
+    with r.applied():
+        assert graph_count(lambda pixel_values: model(pixel_values=pixel_values), (inputs["pixel_values"],)) == 1
+        torch._dynamo.reset()
+        got = torch.compile(model, backend="aot_eager")(**inputs)
+    assert torch.equal(got.keypoints, want.keypoints) and torch.allclose(got.scores, want.scores)
+    assert modeling_superpoint.top_k_keypoints is fn
