@@ -44,7 +44,7 @@ __all__ = ["EARLY_CONFIG_GB", "TARGETED_REWRITES", "Tried", "choose", "next_atte
 EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 """Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
 them, their own flag may; tried after the targeted rewrites, before any mark."""
-TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int", "index-select"})
+TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op"})
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
 
 
@@ -86,7 +86,8 @@ def plan(
     # eager experts loop, 0-d int buffers), then the config flags a data-dependent break names
     # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.
     if trials.other_inputs is not None:
-        state.queue[:0] = rewrite_candidates(state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES)
+        state.queue[:0] = rewrite_candidates(state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES,
+                                             run_eager=trials.run_eager)
     state.early_config = trials.try_config is not None
     return state
 
