@@ -86,3 +86,14 @@ def test_paste_in_a_fresh_process():
     call = "spec_augment, (torch.randn(2, 12, 4),)"
     assert graphs_in_fresh_process([span_mask, spec_augment], "", call) == 2
     assert graphs_in_fresh_process([span_mask, spec_augment], r.source, call) == 1
+
+
+def test_the_advisor_keeps_it_against_eager_where_the_baseline_compile_draws_other_masks():
+    """The baseline compile traces numpy onto torch's generator (other masks than eager): the attempt is checked against eager."""
+    import nstviz
+
+    report = nstviz.compare(spec_augment, torch.randn(2, 12, 4, generator=torch.Generator().manual_seed(0)), auto=True)
+    op = next(c for c in report.candidates if "(numpy-op)" in c.function)
+    assert (op.status, op.outputs_match) == ("improved", True), op.error  # "worse: outputs differ" against the baseline
+    rec = report.recommendation  # this op, or capture_scalar_outputs (Dynamo then skips span_mask: eager's draws)
+    assert rec is not None and (rec.graphs_before, rec.graphs_after, rec.outputs_match) == (2, 1, True)
