@@ -133,6 +133,7 @@ def worker_measure(job: str, code: str, backend: str, reps: int, save: str | Non
 
     import torch
 
+    from tests.models.corpus import seed_all
     from tests.models.measure import flat_tensors, same
 
     # the code runs after the model is built, before anything is compiled (as a user pastes it)
@@ -144,6 +145,9 @@ def worker_measure(job: str, code: str, backend: str, reps: int, save: str | Non
     reg = _registry()
     torch._dynamo.reset()
     try:
+        # seeded like the other calls: a job that writes into its inputs (Whisper's SpecAugment zeroes
+        # the masked input features in place) must write the same places, or later calls see other inputs
+        seed_all(1)
         ex = torch._dynamo.explain(model)(**inputs)
         kinds = collections.Counter()
         for r in ex.break_reasons:

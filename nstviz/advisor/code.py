@@ -245,7 +245,7 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
             imports[f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"] = None
             lines.append(f"{alias}.{name} = {name}  # the rewrite uses it")
     lines = [line for line in lines if line not in imports]  # an import the rewrite's source repeats
-    if getattr(rewrite, "remedy", "") == "custom-op":
+    if getattr(rewrite, "remedy", "") in ("custom-op", "numpy-op"):
         # the op runs the original: it keeps its code, and the name is rebound to the op's caller
         eager = f"_eager = {attr}  #"
         lines = [line.replace(eager, f"_eager = {target}  #", 1) if eager in line else line for line in lines]
@@ -253,8 +253,45 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
     elif original.__code__.co_freevars:  # a closure: its code cannot be swapped, rebind it instead
         lines.append(f"{target} = {attr}")
     else:
+        # only the code is swapped: the original keeps its decorators' wrappers and annotations, which
+        # name the module's globals (`@deprecate_kwarg`, `Cache`) a pasting script does not have
+        lines = _bare_def("\n".join(lines), attr).splitlines()
+        target += ".__wrapped__" * _wraps_between(module, original)
         lines.append(f"{target}.__code__ = {attr}.__code__  # keeps {alias}'s globals; every caller sees it")
     return [*lines, ""]
+
+
+def _bare_def(source: str, attr: str) -> str:
+    """``source`` with the top-level ``def attr`` stripped of its decorators and annotations."""
+    tree = ast.parse(source)
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and n.name == attr and (n.decorator_list or n.returns or _annotated(n)):
+            first = (n.decorator_list[0].lineno if n.decorator_list else n.lineno) - 1
+            n.decorator_list, n.returns = [], None
+            a = n.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if arg is not None:
+                    arg.annotation = None
+            lines = source.splitlines()
+            return "\n".join([*lines[:first], ast.unparse(n), *lines[n.end_lineno or len(lines):]])
+    return source
+
+
+def _annotated(fn: ast.FunctionDef) -> bool:
+    a = fn.args
+    return any(arg is not None and arg.annotation is not None
+               for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg])
+
+
+def _wraps_between(module: Any, original: Any) -> int:
+    """How many ``__wrapped__`` lead from what ``module.<qualname>`` holds to ``original`` (a decorated method: 1)."""
+    obj: Any = module
+    for part in original.__qualname__.split("."):
+        obj = getattr(obj, part, None)
+    hops = 0
+    while obj is not None and obj is not original and hasattr(obj, "__wrapped__") and hops < 10:
+        obj, hops = obj.__wrapped__, hops + 1
+    return hops if obj is original else 0
 
 
 def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str, decorator: str) -> str:

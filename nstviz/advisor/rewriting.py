@@ -54,7 +54,8 @@ def rewrite_candidates(
         if brk is None:
             continue
         site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
-        calls = _recorded(obj, run_eager) if run_eager is not None and only is None and _c_call(brk) else []
+        wants_calls = only is None or not _NEEDS_CALLS.isdisjoint(only)
+        calls = _recorded(obj, run_eager) if run_eager is not None and wants_calls and _c_call(brk) else []
         try:
             proposal = propose(obj, site, calls)
         except Exception as e:  # a remedy that cannot read the function is a note, not a crash
@@ -93,6 +94,9 @@ def rewrite_candidates(
             out.append(q)
     return out
 
+
+_NEEDS_CALLS = frozenset({"custom-op", "numpy-op"})
+"""Remedies built from the calls recorded in eager runs."""
 
 _C_CALL_GB = frozenset({"GB4347", "GB9493", "GB0059", "GB0007", "GB0026", "GB0294", "GB0124", "GB0033", "GB0109"})
 """Breaks in a call Dynamo cannot follow (C code, builtins, numpy, ``.item()``/``.tolist()``)."""

@@ -39,13 +39,15 @@ from nstviz.passes.improvement import eager_frames, judge_change
 from nstviz.report import OutputCheck, Recommendation, Run
 from nstviz.report.timing import best_index
 
-__all__ = ["EARLY_CONFIG_GB", "TARGETED_REWRITES", "Tried", "choose", "next_attempt", "plan", "record", "run_attempt"]
+__all__ = ["EARLY_CONFIG_GB", "FLAG_REWRITES", "TARGETED_REWRITES", "Tried", "choose", "next_attempt", "plan", "record", "run_attempt"]
 
 EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 """Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
 them, their own flag may; tried after the targeted rewrites, before any mark."""
-TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int"})
+TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op"})
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
+FLAG_REWRITES = frozenset({"size-cond"})
+"""Rewrites of the break an early config flag moved, with that flag in their own config."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ def plan(
     # eager experts loop, 0-d int buffers), then the config flags a data-dependent break names
     # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.
     if trials.other_inputs is not None:
-        state.queue[:0] = rewrite_candidates(state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES)
+        state.queue[:0] = rewrite_candidates(state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES,
+                                             run_eager=trials.run_eager)
     state.early_config = trials.try_config is not None
     return state
 
@@ -270,10 +273,16 @@ def _try_early_config(state: SearchState) -> None:
     if not plans or trials.try_config is None:
         return
     before = state.current
+    not_kept: list[Run] = []
     state.config_kept, state.current, state.last_check = try_config_hints(
         trials.try_config, kept_set.marks(state.kept), state.current, state.last_check, state.clock, state.order,
-        state.results, state.say, plans=plans,
+        state.results, state.say, plans=plans, not_kept=not_kept,
     )
+    if trials.other_inputs is not None:
+        # a flag that only moved the break (onto a guard on an unbacked size): the rewrite that answers
+        # the new break sets the flag itself, and goes before any mark
+        for run in not_kept:
+            state.queue[:0] = rewrite_candidates(run, trials.resolve, state.results, state.order, only=FLAG_REWRITES)
     state.resolved |= {b.id for b in before.breaks} - {b.id for b in state.current.breaks}
     if state.config_kept:
         state.plan_revealed(before, state.current, again=True)

@@ -29,10 +29,13 @@ from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
 from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
+from nstviz.advisor.rewrites.indices import propose_index_ops
 from nstviz.advisor.rewrites.loops import propose_loop
+from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
 from nstviz.advisor.rewrites.scalars import propose_scalar
+from nstviz.advisor.rewrites.sizes import propose_size_branch
 from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
 
 __all__ = [
@@ -49,9 +52,12 @@ __all__ = [
     "propose_check",
     "propose_custom_op",
     "propose_dense_experts",
+    "propose_index_ops",
     "propose_loop",
+    "propose_numpy_op",
     "propose_numpy_scalars",
     "propose_scalar",
+    "propose_size_branch",
     "recorded_calls",
     "shape_only",
     "verify",
@@ -75,7 +81,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         remedies += [propose_check, propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
-        remedies.append(propose_scalar)
+        # a tensor element as an index first: shapes stay static; a test on an unbacked size: torch.cond
+        remedies += [propose_index_ops, propose_size_branch, propose_scalar]
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)
@@ -95,6 +102,10 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         p = remedy(fn, brk)
         out.rewrites += p.rewrites
         out.notes += p.notes if p.fits else []  # a remedy made for other code: no reason to list
+    if len(calls) >= 2:  # numpy that returns an ndarray (a random mask): an op that returns a tensor
+        p = propose_numpy_op(fn, brk, calls)
+        out.rewrites += p.rewrites
+        out.notes += p.notes
     if len(calls) >= 2:
         p = propose_custom_op(fn, brk, calls)
         out.rewrites += p.rewrites

@@ -11,6 +11,7 @@ import torch
 
 from nstviz.advisor.rewrites._core import Rewrite
 from nstviz.capture._torch_compat import dynamo_explain, dynamo_reset
+from nstviz.capture.state import rng_state, set_rng_state
 
 __all__ = ["Verdict", "choose", "graph_count", "input_variants", "verify"]
 
@@ -85,7 +86,13 @@ def verify(
     if len(input_sets) < 2:
         raise ValueError("verify needs at least two input sets (the observed one and another)")
     call = entry or original
-    eager = [call(*args) for args in input_sets]
+    # each input set runs eagerly and compiled from the same RNG states (numpy's too): a random mask
+    # drawn in the code is then the same mask in both
+    start = rng_state()
+    eager = []
+    for args in input_sets:
+        set_rng_state(start)
+        eager.append(call(*args))
     try:
         if before is None:
             before = graph_count(call, input_sets[0])
@@ -97,6 +104,7 @@ def verify(
             dynamo_reset()
             compiled = torch.compile(live, backend=backend)
             for args, want in zip(input_sets, eager, strict=False):
+                set_rng_state(start)
                 try:
                     matches.append(_same(compiled(*args), want))
                 except Exception as e:  # a rewrite that fails to run is not kept
@@ -106,6 +114,7 @@ def verify(
     except Exception as e:
         return Verdict(False, -1, -1, [], f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     finally:
+        set_rng_state(start)
         with contextlib.suppress(Exception):
             dynamo_reset()
     if not all(matches):
