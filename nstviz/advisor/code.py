@@ -237,7 +237,7 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
         return [*lines, ""]
     stmt, alias = _import_line(module)
     imports[stmt] = None
-    target = f"{alias}.{original.__qualname__}"
+    target = f"{alias}.{original.__qualname__}{_unwrapping(module, original)}"
     cells = dict(zip(rewrite.function.__code__.co_freevars, rewrite.function.__closure__ or (), strict=False))
     for name in sorted(new_free):
         value = cells[name].cell_contents
@@ -253,8 +253,32 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
     elif original.__code__.co_freevars:  # a closure: its code cannot be swapped, rebind it instead
         lines.append(f"{target} = {attr}")
     else:
-        lines.append(f"{target}.__code__ = {attr}.__code__  # keeps {alias}'s globals; every caller sees it")
+        source = attr
+        if _decorated(rewrite.source, attr):  # the pasted def is its decorator's wrapper too
+            imports["import inspect"] = None
+            source = f"inspect.unwrap({attr})"
+        lines.append(f"{target}.__code__ = {source}.__code__  # keeps {alias}'s globals; every caller sees it")
     return [*lines, ""]
+
+
+def _decorated(source: str, attr: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.FunctionDef) and n.name == attr and n.decorator_list for n in tree.body)
+
+
+def _unwrapping(module: types.ModuleType, original: Any) -> str:
+    """``.__wrapped__`` as many times as the decorators around ``original`` where it is looked up (none: "")."""
+    obj: Any = module
+    for part in original.__qualname__.split("."):
+        obj = getattr(obj, part, None)
+    for hops in range(10):
+        if obj is original or obj is None:
+            return ".__wrapped__" * hops if obj is original else ""
+        obj = getattr(obj, "__wrapped__", None)
+    return ""
 
 
 def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str, decorator: str) -> str:
