@@ -54,7 +54,8 @@ def rewrite_candidates(
         if brk is None:
             continue
         site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
-        calls = _recorded(obj, run_eager) if run_eager is not None and only is None and _c_call(brk) else []
+        wants_calls = only is None or "call-op" in only or "custom-op" in only
+        calls = _recorded(obj, run_eager) if run_eager is not None and wants_calls and _c_call(brk) else []
         try:
             proposal = propose(obj, site, calls)
         except Exception as e:  # a remedy that cannot read the function is a note, not a crash

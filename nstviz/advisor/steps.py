@@ -42,7 +42,7 @@ from nstviz.report import OutputCheck, Recommendation, Run
 from nstviz.report.timing import best_index
 
 __all__ = [
-    "EARLY_CONFIG_GB", "TARGETED_REWRITES", "VALUE_BRANCH_REWRITES", "Tried", "choose", "next_attempt", "plan", "record",
+    "EARLY_CONFIG_GB", "OPAQUE_CALL_REWRITES", "TARGETED_REWRITES", "VALUE_BRANCH_REWRITES", "Tried", "choose", "next_attempt", "plan", "record",
     "run_attempt",
 ]
 
@@ -54,6 +54,9 @@ TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffe
 VALUE_BRANCH_REWRITES = frozenset({"check-assert", "branch-where", "branch-cond"})
 """Rewrites of a branch on tensor values (GB0170): no mark can take one (nonstrict_trace runs the
 function on fake tensors, whose values it cannot branch on), so they go before the marks too."""
+OPAQUE_CALL_REWRITES = frozenset({"call-op"})
+"""A C call on tensors as a custom op: proposed only when the call was seen taking tensors or
+arrays, which no mark can trace either (the C code would get fake tensors), so before the marks."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +98,8 @@ def plan(
     # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.
     if trials.other_inputs is not None:
         state.queue[:0] = rewrite_candidates(
-            state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES | VALUE_BRANCH_REWRITES
+            state.current, trials.resolve, state.results, state.order,
+            only=TARGETED_REWRITES | VALUE_BRANCH_REWRITES | OPAQUE_CALL_REWRITES, run_eager=trials.run_eager,
         )
     state.early_config = trials.try_config is not None
     return state
@@ -299,7 +303,8 @@ def _value_branches_first(state: SearchState) -> None:
     trials = state.trials
     if trials.other_inputs is not None:
         state.queue[:0] = rewrite_candidates(
-            state.current, trials.resolve, state.results, state.order, only=VALUE_BRANCH_REWRITES
+            state.current, trials.resolve, state.results, state.order,
+            only=VALUE_BRANCH_REWRITES,
         )
 
 

@@ -34,3 +34,19 @@ def test_after_the_inner_mark_fails_on_data_dependent_code_its_callers_are_not_t
     assert got["middle"].run is None and got["middle"].status == "skipped"
     assert got["middle"].error.startswith("not tried: it calls inner, whose mark failed on data-dependent code"), got["middle"]
     assert report.recommendation is None
+
+
+def test_a_c_call_on_tensors_becomes_a_custom_op_before_any_mark_is_tried():
+    import pytest
+
+    pytest.importorskip("scipy.optimize")
+    from tests.rewrites.test_call_ops import SETS, loss
+
+    report = nstviz.compare(loss, *SETS[0], auto=True, budget_s=300, max_attempts=4)
+    got = {c.function: c for c in report.candidates}
+    first = got["rewrite: match (call-op)"]
+    assert (first.run, first.status) == ("attempt-1", "improved"), first
+    assert got["match"].run is None  # the mark (scipy on fake tensors) is not needed any more
+    rec = report.recommendation
+    assert rec is not None and (rec.graphs_before, rec.graphs_after, rec.outputs_match) == (2, 1, True)
+    assert "torch.ops.nstviz_fix.linear_sum_assignment(c[i])" in rec.code
