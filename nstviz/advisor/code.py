@@ -237,7 +237,7 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
         return [*lines, ""]
     stmt, alias = _import_line(module)
     imports[stmt] = None
-    target = f"{alias}.{original.__qualname__}"
+    target = f"{alias}.{original.__qualname__}{_unwrapping(module, original)}"
     cells = dict(zip(rewrite.function.__code__.co_freevars, rewrite.function.__closure__ or (), strict=False))
     for name in sorted(new_free):
         value = cells[name].cell_contents
@@ -256,7 +256,6 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
         # only the code is swapped: the original keeps its decorators' wrappers and annotations, which
         # name the module's globals (`@deprecate_kwarg`, `Cache`) a pasting script does not have
         lines = _bare_def("\n".join(lines), attr).splitlines()
-        target += ".__wrapped__" * _wraps_between(module, original)
         lines.append(f"{target}.__code__ = {attr}.__code__  # keeps {alias}'s globals; every caller sees it")
     return [*lines, ""]
 
@@ -283,15 +282,16 @@ def _annotated(fn: ast.FunctionDef) -> bool:
                for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg])
 
 
-def _wraps_between(module: Any, original: Any) -> int:
-    """How many ``__wrapped__`` lead from what ``module.<qualname>`` holds to ``original`` (a decorated method: 1)."""
+def _unwrapping(module: types.ModuleType, original: Any) -> str:
+    """``.__wrapped__`` as many times as the decorators around ``original`` where it is looked up (none: "")."""
     obj: Any = module
     for part in original.__qualname__.split("."):
         obj = getattr(obj, part, None)
-    hops = 0
-    while obj is not None and obj is not original and hasattr(obj, "__wrapped__") and hops < 10:
-        obj, hops = obj.__wrapped__, hops + 1
-    return hops if obj is original else 0
+    for hops in range(10):
+        if obj is original or obj is None:
+            return ".__wrapped__" * hops if obj is original else ""
+        obj = getattr(obj, "__wrapped__", None)
+    return ""
 
 
 def _rebind(target: str, owners: list[str], attr: str, obj: Any, prefix: str, decorator: str) -> str:

@@ -20,6 +20,7 @@ from nstviz.advisor.propose import _short_break, plan_candidates
 from nstviz.advisor.trials import Trials
 from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, Run
+from nstviz.report.facts import rank_breaks
 
 __all__ = ["rewrite_candidates", "second_inputs"]
 
@@ -42,16 +43,12 @@ def rewrite_candidates(
     """
     from nstviz.advisor.rewrites import BreakSite, propose
 
-    by_id = {b.id: b for b in run.breaks}
     out: list[RewriteAttempt] = []
-    for p in plan_candidates(run):
-        if p.depth != 0 or not p.breaks:
-            continue
+    # the function each break is in (a function on the stack of a higher-ranked break too is still
+    # the innermost one of its own: DETR's matcher calls the box check and holds the scipy call)
+    for brk, p in _innermost(run):
         obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
         if obj is None:
-            continue
-        brk = by_id.get(p.breaks[0])
-        if brk is None:
             continue
         site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
         wants_calls = only is None or not _NEEDS_CALLS.isdisjoint(only)
@@ -95,8 +92,19 @@ def rewrite_candidates(
     return out
 
 
-_NEEDS_CALLS = frozenset({"custom-op", "numpy-op"})
+_NEEDS_CALLS = frozenset({"custom-op", "call-op", "numpy-op"})
 """Remedies built from the calls recorded in eager runs."""
+
+
+def _innermost(run: Run) -> list[tuple[Any, Any]]:
+    """``(break, candidate)`` for each break of ``run`` (ranked) and the function that contains it, if any."""
+    out = []
+    for b in rank_breaks(run.breaks):
+        p = next((p for p in plan_candidates(run, [b]) if p.depth == 0 and p.breaks), None)
+        if p is not None:
+            out.append((b, p))
+    return out
+
 
 _C_CALL_GB = frozenset({"GB4347", "GB9493", "GB0059", "GB0007", "GB0026", "GB0294", "GB0124", "GB0033", "GB0109"})
 """Breaks in a call Dynamo cannot follow (C code, builtins, numpy, ``.item()``/``.tolist()``)."""

@@ -7,10 +7,12 @@ rules of each step are told in docs/architecture.md ("The advisor's search").
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from nstviz._text import first_line
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt
 from nstviz.advisor.config_trials import timed, try_config_hints
@@ -25,7 +27,7 @@ from nstviz.advisor.judge import (
     stayed_text,
 )
 from nstviz.advisor.propose import _plain_function_name as plain_function_name
-from nstviz.advisor.propose import local_name, plan_candidates
+from nstviz.advisor.propose import local_name, plan_candidates, qualname_at
 from nstviz.advisor.remedies import config_plans
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.advisor.state import SearchState, Verified
@@ -39,7 +41,10 @@ from nstviz.passes.improvement import eager_frames, judge_change
 from nstviz.report import OutputCheck, Recommendation, Run
 from nstviz.report.timing import best_index
 
-__all__ = ["EARLY_CONFIG_GB", "FLAG_REWRITES", "TARGETED_REWRITES", "Tried", "choose", "next_attempt", "plan", "record", "run_attempt"]
+__all__ = [
+    "EARLY_CONFIG_GB", "FLAG_REWRITES", "OPAQUE_CALL_REWRITES", "TARGETED_REWRITES", "VALUE_BRANCH_REWRITES", "Tried", "choose",
+    "next_attempt", "plan", "record", "run_attempt",
+]
 
 EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 """Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
@@ -48,6 +53,12 @@ TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffe
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
 FLAG_REWRITES = frozenset({"size-cond"})
 """Rewrites of the break an early config flag moved, with that flag in their own config."""
+VALUE_BRANCH_REWRITES = frozenset({"check-assert", "branch-where", "branch-cond"})
+"""Rewrites of a branch on tensor values (GB0170): no mark can take one (nonstrict_trace runs the
+function on fake tensors, whose values it cannot branch on), so they go before the marks too."""
+OPAQUE_CALL_REWRITES = frozenset({"call-op"})
+"""A C call on tensors as a custom op: proposed only when the call was seen taking tensors or
+arrays, which no mark can trace either (the C code would get fake tensors), so before the marks."""
 
 
 @dataclass(frozen=True)
@@ -88,8 +99,10 @@ def plan(
     # eager experts loop, 0-d int buffers), then the config flags a data-dependent break names
     # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.
     if trials.other_inputs is not None:
-        state.queue[:0] = rewrite_candidates(state.current, trials.resolve, state.results, state.order, only=TARGETED_REWRITES,
-                                             run_eager=trials.run_eager)
+        state.queue[:0] = rewrite_candidates(
+            state.current, trials.resolve, state.results, state.order,
+            only=TARGETED_REWRITES | VALUE_BRANCH_REWRITES | OPAQUE_CALL_REWRITES, run_eager=trials.run_eager,
+        )
     state.early_config = trials.try_config is not None
     return state
 
@@ -97,8 +110,8 @@ def plan(
 def next_attempt(state: SearchState) -> AnyAttempt | None:
     """Step 2: the next attempt to run, or None when the search is done.
 
-    Before the first attempt that is not a targeted rewrite, the config flags of the
-    data-dependent breaks are tried (attempts of their own). When the queue runs dry, the
+    Before the first attempt that is not a targeted or value-branch rewrite (queued first), the
+    config flags of the data-dependent breaks are tried (attempts of their own). When the queue runs dry, the
     deferred adapters and pytree registrations come next, then the source rewrites of the breaks
     left. An attempt no longer needed, or past the attempt limit or the time budget, is marked
     ``skipped`` with the reason; an adapter that cannot be placed is ``rejected``.
@@ -201,6 +214,8 @@ def record(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
         state.on_trial.append(key)
     if outcome.improved or outcome.on_trial:
         _keep(state, p, tried, confirm=outcome.improved)
+    elif isinstance(p, MarkAttempt):
+        _skip_doomed_callers(state, p, run, outcome.error or "")
 
 
 def choose(state: SearchState) -> Advice:
@@ -286,8 +301,61 @@ def _try_early_config(state: SearchState) -> None:
     state.resolved |= {b.id for b in before.breaks} - {b.id for b in state.current.breaks}
     if state.config_kept:
         state.plan_revealed(before, state.current, again=True)
+        _value_branches_first(state)
         state.confirmed = Verified(list(state.kept), state.current, state.last_check)
         state.verified.append(state.confirmed)
+
+
+def _value_branches_first(state: SearchState) -> None:
+    """The rewrites of the branches on tensor values among the breaks left, at the front of the queue."""
+    trials = state.trials
+    if trials.other_inputs is not None:
+        state.queue[:0] = rewrite_candidates(
+            state.current, trials.resolve, state.results, state.order,
+            only=VALUE_BRANCH_REWRITES,
+        )
+
+
+def _skip_doomed_callers(state: SearchState, p: MarkAttempt, run: Run, error: str) -> None:
+    """After ``p``'s mark failed on data-dependent code inside it, skip the queued marks of its callers.
+
+    The failure shows as a new break on the way to ``p`` (its call site, or a caller's), data-dependent
+    by its reason or the attempt's error (``Could not guard on data-dependent expression``,
+    ``DataDependentOutputException``): marking a function that calls ``p`` traces the same code on
+    fake tensors again.
+    """
+    before = {b.id for b in state.current.breaks}
+    failed = [b for b in run.breaks if b.id not in before and _data_dependent(f"{error} {b.gb_type} {b.reason}")]
+    if not failed:
+        return
+    callers: dict[str, set[tuple[str, str]]] = {}  # break id -> the frames outside p on its stack
+    for b in state.current.breaks:
+        if b.id not in p.breaks:
+            continue
+        stack = list(b.stack) or [b.location]
+        at = next((i for i, f in enumerate(stack) if f.file == p.frame.file and qualname_at(f) == qualname_at(p.frame)), None)
+        if at is not None:
+            callers[b.id] = {(f.file, qualname_at(f)) for f in stack[:at]}
+    sites = {(f.file, f.line) for b in state.current.breaks if b.id in callers for f in b.stack}
+    cause = next((b for b in failed if (b.location.file, b.location.line) in sites), None)
+    if cause is None:
+        return
+    where = f"{os.path.basename(cause.location.file)}:{cause.location.line}"
+    for q in list(state.queue):
+        if q is p or not isinstance(q, MarkAttempt):
+            continue
+        if any((q.frame.file, qualname_at(q.frame)) in callers.get(k, ()) for k in q.breaks):
+            state.queue.remove(q)
+            state.results[q.result_key] = replace(
+                state.results[q.result_key], status="skipped",
+                error=f"not tried: it calls {p.name}, whose mark failed on data-dependent code ({where}: "
+                f"{first_line(cause.gb_type or cause.reason, 100)}); marking a caller traces the same code",
+            )
+
+
+def _data_dependent(text: str) -> bool:
+    low = text.lower()
+    return "data-dependent" in low or "data dependent" in low
 
 
 def _passed_over(state: SearchState, p: AnyAttempt) -> bool:
@@ -338,3 +406,4 @@ def _keep(state: SearchState, p: AnyAttempt, tried: Tried, *, confirm: bool) -> 
     state.plan_revealed(state.current, tried.run)
     state.current = tried.run
     state.last_check = tried.check
+    _value_branches_first(state)

@@ -116,3 +116,26 @@ def test_paste_ready_source_in_a_fresh_process():
     call = "branch_assign, (torch.randn(4, 6),)"
     assert graphs_in_fresh_process([fn], "", call) == 2
     assert graphs_in_fresh_process([fn], r.source, call) == 1
+
+
+def overflow_clamp(h, training=True):
+    """Transformers' training-time overflow clamp (DETR, Mask2Former): a temporary bound only in the branch."""
+    h = h * 2
+    if training:
+        if not torch.isfinite(h).all():
+            clamp_value = torch.finfo(h.dtype).max - 1000
+            h = torch.clamp(h, min=-clamp_value, max=clamp_value)
+    return h + 1
+
+
+def test_overflow_clamp_with_a_temporary_becomes_where_and_cond():
+    big = torch.finfo(torch.float32).max
+    sets = [(torch.randn(3, 4),), (torch.tensor([[big, 1.0], [-big, 2.0]]),)]
+    assert {bool(torch.isfinite(s[0] * 2).all()) for s in sets} == {True, False}
+    p = propose_branch(overflow_clamp, BreakSite("GB0170", _line_of(overflow_clamp, "isfinite")))
+    assert [r.remedy for r in p.rewrites] == ["branch-where", "branch-cond"]
+    # the temporary is not selected with torch.where: it is unbound when the branch is not taken
+    assert "clamp_value = torch.where" not in p.rewrites[0].source
+    for r in p.rewrites:
+        v = verify(overflow_clamp, r, sets)
+        assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v

@@ -26,6 +26,7 @@ from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
+from nstviz.advisor.rewrites.call_ops import propose_call_op
 from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
@@ -49,6 +50,7 @@ __all__ = [
     "input_variants",
     "propose",
     "propose_branch",
+    "propose_call_op",
     "propose_check",
     "propose_custom_op",
     "propose_dense_experts",
@@ -106,7 +108,10 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         p = propose_numpy_op(fn, brk, calls)
         out.rewrites += p.rewrites
         out.notes += p.notes
-    if len(calls) >= 2:
+    if len(calls) >= 2:  # the opaque call alone as an op first (the rest stays in the graph), then the function
+        p = propose_call_op(fn, brk, calls)
+        out.rewrites += p.rewrites
+        out.notes += p.notes if p.fits else []
         p = propose_custom_op(fn, brk, calls)
         out.rewrites += p.rewrites
         out.notes += p.notes

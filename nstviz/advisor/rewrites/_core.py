@@ -236,5 +236,25 @@ def paste_source(src: FunctionSource, new_def: ast.FunctionDef, why: str, before
     """The paste-ready ``def`` (original decorators kept) with a one-line comment why."""
     d = ast.fix_missing_locations(new_def)
     d.decorator_list = list(src.tree.decorator_list)
+    _quote_foreign_annotations(d)
     text = ast.unparse(d)
     return f"{before}# nstviz: {why}\n{text}\n"
+
+
+def _quote_foreign_annotations(d: ast.FunctionDef) -> None:
+    """Annotations naming more than builtins and ``torch`` become strings.
+
+    The pasted ``def`` evaluates them where those names may not exist (``**kwargs: Unpack[TransformersKwargs]``).
+    """
+    a = d.args
+    args = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x is not None)]
+
+    def quoted(ann: ast.expr | None) -> ast.expr | None:
+        if ann is None or isinstance(ann, ast.Constant):
+            return ann
+        names = {n.id for n in ast.walk(ann) if isinstance(n, ast.Name)}
+        return ast.Constant(value=ast.unparse(ann)) if names - {"torch", *dir(builtins)} else ann
+
+    for x in args:
+        x.annotation = quoted(x.annotation)
+    d.returns = quoted(d.returns)

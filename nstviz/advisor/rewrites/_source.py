@@ -133,6 +133,32 @@ def _places(fn: types.FunctionType) -> list[tuple[Any, str, Any]]:
     return out
 
 
+def _wrapper_cells(fn: types.FunctionType) -> list[types.CellType]:
+    """The closure cells through which a decorator's wrapper, where ``fn`` is looked up, calls ``fn``."""
+    parts = fn.__qualname__.split(".")
+    if "<locals>" in parts:
+        return []
+    owner: Any = sys.modules.get(fn.__module__)
+    for p in parts[:-1]:
+        owner = getattr(owner, p, None)
+    obj = vars(owner).get(parts[-1]) if isinstance(owner, (type, types.ModuleType)) else None
+    for _ in range(10):
+        if not isinstance(obj, types.FunctionType) or obj is fn:
+            return []
+        cells = [c for c in obj.__closure__ or () if _holds(c, fn)]
+        if cells:
+            return cells
+        obj = getattr(obj, "__wrapped__", None)
+    return []
+
+
+def _holds(cell: types.CellType, fn: types.FunctionType) -> bool:
+    try:
+        return cell.cell_contents is fn
+    except ValueError:  # an empty cell
+        return False
+
+
 @contextlib.contextmanager
 def installed(original: types.FunctionType, new: types.FunctionType) -> Iterator[None]:
     """Make every call of ``original`` run ``new`` while the block runs; restore exactly after.
@@ -151,6 +177,16 @@ def installed(original: types.FunctionType, new: types.FunctionType) -> Iterator
             original.__code__ = old_code
         return
     places = _places(original)
+    cells = [] if places else _wrapper_cells(original)
+    if cells:  # a decorated method (``@torch.no_grad()``): its wrapper calls the function from a cell
+        for cell in cells:
+            cell.cell_contents = new
+        try:
+            yield
+        finally:
+            for cell in cells:
+                cell.cell_contents = original
+        return
     if not places:
         raise RewriteError(
             f"cannot install the rewrite of {original.__qualname__}: it is not looked up by name "

@@ -123,6 +123,12 @@ def _where(c: ast.expr, a: ast.expr, b: ast.expr) -> ast.expr:
     return call("torch.where", c, a, b)
 
 
+def _read_outside(tree: ast.FunctionDef, node: ast.If) -> set[str]:
+    """Names the function reads anywhere but inside ``node`` (a name read only there is the branch's own)."""
+    inside = {id(n) for n in ast.walk(node)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in inside}
+
+
 def _free_loads(stmts: list[ast.stmt]) -> list[str]:
     """Names a block reads before it assigns them."""
     out: list[str] = []
@@ -167,9 +173,14 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
         if returns != (bool(orelse) and isinstance(orelse[-1], ast.Return)):
             out.notes.append(f"`if {ast.unparse(node.test)}`: one branch returns and the other does not")
             continue
-        names = assigned_names(body)
-        if not returns and orelse and sorted(names) != sorted(assigned_names(orelse)):
+        # a name only the branches read (a temporary like `clamp_value`) is not selected: it may be unbound before
+        live = _read_outside(src.tree, node)
+        names = [n for n in assigned_names(body) if n in live]
+        if not returns and orelse and sorted(names) != sorted(n for n in assigned_names(orelse) if n in live):
             out.notes.append(f"`if {ast.unparse(node.test)}`: the branches assign different names")
+            continue
+        if not returns and not names:
+            out.notes.append(f"`if {ast.unparse(node.test)}`: nothing it assigns is read after it")
             continue
         cond = tensor_bool(copy.deepcopy(node.test))
         for kind in ("where", "cond"):

@@ -437,3 +437,5 @@ def drop_custom_op(op: Any, name: str) -> None:
     except ImportError:  # a torch without the registry: nothing kept there
         return
     getattr(custom_ops, "OPDEFS", {}).pop(name, None)
+    namespace, _, short = name.partition("::")  # the packet torch.ops cached on first use of the name
+    vars(getattr(torch.ops, namespace)).pop(short, None)

@@ -1,0 +1,108 @@
+"""Remedy: a call Dynamo cannot follow inside a function becomes a custom op (real compiles, explain).
+
+The kind: a Hungarian matcher (DETR, MaskFormer, Mask2Former) takes dicts, returns index pairs, and
+calls scipy's ``linear_sum_assignment`` on a CPU cost matrix (GB0007: a function of a skipped module).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+import torch
+
+from nstviz.advisor.rewrites import BreakSite, propose, propose_call_op, recorded_calls, verify
+from tests.rewrites._paste import graphs_in_fresh_process
+
+scipy_optimize = pytest.importorskip("scipy.optimize")
+linear_sum_assignment = scipy_optimize.linear_sum_assignment
+
+
+@torch.no_grad()
+def match(outputs, targets):
+    """Dicts in, a list of (query index, target index) pairs out, like transformers' HungarianMatcher."""
+    logits, boxes = outputs["logits"], outputs["boxes"]
+    cost = torch.cdist(boxes.flatten(0, 1), torch.cat([t["boxes"] for t in targets]), p=1)
+    cost = cost - logits.flatten(0, 1).softmax(-1)[:, torch.cat([t["labels"] for t in targets])]
+    cost = cost.view(boxes.shape[0], boxes.shape[1], -1).cpu()
+    sizes = [len(t["boxes"]) for t in targets]
+    indices = [linear_sum_assignment(c[i]) for i, c in enumerate(cost.split(sizes, -1))]
+    return [(torch.as_tensor(i, dtype=torch.int64), torch.as_tensor(j, dtype=torch.int64)) for i, j in indices]
+
+
+def loss(logits, boxes, targets):
+    logits, boxes = logits * 2, boxes.sigmoid()
+    pairs = match({"logits": logits, "boxes": boxes}, targets)
+    picked = torch.cat([boxes[b, i] for b, (i, _) in enumerate(pairs)])
+    wanted = torch.cat([t["boxes"][j] for t, (_, j) in zip(targets, pairs, strict=True)])
+    return (picked - wanted).abs().mean() + logits.sum() * 0
+
+
+def _inputs(seed, queries=5, classes=3, counts=(2, 3)):
+    g = torch.Generator().manual_seed(seed)
+    targets = [{"boxes": torch.rand(n, 4, generator=g), "labels": torch.randint(0, classes, (n,), generator=g)}
+               for n in counts]
+    return torch.randn(len(counts), queries, classes, generator=g), torch.rand(len(counts), queries, 4, generator=g), targets
+
+
+SETS = [_inputs(0), _inputs(1)]
+GB0007 = BreakSite("GB0007", inspect.getsourcelines(match)[1] + 8,
+                   "Attempted to call function marked as skipped module: scipy.optimize._lsap, qualname: "
+                   "linear_sum_assignment, skip reason: ...")
+
+
+def _calls():
+    with recorded_calls(match) as calls:
+        for s in SETS:
+            loss(*s)
+    return calls
+
+
+def test_the_call_becomes_an_op_whose_fake_sizes_come_from_the_cost_matrix():
+    p = propose_call_op(match, GB0007, _calls())
+    assert [r.remedy for r in p.rewrites] == ["call-op"], p.notes
+    src = p.rewrites[0].source
+    assert "torch.ops.nstviz_fix.linear_sum_assignment(c[i])" in src
+    assert "from scipy.optimize._lsap import linear_sum_assignment as _nstviz_linear_sum_assignment" in src
+    # each image's pairs: as many as its targets (the cost matrix's columns), int64, on the CPU
+    assert "torch.empty((a0.shape[1], ), dtype=torch.int64, device='cpu')" in src
+    assert "@torch.no_grad()" in src
+    v = verify(match, p.rewrites[0], SETS, entry=loss)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
+    assert not hasattr(torch.ops.nstviz_fix, "linear_sum_assignment_1")  # nothing left registered
+
+
+def test_the_whole_function_gets_no_op_but_the_call_does():
+    p = propose(match, GB0007, _calls())
+    assert [r.remedy for r in p.rewrites] == ["call-op"]
+    assert any("argument outputs is a dict" in n for n in p.notes)  # custom-op's reason: a dict is no op input
+
+
+def test_a_fake_that_does_not_hold_raises_instead_of_a_wrong_shape():
+    r = propose_call_op(match, GB0007, _calls()).rewrites[0]
+    more_targets = _inputs(2, queries=2, counts=(3, 3))  # 3 targets, 2 queries: 2 pairs, not 3
+    with r.applied(), pytest.raises(RuntimeError, match="the fake does not hold here"):
+        loss(*more_targets)
+
+
+def test_paste_in_a_fresh_process():
+    r = propose_call_op(match, GB0007, _calls()).rewrites[0]
+    setup = "from scipy.optimize import linear_sum_assignment\n"
+    call = ("loss, (torch.randn(2, 5, 3), torch.rand(2, 5, 4), [{'boxes': torch.rand(n, 4), "
+            "'labels': torch.randint(0, 3, (n,))} for n in (2, 3)])")
+    assert graphs_in_fresh_process([match, loss], "", call, setup) == 2
+    assert graphs_in_fresh_process([match, loss], r.source, call, setup) == 1
+
+
+def test_pasted_into_its_module_the_decorated_functions_code_is_swapped_under_its_wrapper():
+    from nstviz.advisor.code import rewrite_lines
+
+    r = propose_call_op(match, GB0007, _calls()).rewrites[0]
+    imports: dict[str, None] = {}
+    lines = rewrite_lines(r, imports)
+    assert lines[-2].startswith("test_call_ops.match.__wrapped__.__code__ = inspect.unwrap(match).__code__")
+    call = ("loss, (torch.randn(2, 5, 3), torch.rand(2, 5, 4), [{'boxes': torch.rand(n, 4), "
+            "'labels': torch.randint(0, 3, (n,))} for n in (2, 3)])")
+    paste = "\n".join([*imports, *lines])
+    setup = "from tests.rewrites.test_call_ops import loss\n"
+    assert graphs_in_fresh_process([], paste, call, setup) == 1
