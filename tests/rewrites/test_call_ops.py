@@ -100,7 +100,8 @@ def test_pasted_into_its_module_the_decorated_functions_code_is_swapped_under_it
     r = propose_call_op(match, GB0007, _calls()).rewrites[0]
     imports: dict[str, None] = {}
     lines = rewrite_lines(r, imports)
-    assert lines[-2].startswith("test_call_ops.match.__wrapped__.__code__ = inspect.unwrap(match).__code__")
+    assert lines[-2].startswith("test_call_ops.match.__wrapped__.__code__ = match.__code__")
+    assert not any(line.lstrip().startswith("@torch.no_grad") for line in lines)  # pasted bare: only its code is swapped
     call = ("loss, (torch.randn(2, 5, 3), torch.rand(2, 5, 4), [{'boxes': torch.rand(n, 4), "
             "'labels': torch.randint(0, 3, (n,))} for n in (2, 3)])")
     paste = "\n".join([*imports, *lines])
