@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from nstviz._text import first_line
 from nstviz.advisor import kept as kept_set
-from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt
+from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt, RewriteAttempt
 from nstviz.advisor.config_trials import timed, try_config_hints
 from nstviz.advisor.judge import (
     attempt_fields,
@@ -176,6 +176,12 @@ def record(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
     if p.kind == "nonstrict" and p.obj is not None:
         state.seen_objs.add(id(unwrap(p.obj)))
     outcome = judge(current, run, check, set(p.break_gb_ids))
+    if outcome.improved and _ahead_of_marks(p) and dynamo_graphs(run) > dynamo_graphs(current):
+        # tried before the marks because it answers the break's kind; kept there only for fewer graphs:
+        # a frame that compiles now in more graphs (wav2vec2's numpy-op, 8 -> 9) would leave the
+        # marks after it nothing to remove (its feature encoder's mark: 6 -> 4 breaks)
+        outcome.status, outcome.improved = "no_change", False
+        outcome.error = f"{outcome.error}; not kept: tried before the marks, it is kept only for fewer graphs"
     if outcome.improved and p.kind == "rewrite":  # proven on these inputs; also on others before kept
         same, why = second_inputs(state.trials, tried.marks, state.flags)
         outcome.error = f"{outcome.error}; {why}" if same else f"{outcome.error}, but not kept: {why}"
@@ -216,6 +222,12 @@ def record(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
         _keep(state, p, tried, confirm=outcome.improved)
     elif isinstance(p, MarkAttempt):
         _skip_doomed_callers(state, p, run, outcome.error or "")
+
+
+def _ahead_of_marks(p: AnyAttempt) -> bool:
+    """Whether ``p`` is a rewrite queued before the marks (targeted, value branch, opaque call, a flag's)."""
+    early = TARGETED_REWRITES | VALUE_BRANCH_REWRITES | OPAQUE_CALL_REWRITES | FLAG_REWRITES
+    return isinstance(p, RewriteAttempt) and p.remedy is not None and p.remedy.remedy in early
 
 
 def choose(state: SearchState) -> Advice:

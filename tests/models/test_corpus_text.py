@@ -79,6 +79,9 @@ def test_reformer_failures_name_their_real_causes():
         "pytree: transformers.models.reformer.modeling_reformer.ReformerDynamicCache": "worse",
         # issue 19: the np.lcm chunk-length helper rewritten to math.lcm, verified on other token ids
         "rewrite: ReformerModel.forward (numpy-to-math)": "improved",
+        # a branch on tensor values: its rewrites go before the marks now, and neither holds here
+        "rewrite: ReformerModel.forward (branch-where)": "worse",
+        "rewrite: ReformerModel.forward (branch-cond)": "failed",
     }
     by = {c.function: c for c in report.candidates}
     assert by["ReformerLayer.backward_pass"].error.startswith(
