@@ -24,6 +24,7 @@ import torch
 
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import (
+    FunctionSource,
     RewriteError,
     build_function,
     function_source,
@@ -31,7 +32,7 @@ from nstviz.advisor.rewrites._source import (
     raw_function,
 )
 
-__all__ = ["NAMESPACE", "CustomOpRewrite", "propose_custom_op", "recorded_calls"]
+__all__ = ["NAMESPACE", "CustomOpRewrite", "op_rewrite", "propose_custom_op", "recorded_calls"]
 
 NAMESPACE = "nstviz_fix"
 _serial = itertools.count(1)
@@ -146,20 +147,32 @@ def propose_custom_op(fn: Any, brk: BreakSite | None, calls: Sequence[tuple[Any,
     name = re.sub(r"\W", "_", raw.__qualname__.replace(".<locals>.", "_"))
     returns = "torch.Tensor" if isinstance(raw(*calls[0]), torch.Tensor) else f"tuple[{', '.join(['torch.Tensor'] * len(fakes))}]"
     source = _code(name, f"{NAMESPACE}::{name}", params, ann, returns, fakes, aliases, raw.__name__, brk)
+    out.rewrites.append(op_rewrite(
+        "custom-op", f"{raw.__qualname__} runs as the custom op {NAMESPACE}::{name} (fake from {len(calls)} observed calls)",
+        raw, src, source, name,
+    ))
+    return out
+
+
+def op_rewrite(remedy: str, description: str, raw: Any, src: FunctionSource, source: str, name: str) -> CustomOpRewrite:
+    """The rewrite of ``raw`` whose pasted ``source`` defines the op ``NAMESPACE::name``.
+
+    After its ``# nstviz:`` line ``source`` holds the function that calls the op; the op is
+    registered only while the rewrite is applied.
+    """
     new_def = ast.parse(source.split("# nstviz:", 1)[1].split("\n", 1)[1]).body[0]
     assert isinstance(new_def, ast.FunctionDef)
     op_global = f"_{name}_op"
-    out.rewrites.append(CustomOpRewrite(
-        remedy="custom-op",
-        description=f"{raw.__qualname__} runs as the custom op {NAMESPACE}::{name} (fake from {len(calls)} observed calls)",
+    return CustomOpRewrite(
+        remedy=remedy,
+        description=description,
         source=source,
         original=raw,
         function=build_function(src, new_def, {"torch": torch, op_global: _unregistered}),
         op_code=source.split("# nstviz:")[0],
         op_name=f"{NAMESPACE}::{name}",
         op_global=op_global,
-    ))
-    return out
+    )
 
 
 def _unregistered(*args: Any) -> Any:

@@ -24,8 +24,8 @@ from typing import Any
 import torch
 
 from nstviz.advisor.rewrites._core import BreakSite, Proposal
-from nstviz.advisor.rewrites._source import RewriteError, build_function, function_source
-from nstviz.advisor.rewrites.custom_ops import NAMESPACE, CustomOpRewrite
+from nstviz.advisor.rewrites._source import RewriteError, function_source
+from nstviz.advisor.rewrites.custom_ops import NAMESPACE, op_rewrite
 
 __all__ = ["propose_numpy_op"]
 
@@ -106,25 +106,11 @@ def propose_numpy_op(fn: Any, brk: BreakSite | None, calls: Sequence[tuple[Any, 
     dtype = torch.from_numpy(results[0][:0]).dtype
     name = re.sub(r"\W", "_", raw.__qualname__)
     source = _code(name, raw.__name__, src.tree, params, kinds, [d or "" for d in dims], dtype, brk)
-    new_def = ast.parse(source.split("# nstviz:", 1)[1].split("\n", 1)[1]).body[0]
-    assert isinstance(new_def, ast.FunctionDef)
-    op_global = f"_{name}_op"
-    out.rewrites.append(CustomOpRewrite(
-        remedy="numpy-op",
-        description=f"{raw.__qualname__} (numpy, returns an ndarray) runs as the custom op {NAMESPACE}::{name}, "
-                    "returning a tensor",
-        source=source,
-        original=raw,
-        function=build_function(src, new_def, {"torch": torch, op_global: _unregistered}),
-        op_code=source.split("# nstviz:")[0],
-        op_name=f"{NAMESPACE}::{name}",
-        op_global=op_global,
+    out.rewrites.append(op_rewrite(
+        "numpy-op", f"{raw.__qualname__} (numpy, returns an ndarray) runs as the custom op {NAMESPACE}::{name}, "
+        "returning a tensor", raw, src, source, name,
     ))
     return out
-
-
-def _unregistered(*args: Any) -> Any:
-    raise RuntimeError("nstviz: this custom op is registered only while its rewrite is applied")
 
 
 def _code(name: str, fname: str, tree: ast.FunctionDef, params: list[str], ann: list[str], dims: list[str],
