@@ -30,6 +30,22 @@ def warm(*backends: str) -> None:
         torch.compile(_graph_break_fn, backend=backend, dynamic=True)(torch.ones(4))
         torch._dynamo.reset()
         _WARMED.add(backend)
+    settle_heap()
 
 
-__all__ = ["warm"]
+def settle_heap() -> None:
+    """Collect, then freeze what survives (``gc.freeze``): later full collections skip it.
+
+    A test process holds torch's (and transformers') millions of objects; a full ``gc.collect()``
+    walks them all (about 0.25 s), and the state snapshots collect before each comparison
+    (:meth:`tests.helpers.snapshot.ProcessState.take`). Frozen here, after the one-time warm-up,
+    they are the import-time world, which no test drops; the garbage of the tests themselves is
+    made later and is still collected.
+    """
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
+__all__ = ["settle_heap", "warm"]

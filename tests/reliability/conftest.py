@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from tests.helpers.snapshot import ProcessState
+from tests.helpers.warm import settle_heap
 from tests.reliability import programs
 
 
@@ -19,6 +20,7 @@ def warmed_up(warm_backends: None) -> None:
     nstviz.compare(programs.func, torch.ones(4), nonstrict=[programs.get_magic_num])
     nstviz.trace_code(programs.SEED_CELL, programs.seed_namespace(), nonstrict=["get_magic_num"])
     nstviz.trace_code(programs.RANDOM_CELL, {"torch": torch})  # random ops register an atexit hook once
+    settle_heap()  # the snapshots' gc.collect() then walks only what tests make
 
 
 @pytest.fixture
