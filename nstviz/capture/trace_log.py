@@ -130,6 +130,14 @@ class TraceCollector(logging.Handler):
         return {"file": filename, "line": frame.get("line"), "function": frame.get("name"), "code": frame.get("loc")}
 
     @staticmethod
+    def reads_record(name: str, metadata: Callable[[], Any]) -> bool:
+        """Whether anything of torch's record ``name`` is kept (see ``_handle``); ``metadata()`` only for artifacts."""
+        if name == "artifact":
+            meta = metadata()
+            return isinstance(meta, dict) and meta.get("name") in _KEEP_ARTIFACTS
+        return name == "str" or name in _KEEP_EVENTS
+
+    @staticmethod
     def reads_payload(name: str, metadata: Any) -> bool:
         """Whether the payload of torch's record ``name`` (with ``metadata``) is kept (see ``_handle``)."""
         if name == "artifact":
@@ -147,7 +155,8 @@ def collecting() -> Iterator[TraceCollector]:
 
     The collector snapshots Dynamo's graph-break counter at the start and at each graph-break
     artifact (see the module docstring). While it is torch's only listener, torch computes the
-    payloads it keeps only (:func:`nstviz.capture._torch_compat.trace_payloads.payloads_read_only`).
+    records and payloads it keeps only, and AOTAutograd prints no graph
+    (:func:`nstviz.capture._torch_compat.trace_payloads.payloads_read_only`).
     """
     logger = _torch_compat.trace_logger()
     saved_level, saved_propagate, saved_disabled = logger.level, logger.propagate, logger.disabled
@@ -156,8 +165,8 @@ def collecting() -> Iterator[TraceCollector]:
     if logger.level > logging.DEBUG or logger.level == logging.NOTSET:
         logger.setLevel(logging.DEBUG)
     try:
-        # payloads the collector drops (graph printouts, metadata dumps) are not even computed
-        with _torch_compat.payloads_read_only(collector, collector.reads_payload):
+        # records and payloads the collector drops (graph printouts, metadata dumps) are not even computed
+        with _torch_compat.payloads_read_only(collector, collector.reads_payload, records=collector.reads_record):
             yield collector
     finally:
         logger.removeHandler(collector)
