@@ -126,7 +126,9 @@ class TraceCollector(logging.Handler):
     def _frame(self, frame: dict[str, Any]) -> dict[str, Any]:
         filename = frame.get("filename")
         if isinstance(filename, int):
-            filename = self._strings.get(filename)  # unknown: interned before nstviz listened (no file)
+            if filename not in self._strings:  # interned while nobody listened (a compile outside a capture)
+                self._strings.update(_torch_compat.interned_strings())
+            filename = self._strings.get(filename)
         return {"file": filename, "line": frame.get("line"), "function": frame.get("name"), "code": frame.get("loc")}
 
     @staticmethod

@@ -198,3 +198,22 @@ def test_aot_printouts_stay_for_another_listener_and_for_aots_own_log(trace_log:
     finally:
         aot_graphs_log.setLevel(level)
     assert computed  # the forward and backward graphs were printed for AOTAutograd's logger
+
+
+def test_a_file_name_torch_interned_while_nobody_listened_is_still_read(trace_log: logging.Logger) -> None:
+    from torch._logging.structured import intern_string
+
+    namespace: dict[str, object] = {}
+    exec(compile("def outer(f, x):\n    return f(x)\n", "<nstviz-unheard>", "exec"), namespace)
+    handlers = list(trace_log.handlers)
+    for handler in handlers:  # nobody listens (a compile outside a capture, or torch's idle LazyTraceHandler)
+        trace_log.removeHandler(handler)
+    try:
+        intern_string("<nstviz-unheard>")  # torch announces a string once, to whoever listens then
+        with collecting() as collector:
+            namespace["outer"](torch.compile(_fn, backend="eager"), torch.ones(3))  # type: ignore[operator]
+    finally:
+        for handler in handlers:
+            trace_log.addHandler(handler)
+    files = {f["file"] for e in collector.of_kind("dynamo_start") for f in e.metadata["stack"]}
+    assert "<nstviz-unheard>" in files
