@@ -10,6 +10,18 @@ caches off), interleaved, best of ``--repeat``:
 wall and CPU (``time.process_time``, all threads) each, with the Dynamo frame compiles and AOT
 compiles each side made (they should be equal).
 
+How the cost grows: both sides make the same 5 Dynamo frame compiles and 4 AOTAutograd
+compiles at every size; the nonstrict compile traces every block (Dynamo, then AOTAutograd's
+joint trace and partition), so compare() and the aot_eager pair grow alike (12 -> 48 blocks:
+about 3.2x each). Inductor's pair grows less (2.2x wall) (its C++ compile of the few distinct kernels is
+about constant), so R2 rises with the model: idle machine, before issue 28's last change,
+R2 0.19 at 12 blocks and 0.23 at 48. Where a 48-block compare() goes (cProfile, thread CPU):
+Dynamo's tracing and guards ~42%, AOTAutograd ~57% (joint trace 34%, partition 8%, metadata
+pass 7%, graph printouts 4.5%), nstviz's own work ~3% (trace records, conversion, rollback,
+Report). The printouts nobody read and the trace records nstviz drops are no longer made: at
+48 blocks, in one process beside both pairs (load 1-2), compare() 19.3 -> 17.6 s wall, R1
+1.07 -> 0.98, R2 0.25 -> 0.23 (two inductor compiles 76 s): R2 <= 0.20 is not met at 48 blocks.
+
 Otherwise prints:
 - compare() wall time / (2 x plain torch.compile with the same backend)    target <= 1.10
 - compare() with its default timing / compare(time=False)                 target <= 1.30

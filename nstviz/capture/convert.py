@@ -9,6 +9,7 @@ interned in a :class:`StackTable` shared by a Report.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import re
 import traceback
@@ -92,6 +93,7 @@ def readable_target(node: torch.fx.Node) -> str:
 _MODULE_KEY_RE = re.compile(r"\[['\"]?([^'\"\]]+)['\"]?\]")
 
 
+@functools.lru_cache(maxsize=4096)  # a graph has a few paths, each on many nodes
 def module_path(raw: str) -> str:
     """``L['self'].blocks[0].attn`` / ``L['self']._modules['blocks']`` -> ``blocks.0.attn``."""
     text = re.sub(r"^[LG]\['self'\]\.?", "", raw)

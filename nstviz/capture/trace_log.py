@@ -126,8 +126,18 @@ class TraceCollector(logging.Handler):
     def _frame(self, frame: dict[str, Any]) -> dict[str, Any]:
         filename = frame.get("filename")
         if isinstance(filename, int):
-            filename = self._strings.get(filename)  # unknown: interned before nstviz listened (no file)
+            if filename not in self._strings:  # interned while nobody listened (a compile outside a capture)
+                self._strings.update(_torch_compat.interned_strings())
+            filename = self._strings.get(filename)
         return {"file": filename, "line": frame.get("line"), "function": frame.get("name"), "code": frame.get("loc")}
+
+    @staticmethod
+    def reads_record(name: str, metadata: Callable[[], Any]) -> bool:
+        """Whether anything of torch's record ``name`` is kept (see ``_handle``); ``metadata()`` only for artifacts."""
+        if name == "artifact":
+            meta = metadata()
+            return isinstance(meta, dict) and meta.get("name") in _KEEP_ARTIFACTS
+        return name == "str" or name in _KEEP_EVENTS
 
     @staticmethod
     def reads_payload(name: str, metadata: Any) -> bool:
@@ -147,7 +157,8 @@ def collecting() -> Iterator[TraceCollector]:
 
     The collector snapshots Dynamo's graph-break counter at the start and at each graph-break
     artifact (see the module docstring). While it is torch's only listener, torch computes the
-    payloads it keeps only (:func:`nstviz.capture._torch_compat.trace_payloads.payloads_read_only`).
+    records and payloads it keeps only, and AOTAutograd prints no graph
+    (:func:`nstviz.capture._torch_compat.trace_payloads.payloads_read_only`).
     """
     logger = _torch_compat.trace_logger()
     saved_level, saved_propagate, saved_disabled = logger.level, logger.propagate, logger.disabled
@@ -156,8 +167,8 @@ def collecting() -> Iterator[TraceCollector]:
     if logger.level > logging.DEBUG or logger.level == logging.NOTSET:
         logger.setLevel(logging.DEBUG)
     try:
-        # payloads the collector drops (graph printouts, metadata dumps) are not even computed
-        with _torch_compat.payloads_read_only(collector, collector.reads_payload):
+        # records and payloads the collector drops (graph printouts, metadata dumps) are not even computed
+        with _torch_compat.payloads_read_only(collector, collector.reads_payload, records=collector.reads_record):
             yield collector
     finally:
         logger.removeHandler(collector)

@@ -43,10 +43,11 @@ def build_regions(run: Run, calls: Sequence[CallSite], stacks: Sequence[Sequence
     regions: list[Region] = []
     # (graph id, node name) -> region id, per level
     tag: dict[tuple[str, str], str] = {}
+    index = _Index(run)
     for i, call in enumerate(calls):
         rid = f"r{i}"
         tag[(call.graph_id, call.node)] = rid
-        members = _members(run, call)
+        members = _members(run, call, index)
         for gid, names in members.items():
             for name in names:
                 tag[(gid, name)] = rid
@@ -78,7 +79,33 @@ def _call_site(dyn: Graph | None, call: CallSite, stacks: Sequence[Sequence[Loca
     return None
 
 
-def _members(run: Run, call: CallSite) -> dict[str, list[str]]:
+class _Index:
+    """A run's ATen nodes by the Dynamo node they came from and by ``seq_nr``, built once for all its calls."""
+
+    def __init__(self, run: Run) -> None:
+        self.from_node: dict[str, dict[str, list[str]]] = {}
+        """ATen graph id -> Dynamo node name -> its non-placeholder nodes, in graph order."""
+        self.seq_nr: dict[str, dict[str, str]] = {}
+        """Forward graph id -> node name -> its ``seq_nr``."""
+        self.backward: dict[str, dict[str, list[tuple[int, str]]]] = {}
+        """Backward graph id -> ``seq_nr`` -> its call_function nodes (position in the graph, name)."""
+        for g in run.graphs:
+            if g.level not in _ATEN:
+                continue
+            by_source = self.from_node.setdefault(g.id, {})
+            for n in g.nodes:
+                if n.from_node is not None and n.op != "placeholder":
+                    by_source.setdefault(n.from_node, []).append(n.name)
+            if g.level == "aten_forward":
+                self.seq_nr[g.id] = {n.name: n.extra["seq_nr"] for n in g.nodes if "seq_nr" in n.extra}
+            elif g.level == "aten_backward":
+                by_seq = self.backward.setdefault(g.id, {})
+                for position, n in enumerate(g.nodes):
+                    if n.op == "call_function" and "seq_nr" in n.extra:
+                        by_seq.setdefault(n.extra["seq_nr"], []).append((position, n.name))
+
+
+def _members(run: Run, call: CallSite, index: _Index) -> dict[str, list[str]]:
     """The ATen nodes of the region of ``call``, by graph id.
 
     Those inlined from its call node (``from_node``), and backward nodes with the ``seq_nr`` of
@@ -89,23 +116,24 @@ def _members(run: Run, call: CallSite) -> dict[str, list[str]]:
     for g in run.graphs:
         if g.level not in _ATEN or _prefix(g.id) != prefix:
             continue
-        names = [n.name for n in g.nodes if n.from_node == call.node and n.op != "placeholder"]
+        names = index.from_node[g.id].get(call.node)
         if names:
-            members[g.id] = names
+            members[g.id] = list(names)
     # backward nodes: same seq_nr as a forward node of the region
     fw_seq = {
-        n.extra["seq_nr"]
+        seq
         for g in run.graphs
         if g.level == "aten_forward" and g.id in members
-        for n in g.nodes
-        if n.name in set(members[g.id]) and "seq_nr" in n.extra
+        for name in members[g.id]
+        if (seq := index.seq_nr[g.id].get(name)) is not None
     }
     if fw_seq:
         for g in run.graphs:
             if g.level == "aten_backward" and _prefix(g.id) == prefix:
-                names = [n.name for n in g.nodes if n.op == "call_function" and n.extra.get("seq_nr") in fw_seq]
-                if names:
-                    members[g.id] = names
+                by_seq = index.backward[g.id]
+                found = sorted(node for seq in fw_seq for node in by_seq.get(seq, ()))
+                if found:
+                    members[g.id] = [name for _, name in found]
     return members
 
 

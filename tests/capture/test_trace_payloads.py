@@ -130,3 +130,90 @@ def test_torchs_bindings_are_put_back_also_after_an_error(trace_log: logging.Log
     finally:
         trace_log.removeHandler(listener)
     assert _bindings() == before
+
+
+def _grad_fn(x: torch.Tensor) -> torch.Tensor:
+    return (x.sin() * 2).cos()
+
+
+@contextlib.contextmanager
+def _printouts(computed: list[str]) -> Iterator[None]:
+    original = torch.fx.GraphModule.print_readable
+
+    def counted(self: torch.fx.GraphModule, *args: object, **kwargs: object) -> str:
+        computed.append(type(self).__name__)
+        return original(self, *args, **kwargs)
+
+    torch.fx.GraphModule.print_readable = counted  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        torch.fx.GraphModule.print_readable = original  # type: ignore[method-assign]
+
+
+def test_alone_nstviz_lets_aotautograd_skip_its_graph_printouts(trace_log: logging.Logger) -> None:
+    computed: list[str] = []
+    with _printouts(computed), _without_pytests_handlers(trace_log), collecting() as collector:
+        out = torch.compile(_grad_fn, backend="aot_eager")(torch.ones(3, requires_grad=True))
+    # before, AOTAutograd printed the joint, forward and backward graphs, which nstviz never reads
+    assert computed == []
+    out.sum().backward()  # the compiled code still runs forward and backward
+    assert collector.of_kind("dynamo_start") and collector.of_kind("compilation_metrics")
+
+
+def test_alone_nstviz_receives_only_the_records_it_reads(trace_log: logging.Logger) -> None:
+    received: list[logging.LogRecord] = []
+    with _without_pytests_handlers(trace_log), collecting() as collector:
+        emit = collector.emit
+        collector.emit = lambda record: (received.append(record), emit(record))[1]  # type: ignore[method-assign]
+        torch.compile(_fn, backend="aot_eager")(torch.ones(3))
+    names = [next(iter(r.metadata)) for r in received]
+    assert names and all(
+        collector.reads_record(name, lambda r=r, name=name: r.metadata[name]) for r, name in zip(received, names, strict=True)
+    )
+    # what it reads is all there: the break with its payload, the compiles, the guards
+    assert collector.of_kind("dynamo_graph_break_reason") and len(collector.of_kind("dynamo_start")) >= 2
+    assert collector.of_kind("dynamo_cpp_guards_str") + collector.of_kind("dynamo_guards")
+
+
+def test_aot_printouts_stay_for_another_listener_and_for_aots_own_log(trace_log: logging.Logger) -> None:
+    records = _Records()
+    trace_log.addHandler(records)
+    try:
+        with _without_pytests_handlers(trace_log), collecting():
+            torch.compile(_grad_fn, backend="aot_eager")(torch.ones(3, requires_grad=True))
+    finally:
+        trace_log.removeHandler(records)
+    for name in ("aot_joint_graph", "aot_forward_graph", "aot_backward_graph"):
+        assert any(p and "class" in p for p in _payloads(records, name)), name
+    from torch._functorch._aot_autograd.graph_compile import aot_graphs_log
+
+    computed: list[str] = []
+    level = aot_graphs_log.level
+    aot_graphs_log.setLevel(logging.INFO)  # what TORCH_LOGS=aot_graphs does
+    try:
+        torch._dynamo.reset()
+        with _printouts(computed), _without_pytests_handlers(trace_log), collecting():
+            torch.compile(_grad_fn, backend="aot_eager")(torch.ones(3, requires_grad=True))
+    finally:
+        aot_graphs_log.setLevel(level)
+    assert computed  # the forward and backward graphs were printed for AOTAutograd's logger
+
+
+def test_a_file_name_torch_interned_while_nobody_listened_is_still_read(trace_log: logging.Logger) -> None:
+    from torch._logging.structured import intern_string
+
+    namespace: dict[str, object] = {}
+    exec(compile("def outer(f, x):\n    return f(x)\n", "<nstviz-unheard>", "exec"), namespace)
+    handlers = list(trace_log.handlers)
+    for handler in handlers:  # nobody listens (a compile outside a capture, or torch's idle LazyTraceHandler)
+        trace_log.removeHandler(handler)
+    try:
+        intern_string("<nstviz-unheard>")  # torch announces a string once, to whoever listens then
+        with collecting() as collector:
+            namespace["outer"](torch.compile(_fn, backend="eager"), torch.ones(3))  # type: ignore[operator]
+    finally:
+        for handler in handlers:
+            trace_log.addHandler(handler)
+    files = {f["file"] for e in collector.of_kind("dynamo_start") for f in e.metadata["stack"]}
+    assert "<nstviz-unheard>" in files

@@ -28,6 +28,21 @@ def trace_logger() -> logging.Logger:
     return trace_log
 
 
+def interned_strings() -> dict[int, str]:
+    """The structured-trace string table torch keeps (``torch._logging.structured.INTERN_TABLE``), by id; {} without it.
+
+    A string is interned once per process, announced by a ``str`` record only if someone
+    listened then (a compile outside a capture interns file names unheard).
+    """
+    try:
+        from torch._logging.structured import INTERN_TABLE
+    except ImportError:
+        return {}
+    if not isinstance(INTERN_TABLE, dict):
+        return {}
+    return {i: s for s, i in list(INTERN_TABLE.items()) if isinstance(i, int) and isinstance(s, str)}
+
+
 def gb_registry() -> dict[str, dict[str, Any]]:
     """The graph-break registry shipped with torch: ``{"GB0007": {...}}`` (empty, and noted, if absent)."""
     from nstviz.tracing.breaks import read_gb_registry  # torch-free: offline reads use it too
