@@ -183,6 +183,25 @@ def _sys_state() -> dict[str, Any]:
     }
 
 
+_FROZEN_MARKED: dict[int, weakref.ref[Any]] = {}
+"""Weak references to the functions registered non-strict when :func:`settle_heap` froze them:
+``gc.get_objects()`` no longer lists frozen objects, and one of them may still die in a test."""
+
+
+def settle_heap() -> None:
+    """Collect, then freeze what survives (``gc.freeze``): later full collections skip it.
+
+    A test process holds torch's (and transformers') millions of objects; a full ``gc.collect()``
+    walks them all (about 0.25 s), and every snapshot collects first (:meth:`ProcessState.take`).
+    Frozen once the process is warm (``tests/helpers/warm.py``), they are the import-time world;
+    the tests' own garbage is made later and is still collected. The non-strict functions among
+    the frozen objects are remembered first, for :func:`_marked_refs`.
+    """
+    gc.collect()
+    _FROZEN_MARKED.update(_marked_refs())
+    gc.freeze()
+
+
 def _marked_refs() -> dict[int, weakref.ref[Any]]:
     """Weak references to the live functions registered non-strict in torch, by id."""
     from torch._dynamo import trace_rules
@@ -190,8 +209,8 @@ def _marked_refs() -> dict[int, weakref.ref[Any]]:
     ids = frozenset(trace_rules._nonstrict_trace_callable_ids())
     if not ids:
         return {}
-    refs: dict[int, weakref.ref[Any]] = {}
-    for obj in gc.get_objects():
+    refs = {i: r for i, r in _FROZEN_MARKED.items() if i in ids and r() is not None}
+    for obj in gc.get_objects():  # the objects made since the freeze
         if id(obj) in ids:
             with contextlib.suppress(TypeError):  # not weak-referenceable: cannot die unseen either
                 refs[id(obj)] = weakref.ref(obj)
@@ -286,4 +305,4 @@ def assert_restored(before: ProcessState, *, strict_modules: bool = False, grace
     assert not problems, "nstviz left the process changed:\n  " + "\n  ".join(problems)
 
 
-__all__ = ["ProcessState", "assert_restored"]
+__all__ = ["ProcessState", "assert_restored", "settle_heap"]

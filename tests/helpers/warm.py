@@ -34,18 +34,10 @@ def warm(*backends: str) -> None:
 
 
 def settle_heap() -> None:
-    """Collect, then freeze what survives (``gc.freeze``): later full collections skip it.
+    """:func:`tests.helpers.snapshot.settle_heap` (collect, then freeze what survives)."""
+    from tests.helpers.snapshot import settle_heap as settle
 
-    A test process holds torch's (and transformers') millions of objects; a full ``gc.collect()``
-    walks them all (about 0.25 s), and the state snapshots collect before each comparison
-    (:meth:`tests.helpers.snapshot.ProcessState.take`). Frozen here, after the one-time warm-up,
-    they are the import-time world, which no test drops; the garbage of the tests themselves is
-    made later and is still collected.
-    """
-    import gc
-
-    gc.collect()
-    gc.freeze()
+    settle()
 
 
 __all__ = ["settle_heap", "warm"]
