@@ -10,6 +10,7 @@ attributes. :meth:`StateSnapshot.restore` puts all of it back; the API calls it 
 from __future__ import annotations
 
 import contextlib
+import gc
 import random
 import signal
 import sys
@@ -71,7 +72,16 @@ class StateSnapshot:
 
     @classmethod
     def take(cls) -> StateSnapshot:
-        """Record the current state."""
+        """Record the current state.
+
+        When functions are marked non-strict, the garbage is collected first: an unreachable
+        marked function (a cell's function in a cycle with its dropped namespace) still has its
+        id in torch's sets until the collector frees it, and :meth:`restore` would put that id
+        back after it was freed, so that whatever object is later made at the same address
+        would be traced non-strict.
+        """
+        if _torch_compat.nonstrict_ids():
+            gc.collect()
         logger = _torch_compat.trace_logger()
         return cls(
             id_sets=_torch_compat.id_set_contents(),
