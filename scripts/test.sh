@@ -79,9 +79,14 @@ make_venv() {
     local leg="$1" venv="$work/venv-$1"
     "$PYTHON" -m venv "$venv" || return 1
     pip_install "$venv/bin/pip" --upgrade pip || return 1
+    # --no-compile: pip byte-compiles every file it installs (torch, transformers, nvidia: about 50 s
+    # of CPU per venv, most of it for modules no test imports, and the later legs' installs take it
+    # from the first leg's tests); Python compiles what is imported instead, once, as it writes the
+    # .pyc files (PYTHONDONTWRITEBYTECODE is unset for the venvs' pythons). Same files, same code.
     # shellcheck disable=SC2046
-    NSTVIZ_SKIP_JS=1 pip_install "$venv/bin/pip" $(leg_requirements "$leg") -e ".[test]" || return 1
-    "$venv/bin/python" -c "import torch, IPython, ipykernel, transformers; print('$leg:', 'torch', torch.__version__, '| IPython', IPython.__version__, '| ipykernel', ipykernel.__version__, '| transformers', transformers.__version__)"
+    NSTVIZ_SKIP_JS=1 pip_install "$venv/bin/pip" --no-compile $(leg_requirements "$leg") -e ".[test]" || return 1
+    # the modules every test process imports are compiled here (in the background for the later legs)
+    env -u PYTHONDONTWRITEBYTECODE "$venv/bin/python" -c "import torch, IPython, ipykernel, transformers, torch._dynamo, torch._inductor.compile_fx, nstviz.api; print('$leg:', 'torch', torch.__version__, '| IPython', IPython.__version__, '| ipykernel', ipykernel.__version__, '| transformers', transformers.__version__)"
 }
 
 # Seconds per leg, printed at the end: its venv's install (the later legs' run in the background,
@@ -132,7 +137,7 @@ for leg in $LEGS; do
     t0=$(date +%s)
     # shellcheck disable=SC2046
     TORCHINDUCTOR_CACHE_DIR="$caches/inductor" TRITON_CACHE_DIR="$caches/triton" XDG_CACHE_HOME="$caches/xdg" \
-        "$work/venv-$leg/bin/python" -m pytest -q -rfEs -p no:cacheprovider --durations=15 -n auto --dist loadfile --no-loadscope-reorder \
+        env -u PYTHONDONTWRITEBYTECODE "$work/venv-$leg/bin/python" -m pytest -q -rfEs -p no:cacheprovider --durations=15 -n auto --dist loadfile --no-loadscope-reorder \
         $(leg_tests "$leg") "$@" 2>&1 | tee "$log"
     rc=${PIPESTATUS[0]}
     tests_s[$leg]=$(( $(date +%s) - t0 ))
