@@ -10,7 +10,6 @@ attributes. :meth:`StateSnapshot.restore` puts all of it back; the API calls it 
 from __future__ import annotations
 
 import contextlib
-import gc
 import random
 import signal
 import sys
@@ -61,6 +60,7 @@ class StateSnapshot:
     """What nstviz may change, as it was when :meth:`take` ran."""
 
     id_sets: tuple[frozenset[int], frozenset[int]]
+    marked_refs: dict[int, Any]
     dynamo_config: dict[str, Any]
     trace_handlers: tuple[Any, ...]
     trace_level: int
@@ -74,17 +74,16 @@ class StateSnapshot:
     def take(cls) -> StateSnapshot:
         """Record the current state.
 
-        When functions are marked non-strict, the garbage is collected first: an unreachable
-        marked function (a cell's function in a cycle with its dropped namespace) still has its
-        id in torch's sets until the collector frees it, and :meth:`restore` would put that id
-        back after it was freed, so that whatever object is later made at the same address
-        would be traced non-strict.
+        The id sets hold ids, not objects: the functions ``nonstrict_trace`` marked are held
+        weakly too, so that :meth:`restore` does not put back the id of one freed meanwhile
+        (an unreachable one, a cell's function in a cycle with its dropped namespace, is freed
+        whenever the collector runs), which would mark whatever object is made later at that
+        address.
         """
-        if _torch_compat.nonstrict_ids():
-            gc.collect()
         logger = _torch_compat.trace_logger()
         return cls(
             id_sets=_torch_compat.id_set_contents(),
+            marked_refs=_torch_compat.marked_function_refs(),
             dynamo_config=_torch_compat.dynamo_config_copy(),
             trace_handlers=tuple(logger.handlers),
             trace_level=logger.level,
@@ -97,7 +96,8 @@ class StateSnapshot:
 
     def restore(self, *, rng: bool = True) -> None:
         """Put everything back as it was (``rng=False`` leaves the RNG states alone)."""
-        _torch_compat.restore_id_sets(self.id_sets)
+        freed = frozenset(i for i, ref in self.marked_refs.items() if ref() is None)
+        _torch_compat.restore_id_sets(self.id_sets, freed=freed)
         current = _torch_compat.dynamo_config_copy()
         changed = {k: v for k, v in self.dynamo_config.items() if current.get(k) is not v and current.get(k) != v}
         if changed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -45,18 +46,42 @@ def id_set_contents() -> tuple[frozenset[int], frozenset[int]]:
     return frozenset(allowed()), frozenset(nonstrict())
 
 
-def restore_id_sets(contents: tuple[frozenset[int], frozenset[int]], *, remove_added: bool = False) -> None:
-    """Put ids missing from both sets back, in place.
+def marked_function_refs() -> dict[int, weakref.ref[Any]]:
+    """Weak references to the live functions ``nonstrict_trace`` marked, by id.
+
+    Read from the finalizers ``nonstrict_trace`` registers (``weakref.finalize``, whose callback
+    removes the function's id when it is freed); {} where that registry is not there.
+    """
+    registry = getattr(weakref.finalize, "_registry", None)
+    if not isinstance(registry, dict):
+        return {}
+    refs: dict[int, weakref.ref[Any]] = {}
+    for info in list(registry.values()):
+        func, ref = getattr(info, "func", None), getattr(info, "weakref", None)
+        if not getattr(func, "__qualname__", "").endswith("nonstrict_trace.<locals>.deregister"):
+            continue
+        obj = ref() if callable(ref) else None
+        if obj is not None:
+            refs[id(obj)] = ref
+    return refs
+
+
+def restore_id_sets(
+    contents: tuple[frozenset[int], frozenset[int]], *, remove_added: bool = False, freed: frozenset[int] = frozenset()
+) -> None:
+    """Put ids missing from both sets back, in place, except ``freed``.
 
     Ids added since the snapshot are kept unless ``remove_added``: user code run under
     capture may register its own ``nonstrict_trace`` functions, and those must stay
-    registered. nstviz's own marks are removed by ``marking.marked``.
+    registered. nstviz's own marks are removed by ``marking.marked``. ``freed`` are the ids of
+    functions freed since (torch removed them then): put back, they would mark whatever object
+    is made later at the same address.
     """
     for live, want in zip(id_sets(), contents, strict=True):
         current = live()
         if remove_added:
             current.difference_update(current - want)
-        current.update(want - current)
+        current.update(want - current - freed)
 
 
 def mark_ids(ids: set[int]) -> None:
