@@ -381,11 +381,17 @@ def marked(functions: Iterable[Callable[..., Any]]) -> Iterator[set[int]]:
 
 @contextlib.contextmanager
 def source_marks_lifted() -> Iterator[frozenset[int]]:
-    """Run with marks made by ``nonstrict_trace`` in the code lifted (``baseline="strict"``)."""
+    """Run with marks made by ``nonstrict_trace`` in the code lifted (``baseline="strict"``).
+
+    The marks are put back after, except those of functions freed meanwhile (their ids may be
+    reused by any later object, which would then be traced non-strict).
+    """
     ids = _torch_compat.nonstrict_ids()
+    refs = _torch_compat.marked_function_refs()
     _torch_compat.unmark_ids(set(ids))
     try:
         with _torch_compat.nonstrict_trace_disabled():
             yield ids
     finally:
-        _torch_compat.mark_ids(set(ids))
+        freed = {i for i, ref in refs.items() if ref() is None}
+        _torch_compat.mark_ids(set(ids) - freed)

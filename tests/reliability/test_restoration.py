@@ -375,6 +375,26 @@ def test_a_marked_function_freed_during_the_capture_stays_unmarked() -> None:
     assert freed_id not in trace_rules._allowed_callable_ids()
 
 
+def test_a_lifted_mark_of_a_function_freed_during_the_strict_baseline_is_not_put_back() -> None:
+    """``baseline="strict"`` lifts the code's own marks for the baseline and puts them back after;
+    a marked function freed during that run must not get its id back (same reuse as above)."""
+    import gc
+
+    from torch._dynamo import trace_rules
+
+    gc.disable()
+    try:
+        cell_ns: dict[str, Any] = {}
+        exec("import torch\n@torch._dynamo.nonstrict_trace\ndef g(x):\n    return x + 1\n", cell_ns)
+        freed_id = id(cell_ns["g"])
+        del cell_ns
+        code = "import gc\ngc.collect()\ny = torch.compile(lambda x: x * 2, backend='eager')(torch.ones(2))\n"
+        nstviz.trace_code(code, {"torch": torch}, baseline="strict")
+    finally:
+        gc.enable()
+    assert freed_id not in trace_rules._nonstrict_trace_callable_ids()
+    assert freed_id not in trace_rules._allowed_callable_ids()
+
 
 def test_swallowed_interrupt_still_stops_nstviz(before: ProcessState) -> None:
     """An interrupt that something inside the run swallows (torch's C++ guard evaluation does, see
