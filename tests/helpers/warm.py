@@ -22,6 +22,8 @@ def warm(*backends: str) -> None:
     """Compile and run a small function with a graph break once with each backend."""
     import torch
 
+    from tests.helpers.snapshot import settle_heap
+
     for backend in backends:
         if backend in _WARMED:
             continue
@@ -30,14 +32,7 @@ def warm(*backends: str) -> None:
         torch.compile(_graph_break_fn, backend=backend, dynamic=True)(torch.ones(4))
         torch._dynamo.reset()
         _WARMED.add(backend)
-    settle_heap()
+    settle_heap()  # collect, then freeze what survives
 
 
-def settle_heap() -> None:
-    """:func:`tests.helpers.snapshot.settle_heap` (collect, then freeze what survives)."""
-    from tests.helpers.snapshot import settle_heap as settle
-
-    settle()
-
-
-__all__ = ["settle_heap", "warm"]
+__all__ = ["warm"]

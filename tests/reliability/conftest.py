@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tests.helpers.snapshot import ProcessState
-from tests.helpers.warm import settle_heap
+from tests.helpers.snapshot import ProcessState, settle_heap
 from tests.reliability import programs
 
 
