@@ -393,5 +393,4 @@ def source_marks_lifted() -> Iterator[frozenset[int]]:
         with _torch_compat.nonstrict_trace_disabled():
             yield ids
     finally:
-        freed = {i for i, ref in refs.items() if ref() is None}
-        _torch_compat.mark_ids(set(ids) - freed)
+        _torch_compat.mark_ids(set(ids - _torch_compat.freed_ids(refs)))

@@ -96,8 +96,7 @@ class StateSnapshot:
 
     def restore(self, *, rng: bool = True) -> None:
         """Put everything back as it was (``rng=False`` leaves the RNG states alone)."""
-        freed = frozenset(i for i, ref in self.marked_refs.items() if ref() is None)
-        _torch_compat.restore_id_sets(self.id_sets, freed=freed)
+        _torch_compat.restore_id_sets(self.id_sets, freed=_torch_compat.freed_ids(self.marked_refs))
         current = _torch_compat.dynamo_config_copy()
         changed = {k: v for k, v in self.dynamo_config.items() if current.get(k) is not v and current.get(k) != v}
         if changed:

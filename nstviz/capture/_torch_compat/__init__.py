@@ -87,6 +87,7 @@ from nstviz.capture._torch_compat.hooks import (
 from nstviz.capture._torch_compat.nonstrict import (
     LEAF_FUNCTION_NAME,
     check_supported,
+    freed_ids,
     id_set_contents,
     id_sets,
     leaf_function_decorator,
@@ -141,6 +142,7 @@ __all__ = [
     "dynamo_explain",
     "dynamo_global_hooks",
     "dynamo_reset",
+    "freed_ids",
     "fx_qualified_name",
     "gb_registry",
     "graph_break_count",

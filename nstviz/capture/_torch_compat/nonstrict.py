@@ -66,6 +66,11 @@ def marked_function_refs() -> dict[int, weakref.ref[Any]]:
     return refs
 
 
+def freed_ids(refs: dict[int, weakref.ref[Any]]) -> frozenset[int]:
+    """The ids among :func:`marked_function_refs`' whose function has been freed since."""
+    return frozenset(i for i, ref in refs.items() if ref() is None)
+
+
 def restore_id_sets(
     contents: tuple[frozenset[int], frozenset[int]], *, remove_added: bool = False, freed: frozenset[int] = frozenset()
 ) -> None:
