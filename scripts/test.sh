@@ -11,9 +11,9 @@
 #   torch2.14   torch==2.14.1 (pip takes the CUDA build, ~4.4 GB with nvidia packages; runs on CPU):
 #               unit, analysis, capture, offline, cli, jupyter, reliability, rewrites, one corpus model
 #   ipython8    torch==2.13.0 with IPython 8 and ipykernel 6: the Jupyter tests
-# Steps: Debian chromium + graphviz (skipped when present), the JS deps, the viewer bundle and the JS
-# tests, the venvs (the later legs' venvs are made in the background while the first leg's tests
-# run), ruff, then pytest per leg. pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and
+# Steps: the venvs are started first, all in the background (the later legs' at a lower CPU priority;
+# they finish while the first leg's tests run); meanwhile Debian chromium + graphviz (skipped when
+# present), the JS deps, the viewer bundle and the JS tests; then ruff, then pytest per leg. pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and
 # XDG_CACHE_HOME point at new empty folders for every leg, skips are listed (-rs) and any skip not
 # declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
 # pytest runs one worker per core (-n auto --dist loadfile), the heaviest files first (tests/conftest.py's
@@ -48,28 +48,12 @@ leg_tests() {
 }
 for leg in $LEGS; do leg_requirements "$leg" >/dev/null; done
 
-step "system packages: chromium, graphviz"
-if command -v chromium >/dev/null && command -v dot >/dev/null; then
-    echo "chromium and dot already installed"
-else
-    SUDO=""
-    if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends chromium graphviz >/dev/null
-fi
-
-step "JS dependencies (npm ci) and the viewer bundle"
-npm ci --prefix js --no-audit --no-fund
-(cd js && node build.mjs)
-
-step "JS tests (npm test)"
-npm test --prefix js
-
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # Each venv is new: `pip install` resolves the newest release of every dependency, as for a user.
-# The bundle is built above, so the installs skip the build hook's npm step (they run in parallel).
+# The installs skip the build hook's npm step (NSTVIZ_SKIP_JS): the bundle is built once, below, in
+# the checkout the editable installs point at.
 # pip's own warnings about this machine's local index folders are not ours to show
 pip_install() {
     local pip="$1"; shift
@@ -89,24 +73,51 @@ make_venv() {
     env -u PYTHONDONTWRITEBYTECODE "$venv/bin/python" -c "import torch, IPython, ipykernel, transformers, torch._dynamo, torch._inductor.compile_fx, nstviz.api; print('$leg:', 'torch', torch.__version__, '| IPython', IPython.__version__, '| ipykernel', ipykernel.__version__, '| transformers', transformers.__version__)"
 }
 
-# Seconds per leg, printed at the end: its venv's install (the later legs' run in the background,
-# so their time overlaps the first leg's tests), the wait for it, and its pytest run.
+# Seconds per leg, printed at the end: its venv's install (all run in the background from the start,
+# beside the system packages and the JS steps), the wait for it, and its pytest run.
 declare -A install_s=() wait_s=() tests_s=()
 first=""
 for leg in $LEGS; do
-    if [ -z "$first" ]; then
-        first="$leg"
-        step "venv $leg (fresh, newest dependencies)"
-        t0=$(date +%s)
-        make_venv "$leg"
-        install_s[$leg]=$(( $(date +%s) - t0 ))
-    else
-        echo "venv $leg: installing in the background ($work/install-$leg.log)"
-        ( set +e; t0=$(date +%s); make_venv "$leg" >"$work/install-$leg.log" 2>&1; rc=$?
-          echo "$(( $(date +%s) - t0 ))" >"$work/install-$leg.s"
-          echo "install took $(( $(date +%s) - t0 ))s" >>"$work/install-$leg.log"; echo "$rc" >"$work/install-$leg.rc" ) &
-    fi
+    # The first leg's venv is needed first; the later legs' installs run at a lower CPU priority,
+    # so they take the core the first install (one process) leaves idle rather than the tests' CPU.
+    if [ -z "$first" ]; then first="$leg" niceness=0; else niceness=10; fi
+    echo "venv $leg: installing in the background, nice $niceness ($work/install-$leg.log)"
+    ( set +e; renice -n "$niceness" -p "$BASHPID" >/dev/null; t0=$(date +%s)
+      make_venv "$leg" >"$work/install-$leg.log" 2>&1; rc=$?
+      echo "$(( $(date +%s) - t0 ))" >"$work/install-$leg.s"
+      echo "install took $(( $(date +%s) - t0 ))s" >>"$work/install-$leg.log"; echo "$rc" >"$work/install-$leg.rc" ) &
 done
+
+# Waits for the leg's venv; prints its install log. Fails if the install failed.
+wait_for_venv() {
+    local leg="$1" t0
+    t0=$(date +%s)
+    while [ ! -f "$work/install-$leg.rc" ]; do sleep 2; done
+    wait_s[$leg]=$(( $(date +%s) - t0 ))
+    install_s[$leg]="$(cat "$work/install-$leg.s" 2>/dev/null || echo '?')"
+    cat "$work/install-$leg.log"
+    if [ "$(cat "$work/install-$leg.rc")" != 0 ]; then echo "leg $leg: installing its venv failed"; return 1; fi
+}
+
+step "system packages: chromium, graphviz"
+if command -v chromium >/dev/null && command -v dot >/dev/null; then
+    echo "chromium and dot already installed"
+else
+    SUDO=""
+    if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends chromium graphviz >/dev/null
+fi
+
+step "JS dependencies (npm ci) and the viewer bundle"
+npm ci --prefix js --no-audit --no-fund
+(cd js && node build.mjs)
+
+step "JS tests (npm test)"
+npm test --prefix js
+
+step "venv $first: waiting for its install"
+wait_for_venv "$first"
 
 step "ruff check"
 "$work/venv-$first/bin/python" -m ruff check .
@@ -117,13 +128,7 @@ summaries=()
 for leg in $LEGS; do
     if [ "$leg" != "$first" ]; then
         step "venv $leg: waiting for its install"
-        t0=$(date +%s)
-        while [ ! -f "$work/install-$leg.rc" ]; do sleep 2; done
-        wait_s[$leg]=$(( $(date +%s) - t0 ))
-        install_s[$leg]="$(cat "$work/install-$leg.s" 2>/dev/null || echo '?')"
-        cat "$work/install-$leg.log"
-        if [ "$(cat "$work/install-$leg.rc")" != 0 ]; then
-            echo "leg $leg: installing its venv failed"
+        if ! wait_for_venv "$leg"; then
             status=1 failed=$((failed + 1))
             summaries+=("$leg: install failed")
             continue
@@ -164,9 +169,7 @@ for leg in $LEGS; do
 done
 printf '%s\n' "${summaries[@]}"
 for leg in $LEGS; do
-    if [ "$leg" = "$first" ]; then how="install ${install_s[$leg]:-?}s"
-    else how="install ${install_s[$leg]:-?}s in the background, waited ${wait_s[$leg]:-?}s for it"; fi
-    echo "time $leg: $how, tests ${tests_s[$leg]:-?}s"
+    echo "time $leg: install ${install_s[$leg]:-?}s in the background, waited ${wait_s[$leg]:-?}s for it, tests ${tests_s[$leg]:-?}s"
 done
 echo "time total: $(( $(date +%s) - start ))s"
 # The plain closing line over all legs (errors count as failures).
