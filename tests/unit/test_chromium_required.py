@@ -32,8 +32,11 @@ def test_viewer_driver_and_page_probe_fail_without_chromium(tmp_path: Path) -> N
 
 
 def test_browser_fixture_fails_the_test_instead_of_skipping(tmp_path: Path) -> None:
+    # one test of each browser fixture (JupyterLab's and the viewer's): the whole file started a
+    # JupyterLab server per test for the same failure (15 s -> 8 s)
     cmd = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-           "tests/browser/test_jupyterlab.py", "tests/viewer/test_viewer.py::test_notebook_cells_are_shown_as_ipython_names_them"]
+           "tests/browser/test_jupyterlab.py::test_notebook_1_in_jupyterlab",
+           "tests/viewer/test_viewer.py::test_notebook_cells_are_shown_as_ipython_names_them"]
     proc = subprocess.run(cmd, cwd=REPO, env=NO_CHROMIUM_ENV, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout[-3000:]
     last = proc.stdout.rstrip().splitlines()[-1]
