@@ -24,6 +24,7 @@ from typing import Any
 from nstviz.advisor.attempt import Attempt
 from nstviz.advisor.propose import def_line, local_name
 from nstviz.advisor.side_effects import print_notes
+from nstviz.capture.adapters import adapter_source, prefix_for, pytree_source
 from nstviz.capture.forward_hooks import FORWARD_HOOK_CODE
 from nstviz.tracing.stacks import installed_package
 
@@ -347,8 +348,6 @@ def _where(obj: Any, qualname: str, caller_files: Sequence[str], imports: dict[s
 
 def _adapter_lines(m: Mark, imports: dict[str, None], decorator: str) -> list[str]:
     """An adapter for a function called with None arguments, bound where it is looked up."""
-    from nstviz.capture.adapters import adapter_source, prefix_for
-
     imports["import functools"] = None
     expr, targets = _where(m.obj, m.qualname, m.caller_files, imports)
     owners, attr = _owner_path(m.qualname)
@@ -374,8 +373,6 @@ def _adapter_lines(m: Mark, imports: dict[str, None], decorator: str) -> list[st
 
 def _pytree_lines(t: Any, imports: dict[str, None]) -> list[str]:
     """``torch.utils._pytree`` registration of a user class (``PytreeType``)."""
-    from nstviz.capture.adapters import prefix_for, pytree_source
-
     cls = t.cls
     module = sys.modules.get(cls.__module__)
     if module is None or module.__name__ in _MAIN_MODULES:

@@ -15,7 +15,7 @@ from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import Attempt
 from nstviz.advisor.judge import attempt_fields, judge, stayed_text
 from nstviz.advisor.propose import _short_break
-from nstviz.advisor.remedies import flags_hinted
+from nstviz.advisor.remedies import config_code, config_plans, flags_hinted, recompile_plans, recompile_text
 from nstviz.advisor.trials import Trials, TryConfig
 from nstviz.capture.deadline import Deadline
 from nstviz.capture.remedy import Mark
@@ -56,8 +56,6 @@ def try_config_hints(
     flags kept (``kept`` first), and the run and check as of the last one kept; the runs of the
     flags not kept are appended to ``not_kept`` when given (where a flag moved the break to).
     """
-    from nstviz.advisor.remedies import config_code, config_plans, recompile_plans, recompile_text
-
     config_kept: list[str] = list(kept)
     budget_s = clock.budget_s
     config_attempts = 0

@@ -24,6 +24,7 @@ from nstviz.advisor.propose import _index, _plain_function_name, code_of
 from nstviz.advisor.side_effects import print_notes
 from nstviz.capture._introspect import is_module_method, unwrap
 from nstviz.capture.marking import REFUSED_WHEN_NAMED, refusals
+from nstviz.capture.reads import find_non_input_reads
 from nstviz.report import Location
 
 __all__ = ["precheck"]
@@ -231,7 +232,6 @@ def _bad_argument(node: ast.AST) -> str | None:
 
 def _read_notes(obj: Any) -> list[str]:
     try:
-        from nstviz.capture.reads import find_non_input_reads
 
         reads = find_non_input_reads(obj)
     except Exception:

@@ -17,6 +17,7 @@ from typing import Any
 
 from nstviz.advisor.attempt import RewriteAttempt, derive
 from nstviz.advisor.propose import _short_break, plan_candidates
+from nstviz.advisor.rewrites import BreakSite, propose, recorded_calls
 from nstviz.advisor.trials import Trials
 from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, Run
@@ -41,8 +42,6 @@ def rewrite_candidates(
     ``run_eager`` runs the code eagerly on its input sets: a break in a C or builtin call then
     gets a custom op too, its fake built from the calls recorded around it.
     """
-    from nstviz.advisor.rewrites import BreakSite, propose
-
     out: list[RewriteAttempt] = []
     # the function each break is in (a function on the stack of a higher-ranked break too is still
     # the innermost one of its own: DETR's matcher calls the box check and holds the scipy call)
@@ -116,8 +115,6 @@ def _c_call(brk: Any) -> bool:
 
 def _recorded(obj: Callable, run_eager: Callable[[], bool]) -> list[tuple[Any, ...]]:
     """``obj``'s positional arguments in eager runs of the code on its input sets (none when they fail)."""
-    from nstviz.advisor.rewrites import recorded_calls
-
     try:
         with recorded_calls(obj) as calls:
             ran = run_eager()

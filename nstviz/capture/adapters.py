@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from nstviz.capture import _torch_compat
+
 __all__ = ["Adapter", "adapter_source", "installed", "make_adapter", "prefix_for"]
 
 _MISSING = object()
@@ -265,8 +267,6 @@ def registered(
     (a cell, each run of ``trace_code``) defines its classes anew: the class an attempt saw
     refused is not the one the next run creates.
     """
-    from nstviz.capture import _torch_compat
-
     kinds = list(types_)
     wanted = {(t.cls.__module__, t.cls.__qualname__) for t in kinds}
     with contextlib.ExitStack() as stack:

@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from nstviz.capture import _torch_compat
 from nstviz.capture._introspect import qualified_name
+from nstviz.capture.compiled_entry import compiled_entries, compiled_entries_wrapped
+from nstviz.capture.forward_hooks import effective_forwards
 from nstviz.errors import NameResolutionError, NotMarkableError
 from nstviz.report import MarkedFunction
 from nstviz.tracing.stacks import is_torch_file
@@ -364,9 +366,6 @@ def check_not_local_to_compiled(target: Target, namespace: Mapping[str, Any]) ->
 @contextlib.contextmanager
 def marked(functions: Iterable[Callable[..., Any]]) -> Iterator[set[int]]:
     """Mark the functions non-strict while the block runs; always unmark afterwards."""
-    from nstviz.capture.compiled_entry import compiled_entries, compiled_entries_wrapped
-    from nstviz.capture.forward_hooks import effective_forwards
-
     functions = list(functions)
     already = _torch_compat.nonstrict_ids()
     entries = compiled_entries(functions)  # the function torch.compile compiles, marked as torch does

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from nstviz.capture import _torch_compat, marking, toplevel_await
 from nstviz.capture._introspect import code_key, entry_function, qualified_name
+from nstviz.capture.compiled_entry import own_wrapper
 from nstviz.capture.runner import Body, RunResult
 from nstviz.errors import NameResolutionError, UsageError
 
@@ -84,7 +85,6 @@ def callable_subject(
         if isinstance(fn, types.MethodType) and not isinstance(eager, types.MethodType):
             eager = types.MethodType(eager, fn.__self__)  # @torch.compile on a method: keep self
     else:
-        from nstviz.capture.compiled_entry import own_wrapper
 
         compiled = torch.compile(fn, backend="eager" if backend == "record" else _plain_backend(backend))
         compiled = own_wrapper(compiled, fn)  # fn itself marked: torch's way (capture/compiled_entry.py)

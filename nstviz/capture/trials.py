@@ -23,10 +23,15 @@ from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.deadline import Deadline
 from nstviz.capture.namespace import NamespaceCheckpoint
+from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 from nstviz.capture.recorder import Backend
 from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.runner import Body, RunResult
+from nstviz.capture.state import rng_state, set_rng_state
 from nstviz.capture.subject import Subject
+from nstviz.capture.timing import time_calls
+from nstviz.passes.headline import compile_failed
+from nstviz.passes.output_verdict import build_output_check
 from nstviz.report import Candidate, OutputCheck, OutputComparison, Recommendation, Run
 
 __all__ = ["Advice", "TrialRunner", "Trials", "compare", "failed", "failure_words", "snapshot"]
@@ -149,7 +154,6 @@ class Trials:
         """
         import torch
 
-        from nstviz.capture.outputs import compare_outputs
 
         subject = self.subject
         if not self._in_time("a rewrite's check on other inputs"):
@@ -166,7 +170,6 @@ class Trials:
             self.checkpoint.restore()
             why = "the inputs have no tensors to vary" if calls else "the code made no compiled call to vary"
             return None, f"no second input set: {why}"
-        from nstviz.capture.state import rng_state, set_rng_state
 
         torch.manual_seed(0)
         start = rng_state()  # numpy's and random's too: code that draws a mask draws the same one in both runs
@@ -209,7 +212,6 @@ class Trials:
         """
         import torch
 
-        from nstviz.capture.timing import time_calls
 
         subject = self.subject
         if subject.entry != "compare" or not self._in_time("the graph count on another input set", runs=2):
@@ -293,7 +295,6 @@ class Trials:
         return adapters.pytree_type(cls) if cls is not None else None
 
     def _check(self, result: RunResult, run_name: str) -> OutputCheck:
-        from nstviz.passes.output_verdict import build_output_check
 
         base, outputs = self.base, self.outputs
         if failed(base) and not failed(result) and outputs.get("eager"):
@@ -319,7 +320,6 @@ class Trials:
     def _baseline_differs_from_eager(self) -> bool:
         """The baseline's outputs differ from a deterministic eager run's (compared once)."""
         if self._differs is None:
-            from nstviz.capture.outputs import compare_outputs
 
             outputs = self.outputs
             self._differs = False
@@ -334,8 +334,6 @@ class Trials:
 
 def failed(result: RunResult) -> bool:
     """Whether the run raised or a compile of it failed (also when the code caught the exception)."""
-    from nstviz.passes.headline import compile_failed
-
     return result.exception is not None or compile_failed(result.run)
 
 
@@ -346,8 +344,6 @@ def failure_words(result: RunResult, name: str) -> str:
 
 def snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
     """A copy of a run's outputs, taken before the next run changes them."""
-    from nstviz.capture.outputs import snapshot_outputs
-
     try:
         return snapshot_outputs(dict(values))
     except Exception:  # an output that cannot be copied is compared as it is
@@ -356,8 +352,6 @@ def snapshot(values: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple[OutputComparison, ...], bool]:
     """Every pair of runs compared (baseline vs ``other``, eager vs both), and whether eager disagreed with itself."""
-    from nstviz.capture.outputs import compare_outputs
-
     comparisons = []
     for left, right in (("baseline", other), ("eager", "baseline"), ("eager", other)):
         if left in outputs and right in outputs:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source, installed
+from nstviz.capture._torch_compat import dynamo_config_patch
 from nstviz.capture.remedy import Remedy
 
 __all__ = ["BreakSite", "Proposal", "Rewrite"]
@@ -43,8 +44,6 @@ class Rewrite(Remedy):
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         """Run the block with the rewrite in place of the original (and its config); always undone."""
-        from nstviz.capture._torch_compat import dynamo_config_patch
-
         with dynamo_config_patch(self.config) if self.config else contextlib.nullcontext():
             with installed(self.original, self.function):  # type: ignore[arg-type]
                 yield

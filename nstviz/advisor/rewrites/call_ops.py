@@ -33,6 +33,7 @@ import torch
 
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, paste_source, resolve
 from nstviz.advisor.rewrites._source import FunctionSource, build_function, installed, raw_function
+from nstviz.capture._torch_compat import drop_custom_op
 
 __all__ = ["CallOpRewrite", "propose_call_op"]
 
@@ -314,8 +315,6 @@ class CallOpRewrite(Rewrite):
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         """Register the op, run the block with the rewrite in place, then remove the op; always undone."""
-        from nstviz.capture._torch_compat import drop_custom_op
-
         assert self.src is not None and self.new_def is not None
         live = f"{self.op_name}_{next(_serial)}"
         ns: dict[str, Any] = {"torch": torch, f"_nstviz_{self.op_name}": self.callee}

@@ -31,6 +31,7 @@ from nstviz.advisor.rewrites._source import (
     installed,
     raw_function,
 )
+from nstviz.capture._torch_compat import drop_custom_op
 
 __all__ = ["NAMESPACE", "CustomOpRewrite", "op_rewrite", "propose_custom_op", "recorded_calls"]
 
@@ -197,8 +198,6 @@ class CustomOpRewrite(Rewrite):
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         """Register the op, run the block with the rewrite in place, then remove the op; always undone."""
-        from nstviz.capture._torch_compat import drop_custom_op
-
         raw = self.original
         live = f"{self.op_name}_{next(_serial)}"
         ns: dict[str, Any] = {"torch": torch, raw.__name__: types.FunctionType(
