@@ -28,6 +28,7 @@ from nstviz.capture.cell_inputs import rewrites_redefined
 from nstviz.capture.deadline import Deadline
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.plan import RunCount, RunPlan
+from nstviz.capture.reads import find_non_input_reads
 from nstviz.capture.recorder import Backend
 from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.runner import Body, RunResult, captured_output, execute
@@ -51,10 +52,11 @@ from nstviz.report import (
     SourceFile,
 )
 from nstviz.report.document import attach_user_exception as attach
-from nstviz.report.timing import RunTiming
 from nstviz.tracing.stacks import StackTable
 
 Progress = Callable[[dict[str, Any]], None]
+_Outputs = dict[str, Mapping[str, Any]]
+"""Each run's outputs by run name (``"eager"``, ``"baseline"``, ``"nonstrict"``...), snapshotted."""
 
 
 class Session:
@@ -137,63 +139,21 @@ class Session:
             raise
         rng = snapshot.rng
         finished = False
-        outputs: dict[str, Mapping[str, Any]] = {}
+        outputs: _Outputs = {}
         try:
             if plan.eager_first and subject.eager_body is not None:
-                self.say("baseline", "running eagerly (reference for the output check)")
-                outputs["eager"] = self._eager(subject.eager_body, rng, subject) or {}
-                checkpoint.restore()
-                # a second eager run tells whether the code disagrees with itself
-                outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
-                self.count.run_done()
-                checkpoint.restore()
-            self.say(
-                "baseline",
-                "running the code as written"
-                + (f" (then up to {plan.advisor_attempts} advisor attempts)" if plan.auto else ""),
-            )
-            base = self._run("baseline", subject.body, rng, (), lift=self.baseline_mode == "strict")
-            if plan.check:
-                outputs["baseline"] = _snapshot(subject.outputs_of(base))
-            # a baseline whose compile failed (raised, or caught by the code) has no outputs: eager is the reference
-            eager_reference = plan.check and plan.eager_if_baseline_raises and _failed(base)
-            self.count.baseline_done(raised=eager_reference)
-            if not base.run.graphs and not base.run.breaks and not base.run.compiles:
-                _nothing_compiled(subject, base)
+                self._eager_references(subject, checkpoint, rng, outputs)
+            base, eager_reference = self._baseline(subject, rng, outputs)
             # names the code defines exist now: resolve the requested functions
             targets = subject.resolve()
-            candidates: tuple[Candidate, ...] = ()
-            recommendation: Recommendation | None = None
-            remedies: tuple[Mark, ...] = ()  # adapters and pytree classes the advisor kept
             if eager_reference:
-                # The baseline raised, so there is nothing to compare the nonstrict run with:
-                # run the code once eagerly as the reference. It runs before the advisor's attempts
-                # (their outputs are checked against it too) and the nonstrict run (not after) so that the namespace still ends as after the last compiled run,
-                # whose compiled code the user keeps using, without re-running anything.
-                checkpoint.restore()
-                self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
-                reference = self._eager(subject.body, rng, subject, force_eager=True)
-                self.count.run_done()
-                if reference is not None:
-                    outputs["eager"] = reference
-            if plan.auto:
-                advice = self._advise(subject, base, checkpoint, outputs, rng)
-                candidates, recommendation = advice.candidates, advice.recommendation
-                attempts = sum(1 for name in self.results if name.startswith("attempt-"))
-                self.count.advisor_done(attempts)
-                if recommendation is not None:
-                    remedies = advice.remedies
-                    known = {id(t.function) for t in targets}
-                    added = tuple(
-                        marking.Target(spec=n, function=f) for n, f in advice.functions if id(f) not in known
-                    )
-                    added += tuple(  # the functions adapters trace non-strictly
-                        marking.Target(spec=f"adapter: {a.qualname}", function=a.inner)
-                        for a in remedies
-                        if isinstance(a, adapters.Adapter)
-                    )
-                    self.advisor_keys.update(code_key(t.function) for t in added)
-                    targets += added
+                self._eager_reference_for_failed_baseline(subject, checkpoint, rng, outputs)
+            advice = self._advise(subject, base, checkpoint, outputs, rng) if plan.auto else Advice((), None)
+            candidates, recommendation = advice.candidates, advice.recommendation
+            remedies: tuple[Mark, ...] = ()  # adapters and pytree classes the advisor kept
+            if recommendation is not None:
+                remedies = advice.remedies
+                targets += self._advised_targets(advice, targets)
             flags = dict.fromkeys(recommendation.config if recommendation is not None else (), True)
             # Nothing marked (no names given, the advisor recommended nothing): the nonstrict run
             # would repeat the baseline, so it is not made. With baseline="strict" the nonstrict
@@ -202,36 +162,16 @@ class Session:
             if nothing_marked:
                 self.count.skip_nonstrict()
                 why = "the advisor recommended none" if plan.auto else "the advisor was off (auto=False)"
-                self.notes.append(
-                    f"Nothing was marked (no functions named to trace non-strictly, and {why}), "
-                    "so the nonstrict run was not made: it would repeat the baseline."
-                )
+                self.notes.append(f"Nothing was marked (no functions named to trace non-strictly, and {why}), "
+                                  "so the nonstrict run was not made: it would repeat the baseline.")
             else:
                 checkpoint.restore()
-                self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
-                functions = tuple(t.function for t in targets)
-                _, ads, classes = split_remedies(remedies)  # the adapters' inner functions are targets
-                # a recommended config remedy, adapter or pytree registration applies here too
-                with (
-                    _torch_compat.dynamo_config_patch(flags),
-                    rewrites_redefined(rewrites_in(remedies), subject.code_namespace) as redefine,
-                    rewrites_applied(remedies),
-                    adapters.installed(ads) as readapt,
-                    adapters.registered(classes, subject.code_namespace) as refresh,
-                ):
-                    marks = refreshing(subject.rematch(functions), lambda: (redefine(), refresh()), readapt)
-                    nst = self._run("nonstrict", subject.body, rng, functions, marks=marks)
-                self.targets["nonstrict"] = targets
+                nst = self._nonstrict_run(subject, rng, targets, flags, remedies)
                 if plan.check:
                     outputs["nonstrict"] = _snapshot(subject.outputs_of(nst))
             checkpoint.discard()
             finished = True
-            captured = self._captured(subject, outputs if plan.check else None, candidates, recommendation)
-            report = assemble(dataclasses.replace(captured, nothing_marked=nothing_marked))
-            last = self.results.get("nonstrict") or self.results.get("baseline")
-            attach(report, last.exception if last is not None else None)
-            self.say("done", report.headline.text)
-            return report
+            return self._report(subject, outputs if plan.check else None, candidates, recommendation, nothing_marked)
         except BaseException:
             if not finished:
                 with contextlib.suppress(Exception):
@@ -245,6 +185,96 @@ class Session:
                     snapshot.restore()
             finally:
                 one_capture.release()
+
+    def _report(
+        self, subject: Subject, outputs: _Outputs | None, candidates: tuple[Candidate, ...],
+        recommendation: Recommendation | None, nothing_marked: bool,
+    ) -> Report:
+        """The Report of the runs made, the last run's user exception attached."""
+        captured = self._captured(subject, outputs, candidates, recommendation)
+        report = assemble(dataclasses.replace(captured, nothing_marked=nothing_marked))
+        last = self.results.get("nonstrict") or self.results.get("baseline")
+        attach(report, last.exception if last is not None else None)
+        self.say("done", report.headline.text)
+        return report
+
+    def _baseline(self, subject: Subject, rng: dict[str, Any], outputs: _Outputs) -> tuple[RunResult, bool]:
+        """The baseline run (the code as written), and whether eager must be the output check's reference.
+
+        A baseline whose compile failed (raised, or caught by the code) has no outputs to compare
+        with: with ``eager_if_baseline_raises``, the code then runs eagerly as the reference.
+        """
+        plan = self.plan
+        attempts = f" (then up to {plan.advisor_attempts} advisor attempts)" if plan.auto else ""
+        self.say("baseline", "running the code as written" + attempts)
+        base = self._run("baseline", subject.body, rng, (), lift=self.baseline_mode == "strict")
+        if plan.check:
+            outputs["baseline"] = _snapshot(subject.outputs_of(base))
+        eager_reference = plan.check and plan.eager_if_baseline_raises and _failed(base)
+        self.count.baseline_done(raised=eager_reference)
+        if not base.run.graphs and not base.run.breaks and not base.run.compiles:
+            _nothing_compiled(subject, base)
+        return base, eager_reference
+
+    def _eager_reference_for_failed_baseline(
+        self, subject: Subject, checkpoint: NamespaceCheckpoint, rng: dict[str, Any], outputs: _Outputs
+    ) -> None:
+        """The baseline raised, so there is nothing to compare the nonstrict run with: the code, once eagerly.
+
+        It runs before the advisor's attempts (their outputs are checked against it too) and the
+        nonstrict run (not after), so that the namespace still ends as after the last compiled
+        run, whose compiled code the user keeps using, without re-running anything.
+        """
+        checkpoint.restore()
+        self.say("eager", "the baseline raised: running the code eagerly (reference for the output check)")
+        reference = self._eager(subject.body, rng, subject, force_eager=True)
+        self.count.run_done()
+        if reference is not None:
+            outputs["eager"] = reference
+
+    def _eager_references(
+        self, subject: Subject, checkpoint: NamespaceCheckpoint, rng: dict[str, Any], outputs: _Outputs
+    ) -> None:
+        """The output check's references: two eager runs (the second tells whether the code disagrees with itself)."""
+        assert subject.eager_body is not None
+        self.say("baseline", "running eagerly (reference for the output check)")
+        outputs["eager"] = self._eager(subject.eager_body, rng, subject) or {}
+        checkpoint.restore()
+        outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
+        self.count.run_done()
+        checkpoint.restore()
+
+    def _advised_targets(self, advice: Advice, targets: tuple[marking.Target, ...]) -> tuple[marking.Target, ...]:
+        """The targets the advisor's recommendation adds to ``targets``: its marks, then its adapters' inner functions."""
+        known = {id(t.function) for t in targets}
+        added = tuple(marking.Target(spec=n, function=f) for n, f in advice.functions if id(f) not in known)
+        added += tuple(  # the functions adapters trace non-strictly
+            marking.Target(spec=f"adapter: {a.qualname}", function=a.inner)
+            for a in advice.remedies
+            if isinstance(a, adapters.Adapter)
+        )
+        self.advisor_keys.update(code_key(t.function) for t in added)
+        return added
+
+    def _nonstrict_run(
+        self, subject: Subject, rng: dict[str, Any], targets: tuple[marking.Target, ...],
+        flags: dict[str, bool], remedies: tuple[Mark, ...],
+    ) -> RunResult:
+        """The nonstrict run: ``targets`` marked, the recommended config, adapters, pytree classes and rewrites applied."""
+        self.say("nonstrict", f"running with {_names(targets) or 'no functions'} traced non-strictly")
+        functions = tuple(t.function for t in targets)
+        _, ads, classes = split_remedies(remedies)  # the adapters' inner functions are targets
+        with (
+            _torch_compat.dynamo_config_patch(flags),
+            rewrites_redefined(rewrites_in(remedies), subject.code_namespace) as redefine,
+            rewrites_applied(remedies),
+            adapters.installed(ads) as readapt,
+            adapters.registered(classes, subject.code_namespace) as refresh,
+        ):
+            marks = refreshing(subject.rematch(functions), lambda: (redefine(), refresh()), readapt)
+            result = self._run("nonstrict", subject.body, rng, functions, marks=marks)
+        self.targets["nonstrict"] = targets
+        return result
 
     # -- runs ------------------------------------------------------------------------------
 
@@ -382,7 +412,16 @@ class Session:
         # optimizer, input tensors) is put back, so the namespace ends as after the run
         timed_state = NamespaceCheckpoint(self._subject.namespace) if self._subject is not None else None
         try:
-            timing, note = self._time(name, observed, functions, marks, lift, result, live=live)
+            calls = self._timed_calls(observed)  # see nstviz.capture.timed_runs
+            timing, note = time_run(
+                name, calls,
+                backend=self.backend,
+                marks=marks or (lambda: functions),
+                lift=lift,
+                failed=result.exception is not None,
+                eager=not name.startswith("attempt-"),  # eager is the same code every attempt
+                live=live_code(self._subject, result.run, observed, calls) if live and self._subject else None,
+            )
         finally:
             if timed_state is not None:
                 timed_state.restore()
@@ -391,29 +430,6 @@ class Session:
             result.run = dataclasses.replace(result.run, timing=timing)
         if note is not None:
             self.notes.append(note)
-
-    def _time(
-        self,
-        name: str,
-        observed: list[Any] | None,
-        functions: Sequence[Callable[..., Any]],
-        marks: Callable[[], Sequence[Callable[..., Any]]] | None,
-        lift: bool,
-        result: RunResult,
-        *,
-        live: bool = False,
-    ) -> tuple[RunTiming | None, str | None]:
-        """Time the run ``name`` (see :mod:`nstviz.capture.timed_runs`)."""
-        calls = self._timed_calls(observed)
-        return time_run(
-            name, calls,
-            backend=self.backend,
-            marks=marks or (lambda: functions),
-            lift=lift,
-            failed=result.exception is not None,
-            eager=not name.startswith("attempt-"),  # eager is the same code every attempt
-            live=live_code(self._subject, result.run, observed, calls) if live and self._subject else None,
-        )
 
     def _worth_timing(self, name: str, result: RunResult) -> bool:
         """Whether to time this run: always but an advisor attempt with more graphs than a run before.
@@ -438,12 +454,7 @@ class Session:
         return [(ns["fn"], ns["args"], ns["kwargs"])]
 
     def _advise(
-        self,
-        subject: Subject,
-        base: RunResult,
-        checkpoint: NamespaceCheckpoint,
-        outputs: dict[str, Mapping[str, Any]],
-        rng: dict[str, Any],
+        self, subject: Subject, base: RunResult, checkpoint: NamespaceCheckpoint, outputs: _Outputs, rng: dict[str, Any]
     ) -> Advice:
         if self.advisor is None:
             raise UsageError("auto=True needs an advisor: pass Session(advisor=nstviz.advisor.search.search)")
@@ -454,7 +465,7 @@ class Session:
             self.plan.advisor_budget_s, base.run.wall_time_s, reserve_s=base.run.wall_time_s + self._timing_cost
         )
         try:
-            return search(
+            advice = search(
                 baseline_run,
                 Trials(self, subject, base, checkpoint, outputs, rng),
                 budget_s=self.plan.advisor_budget_s,
@@ -463,6 +474,8 @@ class Session:
             )
         finally:
             self.deadline.reserve_s = 0.0  # the reserve is the final run's to spend now
+        self.count.advisor_done(sum(1 for name in self.results if name.startswith("attempt-")))
+        return advice
 
     # -- live objects -> plain values --------------------------------------------------------
 
@@ -495,7 +508,6 @@ class Session:
             return ()
         key = id(fn)
         if key not in self._reads_cache:
-            from nstviz.capture.reads import find_non_input_reads
 
             try:
                 reads = tuple(find_non_input_reads(fn))
