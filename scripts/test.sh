@@ -13,8 +13,9 @@
 #   ipython8    torch==2.13.0 with IPython 8 and ipykernel 6: the Jupyter tests
 # Steps: the venvs are started first, all in the background (the later legs' at a lower CPU priority;
 # they finish while the first leg's tests run); meanwhile Debian chromium + graphviz (skipped when
-# present), the JS deps, the viewer bundle and the JS tests; then ruff, then pytest per leg. pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and
-# XDG_CACHE_HOME point at new empty folders for every leg, skips are listed (-rs) and any skip not
+# present), the JS deps, the viewer bundle and the JS tests; then ruff, then pytest per leg.
+# pytest runs cold: TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR and XDG_CACHE_HOME point at new empty
+# folders for every leg, skips are listed (-rs) and any skip not
 # declared in tests/expected_skips.txt fails the run (NSTVIZ_STRICT_SKIPS=1, see tests/conftest.py).
 # pytest runs one worker per core (-n auto --dist loadfile), the heaviest files first (tests/conftest.py's
 # _HEAVY_FIRST; --no-loadscope-reorder keeps that order). Exits non-zero on any failure; the last

@@ -232,7 +232,6 @@ def _bad_argument(node: ast.AST) -> str | None:
 
 def _read_notes(obj: Any) -> list[str]:
     try:
-
         reads = find_non_input_reads(obj)
     except Exception:
         return []

@@ -186,17 +186,17 @@ class Session:
             finally:
                 one_capture.release()
 
-    def _report(
-        self, subject: Subject, outputs: _Outputs | None, candidates: tuple[Candidate, ...],
-        recommendation: Recommendation | None, nothing_marked: bool,
-    ) -> Report:
-        """The Report of the runs made, the last run's user exception attached."""
-        captured = self._captured(subject, outputs, candidates, recommendation)
-        report = assemble(dataclasses.replace(captured, nothing_marked=nothing_marked))
-        last = self.results.get("nonstrict") or self.results.get("baseline")
-        attach(report, last.exception if last is not None else None)
-        self.say("done", report.headline.text)
-        return report
+    def _eager_references(
+        self, subject: Subject, checkpoint: NamespaceCheckpoint, rng: dict[str, Any], outputs: _Outputs
+    ) -> None:
+        """The output check's references: two eager runs (the second tells whether the code disagrees with itself)."""
+        assert subject.eager_body is not None
+        self.say("baseline", "running eagerly (reference for the output check)")
+        outputs["eager"] = self._eager(subject.eager_body, rng, subject) or {}
+        checkpoint.restore()
+        outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
+        self.count.run_done()
+        checkpoint.restore()
 
     def _baseline(self, subject: Subject, rng: dict[str, Any], outputs: _Outputs) -> tuple[RunResult, bool]:
         """The baseline run (the code as written), and whether eager must be the output check's reference.
@@ -232,18 +232,6 @@ class Session:
         if reference is not None:
             outputs["eager"] = reference
 
-    def _eager_references(
-        self, subject: Subject, checkpoint: NamespaceCheckpoint, rng: dict[str, Any], outputs: _Outputs
-    ) -> None:
-        """The output check's references: two eager runs (the second tells whether the code disagrees with itself)."""
-        assert subject.eager_body is not None
-        self.say("baseline", "running eagerly (reference for the output check)")
-        outputs["eager"] = self._eager(subject.eager_body, rng, subject) or {}
-        checkpoint.restore()
-        outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
-        self.count.run_done()
-        checkpoint.restore()
-
     def _advised_targets(self, advice: Advice, targets: tuple[marking.Target, ...]) -> tuple[marking.Target, ...]:
         """The targets the advisor's recommendation adds to ``targets``: its marks, then its adapters' inner functions."""
         known = {id(t.function) for t in targets}
@@ -275,6 +263,18 @@ class Session:
             result = self._run("nonstrict", subject.body, rng, functions, marks=marks)
         self.targets["nonstrict"] = targets
         return result
+
+    def _report(
+        self, subject: Subject, outputs: _Outputs | None, candidates: tuple[Candidate, ...],
+        recommendation: Recommendation | None, nothing_marked: bool,
+    ) -> Report:
+        """The Report of the runs made, the last run's user exception attached."""
+        captured = self._captured(subject, outputs, candidates, recommendation)
+        report = assemble(dataclasses.replace(captured, nothing_marked=nothing_marked))
+        last = self.results.get("nonstrict") or self.results.get("baseline")
+        attach(report, last.exception if last is not None else None)
+        self.say("done", report.headline.text)
+        return report
 
     # -- runs ------------------------------------------------------------------------------
 
@@ -508,7 +508,6 @@ class Session:
             return ()
         key = id(fn)
         if key not in self._reads_cache:
-
             try:
                 reads = tuple(find_non_input_reads(fn))
             except Exception:  # a scan that fails must not fail the capture

@@ -85,7 +85,6 @@ def callable_subject(
         if isinstance(fn, types.MethodType) and not isinstance(eager, types.MethodType):
             eager = types.MethodType(eager, fn.__self__)  # @torch.compile on a method: keep self
     else:
-
         compiled = torch.compile(fn, backend="eager" if backend == "record" else _plain_backend(backend))
         compiled = own_wrapper(compiled, fn)  # fn itself marked: torch's way (capture/compiled_entry.py)
         eager = fn

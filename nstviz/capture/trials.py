@@ -154,7 +154,6 @@ class Trials:
         """
         import torch
 
-
         subject = self.subject
         if not self._in_time("a rewrite's check on other inputs"):
             return None, "not checked on other inputs: the time budget ran out"
@@ -211,7 +210,6 @@ class Trials:
         is not a callable with inputs, or a count fails.
         """
         import torch
-
 
         subject = self.subject
         if subject.entry != "compare" or not self._in_time("the graph count on another input set", runs=2):
@@ -295,7 +293,6 @@ class Trials:
         return adapters.pytree_type(cls) if cls is not None else None
 
     def _check(self, result: RunResult, run_name: str) -> OutputCheck:
-
         base, outputs = self.base, self.outputs
         if failed(base) and not failed(result) and outputs.get("eager"):
             # the baseline failed to compile: the attempt's outputs are checked against eager
@@ -320,7 +317,6 @@ class Trials:
     def _baseline_differs_from_eager(self) -> bool:
         """The baseline's outputs differ from a deterministic eager run's (compared once)."""
         if self._differs is None:
-
             outputs = self.outputs
             self._differs = False
             if outputs.get("eager") and outputs.get("baseline"):

@@ -32,8 +32,8 @@ def test_viewer_driver_and_page_probe_fail_without_chromium(tmp_path: Path) -> N
 
 
 def test_browser_fixture_fails_the_test_instead_of_skipping(tmp_path: Path) -> None:
-    # one test of each browser fixture (JupyterLab's and the viewer's): the whole file started a
-    # JupyterLab server per test for the same failure (15 s -> 8 s)
+    # one test of each browser fixture (JupyterLab's and the viewer's): the whole JupyterLab file
+    # also started the Notebook 7 server and erred in five tests for the same failure (15 s -> 8 s)
     cmd = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
            "tests/browser/test_jupyterlab.py::test_notebook_1_in_jupyterlab",
            "tests/viewer/test_viewer.py::test_notebook_cells_are_shown_as_ipython_names_them"]
