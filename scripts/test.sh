@@ -124,6 +124,11 @@ step "ruff check"
 "$work/venv-$first/bin/python" -m ruff check .
 
 export NSTVIZ_STRICT_SKIPS=1
+# One intra-op thread per process: pytest runs one worker per core, and two workers of two OpenMP
+# threads each on two cores spin-wait for each other's cores (measured: two corpus tests side by
+# side, 96/89 s with torch's default of 2 threads, 86/86 s with 1). Test processes only: the
+# product leaves the user's thread count as it is (tests/analysis/test_output_check.py checks).
+export OMP_NUM_THREADS=1
 passed=0 failed=0 errors=0 skipped=0 status=0
 summaries=()
 for leg in $LEGS; do

@@ -68,14 +68,18 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Make Ctrl-C raise KeyboardInterrupt even when the suite was started as a background job.
+    """Ctrl-C raises KeyboardInterrupt even in a background job; garbage is collected less often.
 
     A non-interactive shell starts background jobs with SIGINT ignored, and Python then keeps
     it ignored, so the interrupt tests would see nothing. Installing Python's own handler here
-    also gives every child process (kernels, CLI runs) the default disposition back.
+    also gives every child process (kernels, CLI runs) the default disposition back. The
+    collector's setting: :mod:`tests.helpers.gc_setting`.
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    from tests.helpers.gc_setting import collect_less_often
+
+    collect_less_often()
 
 
 _HEAVY_FIRST = (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import builtins
+import gc
 import importlib
 import io
 import json
@@ -26,6 +27,8 @@ import tempfile
 import traceback
 import types
 import weakref
+
+from tests.helpers.gc_setting import collect_less_often
 
 PRELOAD = (
     "numpy", "torch", "torch._dynamo", "torch._functorch.aot_autograd", "torch._inductor.compile_fx",
@@ -120,6 +123,10 @@ def main() -> None:
             importlib.import_module(name)
         except ImportError:
             pass
+    # the imports' objects live as long as the server: no child's collection walks (and copies) them
+    gc.collect()
+    gc.freeze()
+    collect_less_often()
     channel = open(os.dup(1), "w", encoding="utf-8")  # the answers, for as long as the server lives
     os.dup2(2, 1)  # anything printed by the server itself stays off the answer channel
     channel.write(json.dumps({"ready": True}) + "\n")
