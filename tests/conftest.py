@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.gc_setting import collect_less_often
+
 EXPECTED_SKIPS = Path(os.environ.get("NSTVIZ_EXPECTED_SKIPS") or Path(__file__).with_name("expected_skips.txt"))
 _skips: list[tuple[str, str]] = []
 
@@ -77,8 +79,6 @@ def pytest_configure(config: pytest.Config) -> None:
     """
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    from tests.helpers.gc_setting import collect_less_often
-
     collect_less_often()
 
 

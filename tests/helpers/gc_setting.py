@@ -4,8 +4,8 @@ Compiling real models allocates millions of short-lived objects, and at CPython'
 threshold (700) the collector runs thousands of times per model: measured on the HuBERT training
 job (tests/models/test_corpus_speech.py), 5,268 collections took 7.6 s of its 82 s, and with the
 threshold at 50,000, 244 collections took 2.8 s (the test 73 s). Only when the collector runs
-changes: every cycle is still collected, and a test that needs it collected now calls
-``gc.collect()`` as before. The product leaves the user's setting alone.
+changes: every cycle is still collected, and a test that needs a collection at a given point
+calls ``gc.collect()``, as before. The product leaves the user's setting alone.
 """
 
 from __future__ import annotations
