@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { breakKey, decodeReport, SUPPORTED_SCHEMA } from "../src/contract/decode.js";
+import { breakKey, decodeReport, parseReportSliced, SUPPORTED_SCHEMA } from "../src/contract/decode.js";
 import { chain, report } from "./fixtures.js";
 
 test("valid report decodes with an index", () => {
@@ -66,4 +66,49 @@ test("break status comes from the diff, per run", () => {
   // the identity is the Report's id, never recomputed from the location
   assert.equal(breakKey({ ...b1, location: { file: "other.py", line: 1, function: "g" } }), "a.py:3:f:GB0025");
   assert.deepEqual(d.index.runNames, ["baseline", "nonstrict"]);
+});
+
+// A big Report as nstviz/render/html.py's report_text_for_html writes it: the index, the Report
+// with each big graph's nodes marked, then the node lists a part at a time (one line each).
+function inParts(data, partNodes) {
+  const copy = structuredClone(data);
+  const index = [];
+  const lines = [];
+  for (const [run, r] of Object.entries(copy.runs)) {
+    r.graphs.forEach((g, at) => {
+      if (g.nodes.length <= partNodes) return;
+      const k = index.length;
+      const parts = [];
+      for (let a = 0; a < g.nodes.length; a += partNodes) parts.push(JSON.stringify(g.nodes.slice(a, a + partNodes)));
+      index.push({ run, graph: at, parts: parts.length });
+      lines.push(...parts);
+      g.nodes = [`\u0000nstviz-part-${k}`];
+    });
+  }
+  return [JSON.stringify(index), JSON.stringify(copy), ...lines].join("\n");
+}
+
+test("a Report in parts decodes to the same Report, at once or a part per task", async () => {
+  const data = report([chain(7), chain(2, 0)]);
+  const text = inParts(data, 3);
+  const sizes = data.runs.baseline.graphs.map((g) => g.nodes.length);
+  const partCount = sizes.reduce((sum, n) => sum + (n > 3 ? Math.ceil(n / 3) : 0), 0);
+  assert.ok(sizes[0] > 6 && partCount >= 3);
+  assert.equal(text.split("\n").length, 2 + partCount);
+  const whole = decodeReport(JSON.stringify(data));
+  const parts = decodeReport(text);
+  assert.equal(parts.ok, true);
+  assert.deepEqual(parts.report, whole.report);
+  const turns = [];
+  const sliced = await parseReportSliced(text, async () => turns.push(1), -1); // a turn before every part
+  assert.deepEqual(sliced.data, JSON.parse(JSON.stringify(data)));
+  assert.equal(turns.length, partCount);
+});
+
+test("a Report in parts with a part missing or one too many is an error, never a half Report", async () => {
+  const text = inParts(report([chain(7)]), 3);
+  const cut = text.slice(0, text.lastIndexOf("\n"));
+  assert.match(decodeReport(cut).error, /not valid JSON.*truncated or corrupted/);
+  assert.match((await parseReportSliced(`${text}\n[]`, async () => {})).error, /1 parts more than its index names/);
+  assert.match(decodeReport("[]").error, /not an object/); // a JSON array is no Report in parts
 });

@@ -11,7 +11,9 @@ with no network. Safety rules, each tested in ``tests/html/``:
   string can end it, open a comment or make the file invalid UTF-8 (and the page is about 20
   times smaller than with the JSON as text). The viewer and the JSON download decode it with the
   browser's own ``DecompressionStream``; :func:`extract_report_json` also reads pages that hold
-  the JSON as text (``type="application/json"``, written before). Every other user-derived
+  the JSON as text (``type="application/json"``, written before). A big Report is written in
+  parts, one line each (:func:`report_text_for_html`), so the viewer parses it a part per task.
+  Every other user-derived
   string in the markup (title, text summary) goes through :func:`html.escape`.
 - A Content-Security-Policy ``<meta>`` allows scripts only by the sha256 hash of the two
   inlined scripts, the stylesheet only by its hash, no connections, no base URL, no forms;
@@ -34,7 +36,7 @@ import zlib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nstviz.errors import NstvizError, ReportFormatError
 
@@ -69,7 +71,21 @@ _BOOT_JS = """\
     var bin = atob(data.textContent.trim());
     var bytes = new Uint8Array(bin.length);
     for (var i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
-    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text().then(plainJson);
+  }
+  // a big Report is embedded in parts, one per line (report_text_for_html): joined back here
+  function plainJson(text) {
+    if (text.slice(0, 8) !== '[{"run":') { return text; }
+    var lines = text.split("\\n");
+    var out = lines[1];
+    var line = 2;
+    JSON.parse(lines[0]).forEach(function (entry, k) {
+      var nodes = lines.slice(line, line + entry.parts).map(function (p) { return p.slice(1, -1); });
+      line += entry.parts;
+      var joined = '"nodes":[' + nodes.join(",") + "]";
+      out = out.replace('"nodes":["\\\\u0000nstviz-part-' + k + '"]', function () { return joined; });
+    });
+    return out;
   }
   function save(text) {
     var url = URL.createObjectURL(new Blob([text], {type: "application/json"}));
@@ -172,16 +188,91 @@ def embed_json(text: str) -> str:
 
 def report_json_for_html(report: Report) -> str:
     """Return the Report as compact JSON ready for :func:`embed_json`-style embedding."""
+    return _page_json(report.to_dict())
+
+
+def _page_json(value: Any) -> str:
+    return embed_json(json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+
+
+PARTS_OVER_CHARS = 5_000_000
+"""A Report whose JSON is longer than this is embedded in parts (:func:`report_text_for_html`)."""
+PART_NODES = 5_000
+"""Nodes per part of a big graph's node list."""
+PARTS_START = '[{"run":'
+"""How a Report in parts starts (its index); a Report's JSON starts with ``{``."""
+
+
+def _part_marker(k: int) -> str:
+    # a "nodes" key holds a list only in a graph, and only the marked graphs' lists were replaced
+    return f'"nodes":["\\u0000nstviz-part-{k}"]'
+
+
+def report_text_for_html(
+    report: Report, *, parts_over_chars: int = PARTS_OVER_CHARS, part_nodes: int = PART_NODES
+) -> str:
+    """Return the text the page embeds: :func:`report_json_for_html`, or a big Report in parts.
+
+    A Report longer than ``parts_over_chars`` whose graphs have more than ``part_nodes`` nodes is
+    written as lines: the index (``[{"run", "graph", "parts"}, ...]``), the Report with each
+    such graph's node list replaced by a marker, then the node lists ``part_nodes`` at a time,
+    each a JSON array. The viewer parses one line per task (one 13 MB ``JSON.parse`` of a
+    50k-node Report was a main-thread task of up to 200 ms); :func:`plain_report_json` gives
+    the Report's JSON back, character for character.
+    """
     data = report.to_dict()
-    return embed_json(json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+    held: list[tuple[str, int, list[Any]]] = []
+    for run_name, run in data["runs"].items():
+        for at, graph in enumerate(run["graphs"]):
+            if len(graph["nodes"]) > part_nodes:
+                held.append((run_name, at, graph["nodes"]))
+                graph["nodes"] = [f"\0nstviz-part-{len(held) - 1}"]
+    skeleton = _page_json(data)
+    step = max(part_nodes, 1)
+    parts = [[_page_json(nodes[a : a + step]) for a in range(0, len(nodes), step)] for _, _, nodes in held]
+    if len(skeleton) + sum(len(p) for ps in parts for p in ps) <= parts_over_chars:
+        return _joined(skeleton, parts)
+    index = [{"run": name, "graph": at, "parts": len(ps)} for (name, at, _), ps in zip(held, parts, strict=True)]
+    return "\n".join([_page_json(index), skeleton, *(p for ps in parts for p in ps)])
+
+
+def _joined(skeleton: str, parts: list[list[str]]) -> str:
+    for k, ps in enumerate(parts):
+        nodes = '"nodes":[' + ",".join(p[1:-1] for p in ps) + "]"
+        skeleton = skeleton.replace(_part_marker(k), nodes, 1)
+    return skeleton
+
+
+def plain_report_json(text: str) -> str:
+    """The Report's JSON of a page's embedded text (:func:`report_text_for_html`): parts joined.
+
+    Raises:
+        ReportFormatError: the parts do not fit their index.
+    """
+    if not text.startswith(PARTS_START):
+        return text
+    try:
+        index_line, skeleton, *lines = text.split("\n")
+        counts = [int(entry["parts"]) for entry in json.loads(index_line)]
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ReportFormatError(f"the nstviz Report in this HTML file has a corrupted index of parts ({exc})") from None
+    if sum(counts) != len(lines):
+        raise ReportFormatError(
+            f"the nstviz Report in this HTML file is truncated: its index names {sum(counts)} parts, it holds {len(lines)}"
+        )
+    parts, at = [], 0
+    for n in counts:
+        parts.append(lines[at : at + n])
+        at += n
+    return _joined(skeleton, parts)
 
 
 def report_payload_for_html(report: Report) -> str:
-    """Return the Report as the page embeds it: :func:`report_json_for_html`, gzip, base64.
+    """Return the Report as the page embeds it: :func:`report_text_for_html`, gzip, base64.
 
     Deterministic (no timestamp in the gzip header): the same Report gives the same page.
     """
-    raw = report_json_for_html(report).encode("utf-8")
+    raw = report_text_for_html(report).encode("utf-8")
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
@@ -211,11 +302,12 @@ def extract_report_json(page: str) -> str:
     if encoding != REPORT_ENCODING:
         raise ReportFormatError(f"the nstviz Report in this HTML file has an unknown encoding {encoding!r}")
     try:
-        return gzip.decompress(base64.b64decode(body.strip(), validate=True)).decode("utf-8")
+        text = gzip.decompress(base64.b64decode(body.strip(), validate=True)).decode("utf-8")
     except (binascii.Error, OSError, EOFError, zlib.error, UnicodeDecodeError) as exc:
         raise ReportFormatError(
             f"the nstviz Report in this HTML file is corrupted or truncated ({type(exc).__name__}: {exc})"
         ) from None
+    return plain_report_json(text)
 
 
 def _text(value: object) -> str:
@@ -395,9 +487,11 @@ __all__ = [
     "extract_report_json",
     "load_viewer_assets",
     "page_title",
+    "plain_report_json",
     "render_html",
     "report_json_for_html",
     "report_payload_for_html",
+    "report_text_for_html",
     "save_html",
     "static_dir",
 ]

@@ -12,13 +12,16 @@ import pytest
 from hostile import HOSTILE, any_text, report_with
 from hypothesis import given, settings
 
+from nstviz.errors import ReportFormatError
 from nstviz.render.html import (
     REPORT_ENCODING,
     ViewerAssets,
     embed_json,
     extract_report_json,
+    plain_report_json,
     render_html,
     report_json_for_html,
+    report_text_for_html,
 )
 from nstviz.report import Report
 
@@ -74,6 +77,40 @@ def test_the_report_is_embedded_gzip_base64_and_old_pages_still_read() -> None:
     old = re.sub(r'<script type="application/gzip"[^>]*>[^<]*</script>',
                  lambda _: f'<script type="application/json" id="nstviz-report">{text}</script>', page)
     assert extract_report_json(old) == text
+
+
+MARKER = '"nodes":["\\u0000nstviz-part-0"]'
+
+
+@settings(max_examples=200, deadline=None)
+@given(any_text)
+def test_a_report_in_parts_reads_back_character_for_character(text: str) -> None:
+    report = report_with(text)
+    plain = report_json_for_html(report)
+    assert report_text_for_html(report) == plain  # small: one JSON text, as before
+    parts = report_text_for_html(report, parts_over_chars=0, part_nodes=0)
+    index, skeleton, *lines = parts.split("\n")
+    runs = json.loads(plain)["runs"]
+    assert json.loads(index) == [{"run": name, "graph": 0, "parts": 1} for name in runs] and len(lines) == len(runs)
+    assert MARKER in skeleton and [json.loads(line) for line in lines] == [runs[n]["graphs"][0]["nodes"] for n in runs]
+    assert plain_report_json(parts) == plain
+    assert report_json_for_html(report) == plain  # the Report is not changed by writing it in parts
+
+
+@pytest.mark.parametrize("text", [MARKER, "\0nstviz-part-0", '["\u0000nstviz-part-0"]', "a\nb\n[1]"])
+def test_user_text_that_looks_like_a_part_stays_text(text: str) -> None:
+    report = report_with(text)
+    page_text = report_text_for_html(report, parts_over_chars=0, part_nodes=0)
+    assert plain_report_json(page_text) == report_json_for_html(report)
+    assert Report.from_json(plain_report_json(page_text)) == report
+
+
+def test_a_page_with_a_part_missing_is_a_clear_error() -> None:
+    parts = report_text_for_html(report_with("x"), parts_over_chars=0, part_nodes=0)
+    with pytest.raises(ReportFormatError, match="truncated: its index names 1 parts, it holds 0"):
+        plain_report_json(parts.rsplit("\n", 1)[0])
+    with pytest.raises(ReportFormatError, match="corrupted index of parts"):
+        plain_report_json('[{"run":]\n{}')
 
 
 @pytest.mark.parametrize("body", ["H4sI!!!", "H4sIAAAAAAAC", base64.b64encode(b"not gzip").decode()])

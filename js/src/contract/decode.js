@@ -35,11 +35,63 @@ export function parseReport(text) {
     return { ok: false, error: "No Report data was given to the viewer." };
   }
   try {
-    return { ok: true, data: JSON.parse(text) };
+    if (!inParts(text)) return { ok: true, data: JSON.parse(text) };
+    const steps = readParts(text);
+    let step;
+    while (!(step = steps.next()).done);
+    return { ok: true, data: step.value };
   } catch (e) {
-    return { ok: false, error: `The Report is not valid JSON (${e && e.message ? e.message : e}). The file may be truncated or corrupted.` };
+    return notJson(e);
   }
 }
+
+/**
+ * parseReport for a big Report: a Report written in parts is parsed a part at a time, the
+ * page's event loop getting a turn (``nextTask``) every ``sliceMs`` of parsing.
+ */
+export async function parseReportSliced(text, nextTask, sliceMs = 30) {
+  if (typeof text !== "string" || !inParts(text)) return parseReport(text);
+  try {
+    const steps = readParts(text);
+    let since = performance.now();
+    let step;
+    while (!(step = steps.next()).done) {
+      if (performance.now() - since > sliceMs) {
+        await nextTask();
+        since = performance.now();
+      }
+    }
+    return { ok: true, data: step.value };
+  } catch (e) {
+    return notJson(e);
+  }
+}
+
+/** Whether the text is a Report in parts (nstviz/render/html.py's report_text_for_html): it starts with the index. */
+const inParts = (text) => text.startsWith('[{"run":');
+
+/** The Report of a text in parts: the index line, the Report with marked node lists, then the lists; yields between parts. */
+function* readParts(text) {
+  const lines = text.split("\n");
+  const index = JSON.parse(lines[0]);
+  const data = JSON.parse(lines[1]);
+  let line = 2;
+  for (const { run, graph, parts } of index) {
+    const nodes = [];
+    for (let k = 0; k < parts; k++) {
+      yield;
+      for (const node of JSON.parse(lines[line++])) nodes.push(node);
+    }
+    data.runs[run].graphs[graph].nodes = nodes;
+  }
+  if (line !== lines.length) throw new Error(`${lines.length - line} parts more than its index names`);
+  return data;
+}
+
+const notJson = (e) => ({
+  ok: false,
+  error: `The Report is not valid JSON (${e && e.message ? e.message : e}). The file may be truncated or corrupted.`,
+});
 
 /** Check an already-parsed Report object. */
 export function checkReport(data) {

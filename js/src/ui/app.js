@@ -7,7 +7,7 @@
 
 import { compileIdText, namesFrameCompile } from "../contract/compileid.js";
 import { buildGraphModel, buildGraphModelSliced, inferModulesFromForward, KIND_NONSTRICT } from "../contract/graphmodel.js";
-import { checkReport, decodeReport, parseReport, ReportIndex } from "../contract/decode.js";
+import { checkReport, decodeReport, parseReportSliced, ReportIndex } from "../contract/decode.js";
 import { buildGroupTree, buildGroupTreeSliced, foldTree, foldTreeSliced } from "../layout/groups.js";
 import { canvasToPng, download, sceneToSvg } from "../render/export.js";
 import { graphColor, regionColor } from "../render/theme.js";
@@ -122,7 +122,8 @@ export class App {
     const t0 = performance.now();
     let res;
     if (text.length > BIG_REPORT) {
-      const parsed = parseReport(text);
+      const parsed = await parseReportSliced(text, () => new Promise((r) => setTimeout(r, 0)));
+      if (token !== this._loadToken) return;
       await new Promise((r) => setTimeout(r, 0)); // the structural check in a task of its own
       if (token !== this._loadToken) return;
       res = parsed.ok ? checkReport(parsed.data) : parsed;
