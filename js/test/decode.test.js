@@ -80,9 +80,9 @@ function inParts(data, partNodes) {
       const k = index.length;
       const parts = [];
       for (let a = 0; a < g.nodes.length; a += partNodes) parts.push(JSON.stringify(g.nodes.slice(a, a + partNodes)));
-      index.push({ run, graph: at, parts: parts.length });
+      index.push({ run, graph: at, parts: parts.length, marker: `nstviz-part-0-${k}` });
       lines.push(...parts);
-      g.nodes = [`\u0000nstviz-part-${k}`];
+      g.nodes = [`\u0000nstviz-part-0-${k}`];
     });
   }
   return [JSON.stringify(index), JSON.stringify(copy), ...lines].join("\n");

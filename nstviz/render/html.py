@@ -30,6 +30,7 @@ import binascii
 import gzip
 import hashlib
 import html
+import itertools
 import json
 import re
 import zlib
@@ -79,11 +80,11 @@ _BOOT_JS = """\
     var lines = text.split("\\n");
     var out = lines[1];
     var line = 2;
-    JSON.parse(lines[0]).forEach(function (entry, k) {
+    JSON.parse(lines[0]).forEach(function (entry) {
       var nodes = lines.slice(line, line + entry.parts).map(function (p) { return p.slice(1, -1); });
       line += entry.parts;
       var joined = '"nodes":[' + nodes.join(",") + "]";
-      out = out.replace('"nodes":["\\\\u0000nstviz-part-' + k + '"]', function () { return joined; });
+      out = out.replace('"nodes":["\\\\u0000' + entry.marker + '"]', function () { return joined; });
     });
     return out;
   }
@@ -203,9 +204,9 @@ PARTS_START = '[{"run":'
 """How a Report in parts starts (its index); a Report's JSON starts with ``{``."""
 
 
-def _part_marker(k: int) -> str:
-    # a "nodes" key holds a list only in a graph, and only the marked graphs' lists were replaced
-    return f'"nodes":["\\u0000nstviz-part-{k}"]'
+def _part_marker(name: str) -> str:
+    """The text that stands for a graph's node list in the Report of a page in parts."""
+    return f'"nodes":["\\u0000{name}"]'
 
 
 def report_text_for_html(
@@ -214,11 +215,12 @@ def report_text_for_html(
     """Return the text the page embeds: :func:`report_json_for_html`, or a big Report in parts.
 
     A Report longer than ``parts_over_chars`` whose graphs have more than ``part_nodes`` nodes is
-    written as lines: the index (``[{"run", "graph", "parts"}, ...]``), the Report with each
-    such graph's node list replaced by a marker, then the node lists ``part_nodes`` at a time,
-    each a JSON array. The viewer parses one line per task (one 13 MB ``JSON.parse`` of a
-    50k-node Report was a main-thread task of up to 200 ms); :func:`plain_report_json` gives
-    the Report's JSON back, character for character.
+    written as lines: the index (``[{"run", "graph", "parts", "marker"}, ...]``), the Report
+    with each such graph's node list replaced by its marker (a NUL and a name no string of the
+    Report holds), then the node lists ``part_nodes`` at a time, each a JSON array. The viewer
+    parses one line per task (one 13 MB ``JSON.parse`` of a 50k-node Report was a main-thread
+    task of up to 200 ms); :func:`plain_report_json` gives the Report's JSON back, character
+    for character.
     """
     data = report.to_dict()
     held: list[tuple[str, int, list[Any]]] = []
@@ -226,20 +228,30 @@ def report_text_for_html(
         for at, graph in enumerate(run["graphs"]):
             if len(graph["nodes"]) > part_nodes:
                 held.append((run_name, at, graph["nodes"]))
-                graph["nodes"] = [f"\0nstviz-part-{len(held) - 1}"]
+                graph["nodes"] = []
+    if not held:
+        return _page_json(data)
+    emptied = _page_json(data)
+    stem = next(f"nstviz-part-{n}-" for n in itertools.count() if f"nstviz-part-{n}-" not in emptied)
+    markers = [f"{stem}{k}" for k in range(len(held))]
+    for (run_name, at, _), marker in zip(held, markers, strict=True):
+        data["runs"][run_name]["graphs"][at]["nodes"] = [f"\0{marker}"]
     skeleton = _page_json(data)
     step = max(part_nodes, 1)
     parts = [[_page_json(nodes[a : a + step]) for a in range(0, len(nodes), step)] for _, _, nodes in held]
     if len(skeleton) + sum(len(p) for ps in parts for p in ps) <= parts_over_chars:
-        return _joined(skeleton, parts)
-    index = [{"run": name, "graph": at, "parts": len(ps)} for (name, at, _), ps in zip(held, parts, strict=True)]
+        return _joined(skeleton, markers, parts)
+    index = [
+        {"run": name, "graph": at, "parts": len(ps), "marker": marker}
+        for (name, at, _), ps, marker in zip(held, parts, markers, strict=True)
+    ]
     return "\n".join([_page_json(index), skeleton, *(p for ps in parts for p in ps)])
 
 
-def _joined(skeleton: str, parts: list[list[str]]) -> str:
-    for k, ps in enumerate(parts):
+def _joined(skeleton: str, markers: list[str], parts: list[list[str]]) -> str:
+    for marker, ps in zip(markers, parts, strict=True):
         nodes = '"nodes":[' + ",".join(p[1:-1] for p in ps) + "]"
-        skeleton = skeleton.replace(_part_marker(k), nodes, 1)
+        skeleton = skeleton.replace(_part_marker(marker), nodes, 1)
     return skeleton
 
 
@@ -253,7 +265,9 @@ def plain_report_json(text: str) -> str:
         return text
     try:
         index_line, skeleton, *lines = text.split("\n")
-        counts = [int(entry["parts"]) for entry in json.loads(index_line)]
+        index = json.loads(index_line)
+        counts = [int(entry["parts"]) for entry in index]
+        markers = [str(entry["marker"]) for entry in index]
     except (ValueError, TypeError, KeyError) as exc:
         raise ReportFormatError(f"the nstviz Report in this HTML file has a corrupted index of parts ({exc})") from None
     if sum(counts) != len(lines):
@@ -264,7 +278,7 @@ def plain_report_json(text: str) -> str:
     for n in counts:
         parts.append(lines[at : at + n])
         at += n
-    return _joined(skeleton, parts)
+    return _joined(skeleton, markers, parts)
 
 
 def report_payload_for_html(report: Report) -> str:

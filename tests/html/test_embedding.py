@@ -79,7 +79,7 @@ def test_the_report_is_embedded_gzip_base64_and_old_pages_still_read() -> None:
     assert extract_report_json(old) == text
 
 
-MARKER = '"nodes":["\\u0000nstviz-part-0"]'
+MARKER = '"nodes":["\\u0000nstviz-part-0-0"]'
 
 
 @settings(max_examples=200, deadline=None)
@@ -91,18 +91,25 @@ def test_a_report_in_parts_reads_back_character_for_character(text: str) -> None
     parts = report_text_for_html(report, parts_over_chars=0, part_nodes=0)
     index, skeleton, *lines = parts.split("\n")
     runs = json.loads(plain)["runs"]
-    assert json.loads(index) == [{"run": name, "graph": 0, "parts": 1} for name in runs] and len(lines) == len(runs)
+    markers = [f"nstviz-part-0-{k}" for k in range(len(runs))]
+    if "nstviz-part-0-" in plain:  # the user's text holds the name: the markers take another
+        markers = [m.replace("-0-", "-1-") for m in markers]
+    assert json.loads(index) == [
+        {"run": name, "graph": 0, "parts": 1, "marker": m} for name, m in zip(runs, markers, strict=True)
+    ] and len(lines) == len(runs)
     assert MARKER in skeleton and [json.loads(line) for line in lines] == [runs[n]["graphs"][0]["nodes"] for n in runs]
     assert plain_report_json(parts) == plain
     assert report_json_for_html(report) == plain  # the Report is not changed by writing it in parts
 
 
-@pytest.mark.parametrize("text", [MARKER, "\0nstviz-part-0", '["\u0000nstviz-part-0"]', "a\nb\n[1]"])
+@pytest.mark.parametrize("text", [MARKER, "\0nstviz-part-0-0", '["\u0000nstviz-part-0-0"]', "a\nb\n[1]"])
 def test_user_text_that_looks_like_a_part_stays_text(text: str) -> None:
     report = report_with(text)
     page_text = report_text_for_html(report, parts_over_chars=0, part_nodes=0)
     assert plain_report_json(page_text) == report_json_for_html(report)
     assert Report.from_json(plain_report_json(page_text)) == report
+    # the markers are names the Report's text does not hold
+    assert all(entry["marker"] not in report_json_for_html(report) for entry in json.loads(page_text.split("\n")[0]))
 
 
 def test_a_page_with_a_part_missing_is_a_clear_error() -> None:
