@@ -3,6 +3,8 @@
 //   what nstviz/render/html.py writes) through the browser's own DecompressionStream.
 // Must not: fetch anything (no data: URLs either: the page's CSP has connect-src 'none').
 
+import { nextTask } from "../nexttask.js";
+
 export const GZIP_BASE64 = "gzip+base64";
 
 /** Bytes of base64 text (the browser's native decoder where it has one). */
@@ -13,9 +15,6 @@ export function base64Bytes(text) {
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
   return bytes;
 }
-
-/** Gives the event loop a turn (a new task: input and painting may run in between). */
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Compressed Reports up to this size are inflated in one go (a 10k-node page's is about 190 KB). */
 export const SLICED_FROM_BYTES = 400000;

@@ -18,6 +18,7 @@ import { hasAdvisor, renderAdvisor } from "./advisor.js";
 import { breakBadge, markSelectedBreak, renderBreaks } from "./breaks.js";
 import { markBreak } from "./breakmarks.js";
 import { CompilesPanel } from "./compiles.js";
+import { nextTask } from "../nexttask.js";
 import { renderDetails } from "./details.js";
 import { clear, h } from "./dom.js";
 import { GraphPane } from "./graphpane.js";
@@ -116,15 +117,15 @@ export class App {
       clear(this.root);
       this.root.appendChild(h("div", { class: "nsv-progress", role: "status" }, h("div", { class: "nsv-brand" }, "nstviz"),
         h("div", { class: "nsv-progress-msg" }, `Reading the report (${(text.length / 1e6).toFixed(1)} MB)…`)));
-      await new Promise((r) => setTimeout(r, 0));
+      await nextTask();
       if (token !== this._loadToken) return;
     }
     const t0 = performance.now();
     let res;
     if (text.length > BIG_REPORT) {
-      const parsed = await parseReportSliced(text, () => new Promise((r) => setTimeout(r, 0)));
+      const parsed = await parseReportSliced(text, nextTask);
       if (token !== this._loadToken) return;
-      await new Promise((r) => setTimeout(r, 0)); // the structural check in a task of its own
+      await nextTask(); // the structural check in a task of its own
       if (token !== this._loadToken) return;
       res = parsed.ok ? checkReport(parsed.data) : parsed;
     } else res = decodeReport(text);
@@ -135,7 +136,7 @@ export class App {
     this.index = res.index;
     attachStacks(this.index);
     this.fullReport = res.report; // offline diffs: the rank picker derives per-rank views from it
-    if (text.length > BIG_REPORT) await new Promise((r) => setTimeout(r, 0));
+    if (text.length > BIG_REPORT) await nextTask();
     if (token !== this._loadToken) return;
     try {
       await this.build();

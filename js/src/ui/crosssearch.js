@@ -8,8 +8,8 @@
 //   asks the app for graph entries, graph switches and the selection.
 
 import { searchNodes } from "../interaction/search.js";
+import { nextTask } from "../nexttask.js";
 
-const nextTask = () => new Promise((r) => setTimeout(r, 0));
 
 export class CrossSearch {
   /** @param {import("./app.js").App} app */

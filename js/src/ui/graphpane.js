@@ -21,8 +21,8 @@ import { graphAtLevel } from "./levelpick.js";
 import { wheelHint } from "./wheelhint.js";
 import { bandTip, follow, stackDebug } from "./diffview.js";
 import { canStack, isStackId, stackId, widenBands } from "../contract/stack.js";
+import { nextTask } from "../nexttask.js";
 
-const nextTask = () => new Promise((r) => setTimeout(r, 0));
 /** Above this many visible boxes, layout runs in slices (no long main-thread task). */
 const BIG_VIEW = 6000;
 
