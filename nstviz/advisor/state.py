@@ -19,9 +19,20 @@ from nstviz.advisor.precheck import precheck
 from nstviz.advisor.propose import def_line, plan_candidates
 from nstviz.advisor.trials import Trials
 from nstviz.capture.deadline import Deadline
+from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, OutputCheck, Run
 
-__all__ = ["SearchState", "Verified", "candidate_of"]
+__all__ = ["SearchState", "Tried", "Verified", "candidate_of"]
+
+
+@dataclass(frozen=True)
+class Tried:
+    """An attempt that ran: its run's name, what it applied, the run and its output check."""
+
+    run_name: str
+    marks: tuple[Mark, ...]
+    run: Run
+    check: OutputCheck
 
 
 class Verified(NamedTuple):
@@ -69,6 +80,8 @@ class SearchState:
     """``torch._dynamo.config`` flags kept: set in every later attempt."""
     early_config: bool = False
     """The config flags of the data-dependent breaks are still to try (before any mark)."""
+    unbatched: set[str] = field(default_factory=set)
+    """Keys of rewrites tried together that did not hold as a batch: each is tried alone now."""
 
     @property
     def flags(self) -> dict[str, bool]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from nstviz._text import first_line
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt, RewriteAttempt
+from nstviz.advisor.batch import Batch, gather, noted, record_batch, split
 from nstviz.advisor.config_trials import timed, try_config_hints
 from nstviz.advisor.judge import (
     attempt_fields,
@@ -30,19 +31,18 @@ from nstviz.advisor.propose import _plain_function_name as plain_function_name
 from nstviz.advisor.propose import local_name, plan_candidates, qualname_at
 from nstviz.advisor.remedies import config_plans
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
-from nstviz.advisor.state import SearchState, Verified
+from nstviz.advisor.state import SearchState, Tried, Verified
 from nstviz.advisor.trials import Trials
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.deadline import Deadline
-from nstviz.capture.remedy import Mark
 from nstviz.capture.trials import Advice
 from nstviz.passes.failures import recompile_limit_hits
 from nstviz.passes.improvement import eager_frames, judge_change
-from nstviz.report import OutputCheck, Recommendation, Run
+from nstviz.report import Recommendation, Run
 from nstviz.report.timing import best_index
 
 __all__ = [
-    "EARLY_CONFIG_GB", "FLAG_REWRITES", "OPAQUE_CALL_REWRITES", "TARGETED_REWRITES", "VALUE_BRANCH_REWRITES", "Tried", "choose",
+    "EARLY_CONFIG_GB", "EARLY_REWRITES", "FLAG_REWRITES", "OPAQUE_CALL_REWRITES", "TARGETED_REWRITES", "VALUE_BRANCH_REWRITES", "Tried", "choose",
     "next_attempt", "plan", "record", "run_attempt",
 ]
 
@@ -59,16 +59,9 @@ function on fake tensors, whose values it cannot branch on), so they go before t
 OPAQUE_CALL_REWRITES = frozenset({"call-op"})
 """A C call on tensors as a custom op: proposed only when the call was seen taking tensors or
 arrays, which no mark can trace either (the C code would get fake tensors), so before the marks."""
-
-
-@dataclass(frozen=True)
-class Tried:
-    """An attempt that ran: its run's name, what it applied, the run and its output check."""
-
-    run_name: str
-    marks: tuple[Mark, ...]
-    run: Run
-    check: OutputCheck
+EARLY_REWRITES = TARGETED_REWRITES | VALUE_BRANCH_REWRITES | OPAQUE_CALL_REWRITES
+"""The rewrites queued before the marks (a flag's own rewrites aside): tried together when one at a
+time would not fit (:mod:`nstviz.advisor.batch`)."""
 
 
 def plan(
@@ -107,14 +100,15 @@ def plan(
     return state
 
 
-def next_attempt(state: SearchState) -> AnyAttempt | None:
+def next_attempt(state: SearchState) -> AnyAttempt | Batch | None:
     """Step 2: the next attempt to run, or None when the search is done.
 
     Before the first attempt that is not a targeted or value-branch rewrite (queued first), the
     config flags of the data-dependent breaks are tried (attempts of their own). When the queue runs dry, the
     deferred adapters and pytree registrations come next, then the source rewrites of the breaks
     left. An attempt no longer needed, or past the attempt limit or the time budget, is marked
-    ``skipped`` with the reason; an adapter that cannot be placed is ``rejected``.
+    ``skipped`` with the reason; an adapter that cannot be placed is ``rejected``. Early rewrites
+    at different breaks that would not fit one at a time come as one :class:`~nstviz.advisor.batch.Batch`.
     """
     trials = state.trials
     while True:
@@ -131,15 +125,21 @@ def next_attempt(state: SearchState) -> AnyAttempt | None:
                 return None
         p = state.queue.pop(0)
         if not _passed_over(state, p):
-            return p
+            return gather(state, p, EARLY_REWRITES) or p
 
 
-def run_attempt(state: SearchState, p: AnyAttempt) -> Tried | None:
-    """Step 3: run ``p`` on top of the kept set (and kept flags); None when the attempt itself failed (recorded)."""
-    trials, clock, key = state.trials, state.clock, p.result_key
+def run_attempt(state: SearchState, p: AnyAttempt | Batch) -> Tried | None:
+    """Step 3: run ``p`` on top of the kept set (and kept flags); None when the attempt itself failed (recorded).
+
+    A batch whose run fails is split: its rewrites are tried alone.
+    """
+    trials, clock = state.trials, state.clock
     clock.attempts += 1
     run_name = f"attempt-{clock.attempts}"
-    marks = kept_set.marks([k for k in state.kept if k is not p.replaced]) + kept_set.marks_of(p)
+    if isinstance(p, Batch):
+        key, marks = p.names, kept_set.marks(state.kept) + tuple(m.remedy for m in p.members)
+    else:
+        key, marks = p.result_key, kept_set.marks([k for k in state.kept if k is not p.replaced]) + kept_set.marks_of(p)
     state.say(f"{run_name}: trying {key} ({len(marks)} marked)")
     t0 = time.monotonic()
     try:
@@ -151,6 +151,9 @@ def run_attempt(state: SearchState, p: AnyAttempt) -> Tried | None:
         raise
     except Exception as exc:  # a failure of the attempt itself, not of the user's code
         clock.durations.append(time.monotonic() - t0)
+        if isinstance(p, Batch):
+            split(state, p, run_name, f"{type(exc).__name__}: {first_line(str(exc), 200)}")
+            return None
         state.results[key] = replace(
             state.results[key],
             status="failed",
@@ -165,13 +168,19 @@ def run_attempt(state: SearchState, p: AnyAttempt) -> Tried | None:
     return Tried(run_name, marks, run, check)
 
 
-def record(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
+def record(state: SearchState, p: AnyAttempt | Batch, tried: Tried) -> None:
     """Step 4: judge the attempt against the kept set's run; keep it, retry it another way, or move on.
 
     A rewrite that improves must also hold on other inputs. A mark refused for ``None`` inputs is
     retried through an adapter, one refused for a user class with the class registered. An
     improvement confirms the attempts on trial; a kept attempt's revealed breaks get candidates.
+    A batch is kept whole or split (:func:`nstviz.advisor.batch.record_batch`).
     """
+    if isinstance(p, Batch):
+        kept = record_batch(state, p, tried)
+        for m in kept:
+            _keep(state, m, tried, confirm=m is kept[-1])
+        return
     key, current, run, check = p.result_key, state.current, tried.run, tried.check
     if p.kind == "nonstrict" and p.obj is not None:
         state.seen_objs.add(id(unwrap(p.obj)))
@@ -382,11 +391,11 @@ def _passed_over(state: SearchState, p: AnyAttempt) -> bool:
         return True
     if clock.attempts >= state.max_attempts:
         state.results[key] = replace(
-            state.results[key], status="skipped", error=f"attempt limit ({state.max_attempts}) reached"
+            state.results[key], status="skipped", error=noted(state, key, f"attempt limit ({state.max_attempts}) reached")
         )
         return True
     if not clock.allows():
-        state.results[key] = replace(state.results[key], status="skipped", error=clock.why_not())
+        state.results[key] = replace(state.results[key], status="skipped", error=noted(state, key, clock.why_not()))
         clock.leave(key)
         return True
     if isinstance(p, AdapterAttempt) and p.remedy is None:
