@@ -180,7 +180,12 @@ def record(state: SearchState, p: AnyAttempt | Batch, tried: Tried) -> None:
         kept = record_batch(state, p, tried)
         for m in kept:
             _keep(state, m, tried, confirm=m is kept[-1])
-        return
+    else:
+        _record_one(state, p, tried)
+
+
+def _record_one(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
+    """:func:`record` for one attempt."""
     key, current, run, check = p.result_key, state.current, tried.run, tried.check
     if p.kind == "nonstrict" and p.obj is not None:
         state.seen_objs.add(id(unwrap(p.obj)))
