@@ -56,7 +56,8 @@ def attempt_lines(report: Report) -> list[str]:
             *(f"pytree registration of {c}" for c in rec.pytree),
             *(f"config {f}=True" for f in rec.config),
         ]
-        lines.append(f"advisor: apply {', '.join(what)} ({recommendation_effect(rec)})")
+        # only source rewrites: they are named by their candidates; the code holds them
+        lines.append(f"advisor: apply {', '.join(what) or 'the recommended code'} ({recommendation_effect(rec)})")
     else:
         tried = sum(1 for c in report.candidates if c.run)
         lines.append(f"advisor: nothing to recommend ({tried} attempt(s), {len(report.candidates)} candidate(s))")

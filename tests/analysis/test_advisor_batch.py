@@ -66,6 +66,7 @@ def test_rewrites_that_would_not_fit_one_at_a_time_are_kept_from_one_attempt():
     assert rec is not None and (rec.graphs_before, rec.graphs_after, rec.outputs_match) == (7, 1, True)
     assert rec.code.count("torch.where(_nstviz_c") == 2  # both rewrites in the pasted code
     assert "_nstviz_c" not in ns["clip"].__code__.co_varnames  # the cell's own functions are as written again
+    assert "advisor: apply the recommended code (graphs 7 -> 1, breaks 2 -> 0" in report.summary()
 
 
 def test_rewrites_that_fit_one_at_a_time_are_tried_one_at_a_time():
