@@ -44,9 +44,9 @@ def gather(state: SearchState, p: AnyAttempt, early: frozenset[str]) -> Batch | 
     A batch is made only when ``p`` and the rewrites after it at the front of the queue would not
     all fit one attempt each (time left by :attr:`SearchState.clock`, or attempts left).
     """
-    if not _batchable(p, early) or p.result_key in state.unbatched:
+    if not isinstance(p, RewriteAttempt) or not _batchable(p, early) or p.result_key in state.unbatched:
         return None
-    members: list[RewriteAttempt] = [p]  # type: ignore[list-item]
+    members = [p]
     for q in state.queue:
         if not isinstance(q, RewriteAttempt) or not _batchable(q, early):
             break  # the early rewrites are at the front; the rest keeps its order

@@ -178,6 +178,8 @@ def record(state: SearchState, p: AnyAttempt | Batch, tried: Tried) -> None:
     """
     if isinstance(p, Batch):
         kept = record_batch(state, p, tried)
+        if kept:
+            _confirm_on_trial(state, p.names, state.results[kept[0].result_key].error)
         for m in kept:
             _keep(state, m, tried, confirm=m is kept[-1])
     else:
@@ -223,19 +225,23 @@ def _record_one(state: SearchState, p: AnyAttempt, tried: Tried) -> None:
             p, f"the mark of {p.name} falls back to eager on None inputs (GB0236): tried through an "
             "adapter instead", replaces=p,
         )
-    if outcome.improved and state.on_trial:
-        for k in state.on_trial:  # together with this attempt, the marks on trial improve
-            state.results[k] = replace(
-                state.results[k], status="improved",
-                error=f"{state.results[k].error}; improved together with {key}: {outcome.error}",
-            )
-        state.on_trial.clear()
+    if outcome.improved:
+        _confirm_on_trial(state, key, outcome.error)
     if outcome.on_trial:
         state.on_trial.append(key)
     if outcome.improved or outcome.on_trial:
         _keep(state, p, tried, confirm=outcome.improved)
     elif isinstance(p, MarkAttempt):
         _skip_doomed_callers(state, p, run, outcome.error or "")
+
+
+def _confirm_on_trial(state: SearchState, key: str, how: str | None) -> None:
+    """``key`` improved: the marks on trial (kept though they did not improve alone) improved with it."""
+    for k in state.on_trial:
+        state.results[k] = replace(
+            state.results[k], status="improved", error=f"{state.results[k].error}; improved together with {key}: {how}",
+        )
+    state.on_trial.clear()
 
 
 def _ahead_of_marks(p: AnyAttempt) -> bool:

@@ -86,3 +86,36 @@ def test_a_batch_that_fails_is_split_and_says_so():
         assert "(attempt-1), not kept together: compile failed: RuntimeError: ZeroDivisionError" in c.error, c.error
         assert c.error.endswith("then not tried alone: attempt limit (1) reached"), c.error
     assert report.recommendation is None
+
+
+def test_gather_batches_only_when_one_attempt_each_would_not_fit_the_time_left():
+    """No compile: two hand-built early rewrites at two breaks, and a deadline whose estimate is set by hand."""
+    from types import SimpleNamespace
+
+    from nstviz.advisor import batch, steps
+    from nstviz.advisor.attempt import RewriteAttempt, derive
+    from tests.analysis.test_advisor_logic import B_LEAF, B_STATS, Block, leaf, run
+    from tests.analysis.test_advisor_steps import _planned
+
+    state = _planned(run("baseline", B_LEAF, B_STATS))
+    marks = {p.name: p for p in state.queue}
+    rewrites = [
+        derive(RewriteAttempt, marks[name], key=f"rewrite: {name} (branch-where)", obj=obj,
+               remedy=SimpleNamespace(remedy="branch-where", config={}))
+        for name, obj in (("leaf", leaf), ("Block.stats", Block.stats))
+    ]
+    state.queue[:0] = rewrites
+    clock = state.clock
+    clock.budget_s, clock.durations = 60.0, [25.0]  # 60 s: two runs of 25 s do not fit with the reserve
+    clock.reserve_s = 15.0
+    got = batch.gather(state, state.queue.pop(0), steps.EARLY_REWRITES)
+    assert got is not None and [m.result_key for m in got.members] == [r.result_key for r in rewrites]
+    assert state.queue[0].name == "Block.stats" and all(q.kind == "nonstrict" for q in state.queue)
+
+    state.queue[:0] = rewrites
+    clock.durations = [5.0]  # two runs of 5 s fit: one at a time
+    assert batch.gather(state, state.queue.pop(0), steps.EARLY_REWRITES) is None
+    assert state.queue[0] is rewrites[1]
+    state.unbatched.add(rewrites[1].result_key)  # one that did not hold in a batch is not batched again
+    clock.durations = [25.0]
+    assert batch.gather(state, rewrites[0], steps.EARLY_REWRITES) is None
