@@ -37,6 +37,10 @@ class Batch:
         """The members' candidate names, for messages."""
         return ", ".join(m.result_key for m in self.members)
 
+    def others(self, member: RewriteAttempt) -> str:
+        """The candidate names of the members but ``member``, for its candidate's text."""
+        return ", ".join(m.result_key for m in self.members if m is not member)
+
 
 def gather(state: SearchState, p: AnyAttempt, early: frozenset[str]) -> Batch | None:
     """``p`` and the early rewrites queued behind it that can share its attempt; None to try ``p`` alone.
@@ -102,9 +106,8 @@ def split(state: SearchState, batch: Batch, run_name: str, why: str) -> None:
     """
     state.say(f"{run_name}: not kept together ({why}): each is tried alone")
     for m in batch.members:
-        others = ", ".join(o.result_key for o in batch.members if o is not m)
         state.results[m.result_key] = replace(
-            state.results[m.result_key], run=run_name, error=f"tried in one attempt with {others} ({run_name}), "
+            state.results[m.result_key], run=run_name, error=f"tried in one attempt with {batch.others(m)} ({run_name}), "
             f"not kept together: {why}",
         )
     state.unbatched.update(m.result_key for m in batch.members)
@@ -120,9 +123,9 @@ def noted(state: SearchState, key: str, error: str) -> str:
 def _record_members(state: SearchState, batch: Batch, fields: dict[str, Any], status: str, error: str) -> None:
     """Each member's candidate: the shared run's ``fields``, ``status``, and ``error`` naming the others."""
     for m in batch.members:
-        others = ", ".join(o.result_key for o in batch.members if o is not m)
         state.results[m.result_key] = replace(
-            state.results[m.result_key], **{**fields, "status": status, "error": f"tried in one attempt with {others}: {error}"}
+            state.results[m.result_key],
+            **{**fields, "status": status, "error": f"tried in one attempt with {batch.others(m)}: {error}"},
         )
 
 
