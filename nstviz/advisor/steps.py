@@ -35,6 +35,7 @@ from nstviz.advisor.state import SearchState, Tried, Verified
 from nstviz.advisor.trials import Trials
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.deadline import Deadline
+from nstviz.capture.remedy import Mark
 from nstviz.capture.trials import Advice
 from nstviz.passes.failures import recompile_limit_hits
 from nstviz.passes.improvement import eager_frames, judge_change
@@ -281,11 +282,7 @@ def choose(state: SearchState) -> Advice:
         return Advice(candidates, None)
     if not judge_change(baseline, current, last_check).improved:
         return Advice(candidates, None)  # each kept step improved; the set as a whole must too
-    elsewhere = trials.graphs_elsewhere
-    counts = elsewhere(kept_set.marks(kept), state.flags) if elsewhere is not None else None
-    # where the other inputs take the same path (as many graphs as written), the remedy must lower
-    # the count there too; fewer graphs on these inputs only is luck (random routing), not a fix
-    if counts is not None and counts[0] == dynamo_graphs(baseline) and counts[1] >= counts[0]:
+    if (counts := _graphs_do_not_drop_elsewhere(trials, kept_set.marks(kept), state.flags, dynamo_graphs(baseline))):
         last = next(k for k in reversed(order) if results[k].status == "improved")
         results[last] = replace(results[last], error=(
             f"{results[last].error}; not recommended: on another input set and random state the graphs do not drop "
@@ -311,6 +308,23 @@ def choose(state: SearchState) -> Advice:
 
 
 # -- the steps' parts ---------------------------------------------------------------------------
+
+
+def _graphs_do_not_drop_elsewhere(
+    trials: Trials, marks: tuple[Mark, ...], flags: dict[str, bool], graphs_before: int
+) -> tuple[int, int] | None:
+    """``(as written, remedied)`` graphs on another input set when the remedy does not lower them there; else None.
+
+    Where the other inputs take the same path (as many graphs as written), the remedy must lower
+    the count there too: fewer graphs on the attempt's inputs only is luck (random routing), not a
+    fix. The remedied count comes first: below ``graphs_before`` it is a drop whatever the code as
+    written gives there, so that count (a whole compile) is made only when it decides.
+    """
+    elsewhere = trials.graphs_elsewhere
+    if elsewhere is None or (remedied := elsewhere(marks, flags)) is None or remedied < graphs_before:
+        return None
+    written = elsewhere((), {})
+    return (written, remedied) if written == graphs_before else None
 
 
 def _try_early_config(state: SearchState) -> None:

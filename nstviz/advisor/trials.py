@@ -47,8 +47,9 @@ class Trials(Protocol):
         run_eager: runs the code eagerly on its input sets (False when it cannot): a break in a
             C call then gets a custom-op rewrite, its fake built from the recorded calls; None:
             no custom ops.
-        graphs_elsewhere: ``graphs_elsewhere(marks, flags) -> (as written, remedied)`` Dynamo
-            graphs on another input set and random state, or None; None: not checked.
+        graphs_elsewhere: ``graphs_elsewhere(marks, flags) -> graphs`` Dynamo graphs of one
+            call on another input set and random state with ``marks`` and ``flags`` (none: the
+            code as written), or None; None: not checked.
         time_attempt: ``time_attempt(marks, flags, run_name)`` times an attempt now (its Run,
             timed, or None); None: tied sets are not told apart by time.
         deadline: the capture's one :class:`~nstviz.capture.deadline.Deadline`, shared with
@@ -65,6 +66,6 @@ class Trials(Protocol):
     register: Callable[[str, Callable], Any] | None
     other_inputs: Callable[..., tuple[bool | None, str]] | None
     run_eager: Callable[[], bool] | None
-    graphs_elsewhere: Callable[[tuple[Mark, ...], dict[str, bool]], tuple[int, int] | None] | None
+    graphs_elsewhere: Callable[[tuple[Mark, ...], dict[str, bool]], int | None] | None
     time_attempt: Callable[[tuple[Mark, ...], dict[str, bool], str], Run | None] | None
     deadline: Deadline | None

@@ -201,42 +201,40 @@ class Trials:
             self.checkpoint.restore()
         return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
-    def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> tuple[int, int] | None:
-        """Dynamo graphs of one call on another input set and random state: as written, then with ``marks`` and ``flags``.
+    def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> int | None:
+        """Dynamo graphs of one call on another input set and random state, with ``marks`` and ``flags``.
 
-        Where the graph count depends on values (random routing in training, data-dependent
-        loops), fewer graphs on the attempt's inputs can be luck: where the code as written gives
-        as many graphs here, the recommendation must lower the count here too. None when the code
-        is not a callable with inputs, or a count fails.
+        No marks and no flags: the code as written. Where the graph count depends on values
+        (random routing in training, data-dependent loops), fewer graphs on the attempt's inputs
+        can be luck: where the code as written gives as many graphs here, the recommendation must
+        lower the count here too. None when the code is not a callable with inputs, or the count
+        fails.
         """
         import torch
 
         subject = self.subject
-        if subject.entry != "compare" or not self._in_time("the graph count on another input set", runs=2):
+        if subject.entry != "compare" or not self._in_time("the graph count on another input set"):
             return None
         fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
         a, k = (other_input_sets(args, kwargs) or [(args, kwargs)])[0]
-        counts: list[int] = []
         self.checkpoint.restore()
         try:
-            for remedied in (False, True):
-                with contextlib.ExitStack() as stack:
-                    current: Callable[[], Sequence[Callable[..., Any]]] = tuple
-                    if remedied:
-                        stack.enter_context(_torch_compat.dynamo_config_patch(flags))
-                        current = stack.enter_context(self._remedies(marks))
-                    stack.enter_context(marking.marked(list(current())))
-                    torch.manual_seed(1)  # another random state than the attempts' (dropout, router noise)
-                    # Dynamo alone decides the graphs: its "eager" backend counts them without
-                    # AOTAutograd's trace (the remedy already compiled whole on the attempt's inputs)
-                    timing = time_calls([(fn, a, k)], backend="eager", eager=False, warmup=0, calls=1, budget_s=None)
-                counts.append(timing.graphs)
+            with contextlib.ExitStack() as stack:
+                current: Callable[[], Sequence[Callable[..., Any]]] = tuple
+                if marks or flags:
+                    stack.enter_context(_torch_compat.dynamo_config_patch(flags))
+                    current = stack.enter_context(self._remedies(marks))
+                stack.enter_context(marking.marked(list(current())))
+                torch.manual_seed(1)  # another random state than the attempts' (dropout, router noise)
+                # Dynamo alone decides the graphs: its "eager" backend counts them without
+                # AOTAutograd's trace (the remedy already compiled whole on the attempt's inputs)
+                timing = time_calls([(fn, a, k)], backend="eager", eager=False, warmup=0, calls=1, budget_s=None)
+            return timing.graphs
         except Exception:  # a count that cannot be made is no verdict
             return None
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
-        return counts[0], counts[1]
 
     def run_eager(self) -> bool:
         """Run the callable eagerly on its inputs and on the other input sets; False when it cannot.

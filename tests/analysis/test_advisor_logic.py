@@ -751,7 +751,8 @@ class _Elsewhere:
 
     def graphs_elsewhere(self, marks, flags):
         self.asked.append((tuple(getattr(m, "__qualname__", "?") for m in marks), dict(flags)))
-        return self.counts
+        written, remedied = self.counts
+        return remedied if marks or flags else written
 
 
 def test_fewer_graphs_that_do_not_hold_on_other_inputs_are_not_recommended():
@@ -759,13 +760,15 @@ def test_fewer_graphs_that_do_not_hold_on_other_inputs_are_not_recommended():
 
     table = Table({frozenset({"leaf"}): ((B_STATS,), MATCH)}, ((B_LEAF, B_STATS), MATCH))
     base = run("baseline", B_LEAF, B_STATS)
-    held = search(base, _Elsewhere(table, (3, 2)), budget_s=60, max_attempts=10)
+    fewer = _Elsewhere(table, (3, 2))
+    held = search(base, fewer, budget_s=60, max_attempts=10)
     assert held.recommendation is not None and held.recommendation.functions == ("leaf",)
+    assert fewer.asked == [(("leaf",), {})]  # fewer graphs than the baseline's: the code as written is not compiled
     other_path = search(base, _Elsewhere(table, (2, 2)), budget_s=60, max_attempts=10)
     assert other_path.recommendation is not None  # other values take another path (2 graphs as written): no verdict
     luck = _Elsewhere(table, (3, 3))
     advice = search(base, luck, budget_s=60, max_attempts=10)
-    assert luck.asked == [(("leaf",), {})]  # the recommended set, once
+    assert luck.asked == [(("leaf",), {}), ((), {})]  # the recommended set, then (as many graphs) the code as written
     assert advice.recommendation is None
     leaf_cand = by_fn(advice.candidates)["leaf"]
     assert leaf_cand.status == "improved" and leaf_cand.error.endswith(
