@@ -282,7 +282,7 @@ def choose(state: SearchState) -> Advice:
         return Advice(candidates, None)
     if not judge_change(baseline, current, last_check).improved:
         return Advice(candidates, None)  # each kept step improved; the set as a whole must too
-    if (counts := _graphs_do_not_drop_elsewhere(trials, kept_set.marks(kept), state.flags, dynamo_graphs(baseline))):
+    if counts := _graphs_do_not_drop_elsewhere(trials, kept_set.marks(kept), state.flags, baseline):
         last = next(k for k in reversed(order) if results[k].status == "improved")
         results[last] = replace(results[last], error=(
             f"{results[last].error}; not recommended: on another input set and random state the graphs do not drop "
@@ -311,20 +311,29 @@ def choose(state: SearchState) -> Advice:
 
 
 def _graphs_do_not_drop_elsewhere(
-    trials: Trials, marks: tuple[Mark, ...], flags: dict[str, bool], graphs_before: int
+    trials: Trials, marks: tuple[Mark, ...], flags: dict[str, bool], baseline: Run
 ) -> tuple[int, int] | None:
     """``(as written, remedied)`` graphs on another input set when the remedy does not lower them there; else None.
 
     Where the other inputs take the same path (as many graphs as written), the remedy must lower
     the count there too: fewer graphs on the attempt's inputs only is luck (random routing), not a
-    fix. The remedied count comes first: below ``graphs_before`` it is a drop whatever the code as
-    written gives there, so that count (a whole compile) is made only when it decides.
+    fix. Each count is a whole compile, so the one likelier to settle it goes first and the other
+    is made only when it decides: the remedied count (below the baseline's is a drop, whatever the
+    code as written gives there), or, when the baseline's compile failed, the count as written (it
+    likely fails there too, and a count that cannot be made is no verdict).
     """
     elsewhere = trials.graphs_elsewhere
-    if elsewhere is None or (remedied := elsewhere(marks, flags)) is None or remedied < graphs_before:
+    if elsewhere is None:
         return None
-    written = elsewhere((), {})
-    return (written, remedied) if written == graphs_before else None
+    graphs_before = dynamo_graphs(baseline)
+    if baseline.error is not None:
+        if (written := elsewhere((), {})) != graphs_before:
+            return None
+        remedied = elsewhere(marks, flags)
+        return (written, remedied) if remedied is not None and remedied >= written else None
+    if (remedied := elsewhere(marks, flags)) is None or remedied < graphs_before:
+        return None
+    return (written, remedied) if (written := elsewhere((), {})) == graphs_before else None
 
 
 def _try_early_config(state: SearchState) -> None:

@@ -755,6 +755,28 @@ class _Elsewhere:
         return remedied if marks or flags else written
 
 
+def test_the_count_that_can_settle_the_other_input_check_is_made_first():
+    from nstviz.advisor.steps import _graphs_do_not_drop_elsewhere
+
+    def leaf(x):
+        return x
+
+    leaf.__qualname__ = "leaf"
+    ok = run("baseline", B_LEAF, B_STATS)  # 3 graphs
+    failed = run("baseline", B_LEAF, error="TorchRuntimeError: sizes differ", graphs=2)
+    for base, counts, asked, verdict in [
+        (ok, (3, 2), [("leaf",)], None),  # fewer than the baseline's 3: a drop, as written not compiled
+        (ok, (3, 3), [("leaf",), ()], (3, 3)),
+        (ok, (4, 3), [("leaf",), ()], None),  # another path as written: no verdict
+        (failed, (None, 1), [()], None),  # as written fails there too: no verdict, the remedy not compiled
+        (failed, (2, 2), [(), ("leaf",)], (2, 2)),
+        (failed, (2, 1), [(), ("leaf",)], None),
+    ]:
+        trials = _Elsewhere(None, counts)
+        assert _graphs_do_not_drop_elsewhere(trials, (leaf,), {}, base) == verdict
+        assert [m for m, _ in trials.asked] == asked
+
+
 def test_fewer_graphs_that_do_not_hold_on_other_inputs_are_not_recommended():
     from nstviz.advisor.search import search
 
