@@ -115,11 +115,22 @@ function* treeSteps(gm, opts, sliceMs) {
   // parameters one): placed first in FX order, they would otherwise open their module's group
   // long before its computation, which then looks like a second call.
   const follows = (i) => gm.region[i] < 0 && gm.kind[i] !== 1 && (!moduleOf[i] || gm.kind[i] === 0 || gm.kind[i] === 3);
+  // Runs of nodes of one module share their group: while no group of the chain was left and
+  // entered again (leftAfter < 0 all the way up), groupFor would walk the same path to it.
+  let lastModule, lastRegion = -2, lastGroup = -1;
+  const clean = (g) => { for (; g >= 0; g = groups[g].parent) if (leftAfter[g] >= 0) return false; return true; };
   for (let i = 0; i < n; i++) {
     if (tired(i)) { yield; sliceStart = performance.now(); }
     if (follows(i)) continue;
     // the opaque non-strict call node stays in its module; inlined nodes get a region group
-    const g = groupFor(i, moduleOf[i], nodes[i].nonstrict_call ? -1 : gm.region[i]);
+    const module = moduleOf[i], regionIdx = nodes[i].nonstrict_call ? -1 : gm.region[i];
+    let g = lastGroup;
+    if (g < 0 || g !== prevGroup || module !== lastModule || regionIdx !== lastRegion) {
+      g = groupFor(i, module, regionIdx);
+      lastModule = module;
+      lastRegion = regionIdx;
+      lastGroup = clean(g) ? g : -1;
+    }
     leafGroup[i] = g;
     for (let a = g; a >= 0; a = groups[a].parent) lastIndex[a] = i;
     prevGroup = g;
