@@ -104,10 +104,10 @@ function* modelSteps(graph, sliceMs) {
   for (let i = 0; i < n; i++) {
     if ((i & 2047) === 2047 && tired()) { yield; sliceStart = performance.now(); }
     const nd = nodes[i];
-    const ins = nd.inputs || [];
+    const ins = nd.inputs;
     const start = e;
-    for (const name of ins) {
-      const j = byName.get(name);
+    for (let q = 0, m = ins ? ins.length : 0; q < m; q++) {
+      const j = byName.get(ins[q]);
       if (j === undefined || j === i) continue;
       // skip duplicate inputs (x + x) so edges stay unique
       let dup = false;

@@ -35,7 +35,9 @@ export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm
   const id = (s) => { let v = ids.get(s); if (v === undefined) { v = ids.size + 1; ids.set(s, v); } return v; };
   const nodes = [];
   const number = (grp) => { // node order: depth first through the items, as drawn
-    for (const it of grp.items) {
+    const items = grp.items; // indexed loops: this code runs once per load, mostly before it is optimised
+    for (let q = 0; q < items.length; q++) {
+      const it = items[q];
       if (it >= 0) { ord[it] = nodes.length; nodes.push(it); } else number(tree.groups[-it - 1]);
     }
   };
@@ -43,7 +45,9 @@ export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm
   const local = new Map(); // baseline graph -> its order of appearance in this group
   let t = 0; // tokens into tok, hashed at the end in one loop
   const walk = (grp) => {
-    for (const it of grp.items) {
+    const items = grp.items;
+    for (let q = 0; q < items.length; q++) {
+      const it = items[q];
       if (it < 0) {
         const c = tree.groups[-it - 1];
         tok[t++] = -1; tok[t++] = id(c.kind === "region" ? "\u0000region" : c.label); tok[t++] = id(c.moduleType || "");
@@ -83,7 +87,7 @@ export function structuralSignature(gm, tree, gid, scratch = signatureScratch(gm
     }
   };
   walk(g);
-  for (const i of nodes) ord[i] = -1;
+  for (let q = 0; q < nodes.length; q++) ord[nodes[q]] = -1;
   let a = 0x811c9dc5, b = 0x01000193;
   for (let k = 0; k < t; k++) {
     const x = tok[k] | 0;
