@@ -201,6 +201,7 @@ export class GraphCanvas {
   _draw() {
     const ctx = this.ctx, th = this.theme;
     const dpr = this.dpr || 1;
+    fontNow = ""; // a resized canvas starts from the default font
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = th.bg;
     ctx.fillRect(0, 0, this.W, this.H);
@@ -307,7 +308,7 @@ export class GraphCanvas {
         if (b.item < n || !s.expanded.has(b.item - n)) continue;
         const gid = b.item - n;
         const g = s.tree.groups[gid];
-        ctx.font = `600 11px ${th.font}`;
+        setFont(ctx, `600 11px ${th.font}`);
         ctx.fillStyle = g.kind === "region" ? regionColor(g.region) : th.muted;
         const label = `▾ ${groupLabel(s.tree, gid)}${g.moduleType ? "  ·  " + g.moduleType : ""}`;
         ctx.fillText(fitText(label, b.w - 20), b.x + 10, b.y + 13);
@@ -371,13 +372,13 @@ export class GraphCanvas {
     const meta = t && t.length ? tensorText(t[0]) + (t.length > 1 ? ` +${t.length - 1}` : "") : "";
     const label = gm.labels[i];
     if (meta && b.h >= 30) {
-      ctx.font = `600 11px ${th.font}`;
+      setFont(ctx, `600 11px ${th.font}`);
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + 12);
-      ctx.font = `10px ${th.mono}`;
+      setFont(ctx, `10px ${th.mono}`);
       ctx.fillStyle = kind === KIND_OUTPUT ? text : th.muted;
       ctx.fillText(fitText(meta, b.w - 14, true), b.x + 8, b.y + 25);
     } else {
-      ctx.font = `600 11px ${th.font}`;
+      setFont(ctx, `600 11px ${th.font}`);
       ctx.fillText(fitText(label, b.w - 14), b.x + 8, b.y + b.h / 2);
     }
   }
@@ -419,12 +420,12 @@ export class GraphCanvas {
     if (!detail) return;
     ctx.textBaseline = "middle";
     ctx.fillStyle = th.fg;
-    ctx.font = `600 12px ${th.font}`;
+    setFont(ctx, `600 12px ${th.font}`);
     ctx.fillText(fitText(groupLabel(s.tree, gid), b.w - 40), b.x + 12, b.y + 16);
-    ctx.font = `10.5px ${th.font}`;
+    setFont(ctx, `10.5px ${th.font}`);
     ctx.fillStyle = th.muted;
     ctx.fillText(fitText(groupSubtitle(s.tree, gid), b.w - 40), b.x + 12, b.y + 34);
-    ctx.font = `600 14px ${th.font}`;
+    setFont(ctx, `600 14px ${th.font}`);
     ctx.fillStyle = th.muted;
     ctx.fillText("+", b.x + b.w - 20, b.y + b.h / 2);
   }
@@ -459,11 +460,11 @@ function drawBand(ctx, th, band, b, detail, px) {
   ctx.restore();
   if (!detail) return;
   ctx.textBaseline = "middle";
-  ctx.font = `600 11px ${th.font}`;
+  setFont(ctx, `600 11px ${th.font}`);
   ctx.fillStyle = known ? (th.dark ? "#fca5a5" : "#b91c1c") : th.muted;
   const [what, where] = band.lines || [band.text, ""];
   ctx.fillText(fitText(`✂ ${what}`, b.w - 20), b.x + 10, b.y + 11);
-  ctx.font = `10px ${th.mono}`;
+  setFont(ctx, `10px ${th.mono}`);
   ctx.fillText(fitText(where, b.w - 20), b.x + 10, b.y + 24);
 }
 
@@ -511,6 +512,13 @@ export function roundRect(ctx, x, y, w, h, r) {
  * Truncate text to about `width` px at ~6.6 px per character: in the middle (contract/names.js:
  * names differ at their end), or at the end (`atEnd`: a shape reads left to right).
  */
+// Canvas parses a font string on every assignment (and the drawing sets one per node and
+// line): assigned only when it changes within a frame (no font is set between save/restore).
+let fontNow = "";
+function setFont(ctx, font) {
+  if (font !== fontNow) { ctx.font = font; fontNow = font; }
+}
+
 export function fitText(text, width, atEnd = false) {
   const max = Math.max(1, Math.floor(width / 6.6));
   if (!atEnd) return cutMiddle(text, max);
