@@ -3,7 +3,9 @@
 Reproducible: synthetic GPT-like Reports from ``make_synthetic_report.py`` are written as real
 standalone pages (``nstviz.render.html.render_html``) and opened from ``file://`` in Debian's
 Chromium through ``tests/viewer/driver.py``. Timings come from the page: the Performance API
-(``performance.now()`` at ``data-nstviz-ready``), the viewer's own step timings
+(``performance.now()`` at the first ``data-nstviz-ready``, waited for without running anything of
+the driver's in the page: Playwright's own waiting ran its script on the page's main thread
+during the load), the viewer's own step timings
 (``el.__nstviz.timings()``), a ``longtask`` PerformanceObserver installed before the page's
 scripts, and requestAnimationFrame intervals while zooming/panning with the real mouse wheel.
 
@@ -87,13 +89,13 @@ def pct(xs: list[float], p: float) -> float:
 
 def load(path: Path, extra_steps: list[dict] | None = None, viewport=(1400, 900)) -> dict:
     steps = [
-        {"do": "ready", "timeout_ms": 60000},
+        {"do": "ready", "quiet": True, "timeout_ms": 60000},  # nothing of the driver's runs in the page meanwhile
         {"do": "eval", "js": f"{HOOK}.timings()"},
         {"do": "eval", "js": "window.__bench.longTasks"},
         {"do": "eval", "js": f"(() => {{ const p = {HOOK}.panes()[0]; return {{nodes: p.nodes.length, groups: p.groups.length, total: p.totalNodes}}; }})()"},
         {"do": "eval", "js": "(() => { const n = performance.getEntriesByType('navigation')[0]; return {responseEnd: n.responseEnd, domInteractive: n.domInteractive, dcl: n.domContentLoadedEventEnd}; })()"},
     ]
-    return run({"page": str(path), "viewport": list(viewport), "steps": steps + (extra_steps or [])})
+    return run({"page": str(path), "viewport": list(viewport), "wait_until": "commit", "steps": steps + (extra_steps or [])})
 
 
 def scenario_flat_2k(tmp: Path) -> None:
@@ -163,7 +165,7 @@ def scenario_10k(tmp: Path) -> None:
     for k in range(40):
         cont.append(["wheel", 25 * ((k % 4) - 1.5), 30 * (1 if k % 8 < 4 else -1)])
     out2 = run({"page": str(path), "viewport": [1400, 900], "steps": [
-        {"do": "ready", "timeout_ms": 60000},
+        {"do": "ready", "quiet": True, "timeout_ms": 60000},  # nothing of the driver's runs in the page meanwhile
         {"do": "click", "selector": "button[title='expand all groups']", "settle_ms": 0},
         {"do": "eval", "js": WAIT_IDLE},
         {"do": "eval", "js": "(() => { window.__raf = []; let last = performance.now(); const loop = (t) => { window.__raf.push(t - last); last = t; if (window.__raf.length < 600) requestAnimationFrame(loop); }; requestAnimationFrame(loop); return true; })()"},
@@ -190,7 +192,7 @@ def scenario_50k(tmp: Path) -> None:
     # expanding everything (62k boxes): laid out in slices, the page keeps responding
     wait_idle = WAIT_IDLE
     out = run({"page": str(path), "viewport": [1400, 900], "steps": [
-        {"do": "ready", "timeout_ms": 60000},
+        {"do": "ready", "quiet": True, "timeout_ms": 60000},  # nothing of the driver's runs in the page meanwhile
         {"do": "wait", "ms": 300},
         {"do": "eval", "js": "(() => { window.__mark = performance.now(); return true; })()"},
         {"do": "click", "selector": "button[title='expand all groups']", "settle_ms": 0},
@@ -246,7 +248,7 @@ def scenario_real(path: Path, tmp: Path) -> None:
     # the largest graph: search, expand the largest collapsed group, expand everything
     _, run_name, level, gid = graphs[0]
     out = run({"page": str(page), "viewport": [1400, 900], "steps": [
-        {"do": "ready", "timeout_ms": 60000},
+        {"do": "ready", "quiet": True, "timeout_ms": 60000},  # nothing of the driver's runs in the page meanwhile
         {"do": "eval", "js": SWITCH_GRAPH, "arg": [run_name, level, gid]},
         {"do": "fill", "selector": ".nsv-search", "text": "mm"},
         {"do": "eval", "js": f"[{HOOK}.timings().lastSearchMs, {HOOK}.panes()[0].hits.length]"},
@@ -258,7 +260,7 @@ def scenario_real(path: Path, tmp: Path) -> None:
     print(f"  {gid}: search 'mm' {search_ms:.1f} ms ({hits} hits)")
     if biggest:
         out = run({"page": str(page), "viewport": [1400, 900], "steps": [
-            {"do": "ready", "timeout_ms": 60000},
+            {"do": "ready", "quiet": True, "timeout_ms": 60000},  # nothing of the driver's runs in the page meanwhile
             {"do": "eval", "js": SWITCH_GRAPH, "arg": [run_name, level, gid]},
             {"do": "click", "selector": "button[title='fit to view (0)']"},
             {"do": "click_node", "pane": 0, "name": biggest[0]},
