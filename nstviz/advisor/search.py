@@ -46,7 +46,7 @@ class _Callbacks:
     decorator: str = "torch._dynamo.nonstrict_trace"
     none_inputs_ok: bool = False
     other_inputs: None = None
-    run_eager: None = None
+    run_eager: Callable[[], bool] | None = None
     graphs_elsewhere: None = None
     time_attempt: None = None
     deadline: None = None
@@ -63,14 +63,16 @@ def run_advisor(
     register: Callable[[str, Callable], Any] | None = None,
     decorator: str = "torch._dynamo.nonstrict_trace",
     none_inputs_ok: bool = False,
+    run_eager: Callable[[], bool] | None = None,
 ) -> tuple[tuple[Candidate, ...], Recommendation | None]:
     """:func:`search` with the trials given as callables; returns ``(candidates, recommendation)``.
 
-    ``resolve``, ``try_marks``, ``try_config``, ``adapt``, ``register``, ``decorator`` and
-    ``none_inputs_ok`` are the members of :class:`Trials` (a missing one: that kind of attempt
-    is not made); ``budget_s``, ``max_attempts`` and ``progress`` are :func:`search`'s.
+    ``resolve``, ``try_marks``, ``try_config``, ``adapt``, ``register``, ``decorator``,
+    ``none_inputs_ok`` and ``run_eager`` are the members of :class:`Trials` (a missing one: that
+    kind of attempt or check is not made); ``budget_s``, ``max_attempts`` and ``progress`` are
+    :func:`search`'s.
     """
-    trials = _Callbacks(resolve, try_marks, try_config, adapt, register, decorator, none_inputs_ok)
+    trials = _Callbacks(resolve, try_marks, try_config, adapt, register, decorator, none_inputs_ok, run_eager=run_eager)
     advice = search(baseline, trials, budget_s=budget_s, max_attempts=max_attempts, progress=progress)
     return advice.candidates, advice.recommendation
 

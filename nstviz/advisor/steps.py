@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from nstviz._text import first_line
 from nstviz.advisor import kept as kept_set
-from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, MarkAttempt, RewriteAttempt
+from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, Attempt, MarkAttempt, RewriteAttempt
 from nstviz.advisor.batch import Batch, gather, noted, record_batch, split
 from nstviz.advisor.config_trials import timed, try_config_hints
 from nstviz.advisor.judge import (
@@ -30,6 +30,7 @@ from nstviz.advisor.judge import (
 from nstviz.advisor.propose import _plain_function_name as plain_function_name
 from nstviz.advisor.propose import local_name, plan_candidates, qualname_at
 from nstviz.advisor.remedies import config_plans
+from nstviz.advisor.returns import refuse_unreturnable
 from nstviz.advisor.rewriting import rewrite_candidates, second_inputs
 from nstviz.advisor.state import SearchState, Tried, Verified
 from nstviz.advisor.trials import Trials
@@ -85,10 +86,14 @@ def plan(
         current=baseline,
         confirmed=Verified([], baseline, None),
     )
+    planned: dict[str, Attempt] = {}
     for p in plan_candidates(baseline):
         state.precheck(p)
-        if p.name not in state.results:
-            state.add_planned(p)
+        planned.setdefault(p.name, p)
+    # a helper seen returning a numpy array cannot be marked: refused before any compiled run
+    refuse_unreturnable(list(planned.values()), trials.run_eager)
+    for p in planned.values():
+        state.add_planned(p)
     # First what answers a break's own kind exactly: the rewrites made for one kind of code (an
     # eager experts loop, 0-d int buffers), then the config flags a data-dependent break names
     # (no mark can trace `.item()` or `nonzero`). Marks come after, generic rewrites and other flags last.

@@ -343,6 +343,44 @@ def test_data_dependent_failure_says_nonstrict_cannot_help():
     assert rec is None
 
 
+def test_a_failed_attempt_also_says_when_the_outputs_changed():
+    fail = Break(
+        gb_id="GB0251", reason="Unsupported output type for nonstrict_trace-ed function", count=1, fatal=False,
+        location=loc(compiled_entry),
+    )
+    table = Table({}, ((B_OTHER, fail), DIFFER))
+    cands, _ = run_advisor(run("baseline", B_OTHER), resolve, table, budget_s=10, max_attempts=1)
+    c = by_fn(cands)["other_leaf"]
+    assert c.status == "failed" and c.outputs_match is False
+    assert "; the outputs also changed (outputs differ from the baseline" in c.error
+
+
+def test_a_helper_seen_returning_numpy_is_refused_before_any_compiled_run():
+    """An eager run shows np_mask returning an ndarray: refused untried; np_scale (a tensor) is tried."""
+    b_mask = brk([loc(compiled_entry), loc(uses_np_mask), loc(np_mask)], gb="GB0007", reason="Attempted to call a C function")
+    b_scale = brk([loc(compiled_entry), loc(uses_np_mask), loc(np_scale)], gb="GB0007", reason="Attempted to call a C function")
+    table = Table({}, ((b_mask, b_scale), MATCH))
+    eager_runs = []
+
+    def run_eager():
+        eager_runs.append(uses_np_mask(torch.arange(4.0)))
+        return True
+
+    cands, _ = run_advisor(
+        run("baseline", b_mask, b_scale), resolve, table, budget_s=10, max_attempts=4, run_eager=run_eager
+    )
+    got = by_fn(cands)
+    assert got["np_mask"].status == "rejected" and got["np_mask"].run is None
+    assert got["np_mask"].precheck[0].startswith("it returns a numpy.ndarray (seen in an eager run of the code)")
+    assert not any("np_mask" in names for _, names in table.calls)
+    assert any("np_scale" in names for _, names in table.calls)  # numpy inside, a tensor out: tried
+    assert len(eager_runs) == 1 and NAMESPACE["np_mask"] is np_mask and globals()["np_mask"] is np_mask
+    # without an eager run (a cell's code, not a callable with inputs) it is tried as before
+    table = Table({}, ((b_mask, b_scale), MATCH))
+    cands, _ = run_advisor(run("baseline", b_mask, b_scale), resolve, table, budget_s=10, max_attempts=4)
+    assert any("np_mask" in names for _, names in table.calls)
+
+
 def test_closures_made_in_inlined_callers_and_functions_already_marked_are_rejected():
     code = entry_with_closure.__code__
     inner = next(c for c in code.co_consts if hasattr(c, "co_name") and c.co_name == "local_helper")
@@ -798,3 +836,23 @@ def test_fewer_graphs_that_do_not_hold_on_other_inputs_are_not_recommended():
         "the graph count depends on the values"
     )
     assert len(advice.candidates) == len({c.function for c in advice.candidates})  # each candidate once
+
+
+# user code for the numpy-return check, last in the file (the tests above name line numbers) ------
+
+import numpy as np  # noqa: E402
+
+
+def np_mask(x):
+    return np.arange(x.shape[0]) % 2 == 0  # a numpy array: no mark can return it
+
+
+def np_scale(x):
+    return x * np.float64(2.0)  # uses numpy, returns a tensor
+
+
+def uses_np_mask(x):
+    return np_scale(x)[torch.as_tensor(np_mask(x))]
+
+
+NAMESPACE.update(np_mask=np_mask, np_scale=np_scale, uses_np_mask=uses_np_mask)

@@ -23,18 +23,19 @@ def test_wav2vec2_train_feature_encoder_forward():
     assert len(report.runs["baseline"].breaks) == 6
     assert statuses(report) == {
         W2V + "Wav2Vec2FeatureEncoder.forward": "improved",
-        W2V + "_compute_mask_indices": "failed",
+        # seen returning a numpy array in an eager run: refused untried, and no adapter either (its mark
+        # used to fail on None inputs, then its adapter on the array: two compiled runs)
+        W2V + "_compute_mask_indices": "rejected",
         W2V + "Wav2Vec2Model._mask_hidden_states": "failed",
         W2V + "Wav2Vec2Model.forward": "no_change",
         W2V + "Wav2Vec2Encoder.forward": "failed",
         # the adapters take the None arguments, then fail on what nonstrict_trace cannot do either
-        "adapter: " + W2V + "_compute_mask_indices": "failed",  # returns a numpy array
         "adapter: " + W2V + "Wav2Vec2Model._mask_hidden_states": "failed",  # compile fails (2 breaks left, outputs not comparable)
         # the mask helper's rewrites come first (numpy-op: a frame compiles now but in one more graph,
         # not kept ahead of the marks; call-op: the break moves), then the .item() break's flag: the
-        # break moves, as many graphs; the attempts left go to the marks and adapters, and the last
-        # adapter does not fit in max_attempts=10
-        "adapter: " + W2V + "Wav2Vec2Encoder.forward": "skipped",
+        # break moves, as many graphs; the attempts left go to the marks and adapters, all of them
+        # within max_attempts=10 now
+        "adapter: " + W2V + "Wav2Vec2Encoder.forward": "failed",
         "rewrite: _compute_mask_indices (numpy-op)": "no_change",
         "rewrite: _compute_mask_indices (call-op)": "no_change",
         "config: capture_scalar_outputs=True": "no_change",
@@ -49,16 +50,19 @@ def test_wav2vec2_train_feature_encoder_forward():
         (W2V + "Wav2Vec2FeatureEncoder.forward",), (), 6, True
     )
     by = {c.function: c for c in report.candidates}
-    assert "(it got NoneType)" in by[W2V + "_compute_mask_indices"].error
+    assert by[W2V + "_compute_mask_indices"].precheck[0].startswith(
+        "it returns a numpy.ndarray (seen in an eager run of the code)")
+    assert "(it got NoneType)" in by[W2V + "Wav2Vec2Model._mask_hidden_states"].error
     # through adapters the Nones are taken; what stops them is what nonstrict_trace cannot do either
-    assert "non-fx-graphable type <class 'numpy.ndarray'>" in by["adapter: " + W2V + "_compute_mask_indices"].error
     mask = by["adapter: " + W2V + "Wav2Vec2Model._mask_hidden_states"]
     assert mask.error.startswith(
         "compile failed: BackendCompilerFailed: backend='recording_backend' raised: "
         "DynamicOutputShapeException: aten.nonzero.default"
     )
     assert "cannot trace data-dependent operations" in mask.error
-    assert by["adapter: " + W2V + "Wav2Vec2Encoder.forward"].error == "attempt limit (10) reached"
+    assert by["adapter: " + W2V + "Wav2Vec2Encoder.forward"].error.startswith(
+        "Unsupported output type for nonstrict_trace-ed function: DataDependentOutputException: "
+        "aten._local_scalar_dense.default")
     check_paste(report, "wav2vec2_train")
 
 
@@ -75,7 +79,7 @@ def test_hubert_train_feature_encoder_forward():
         # then the .item() break's flag (inside the rewrite now: the break moves) and the marks
         "config: capture_scalar_outputs=True": "no_change",
         HUB + "HubertFeatureEncoder.forward": "improved",
-        HUB + "_compute_mask_indices": "skipped",
+        HUB + "_compute_mask_indices": "rejected",  # returns a numpy array (seen in an eager run)
         HUB + "HubertModel._mask_hidden_states": "failed",
         HUB + "HubertModel.forward": "skipped",
         HUB + "HubertEncoder.forward": "failed",
