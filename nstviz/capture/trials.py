@@ -239,12 +239,12 @@ class Trials:
     def run_eager(self) -> bool:
         """Run the callable eagerly on its inputs and on the other input sets; False when it cannot.
 
-        The advisor records a function's calls around this (a custom op's fake is built from
-        their output shapes). False when the code is not a callable with inputs, or an eager run
-        fails. State is restored after.
+        The advisor records functions' calls around this (a custom op's fake is built from
+        their output shapes; what candidates return: :mod:`nstviz.advisor.returns`). False when
+        the code is not a callable with inputs, or an eager run fails. State is restored after.
         """
         subject = self.subject
-        if subject.entry != "compare" or not self._in_time("the eager recording for custom-op rewrites"):
+        if subject.entry != "compare" or not self._in_time("an eager run of the code (custom-op fakes, what candidates return)"):
             return False
         eager, args, kwargs = self._eager_call()
         self.checkpoint.restore()
