@@ -113,7 +113,12 @@ def test_gather_batches_only_when_one_attempt_each_would_not_fit_the_time_left()
     assert state.queue[0].name == "Block.stats" and all(q.kind == "nonstrict" for q in state.queue)
 
     state.queue[:0] = rewrites
-    clock.durations = [5.0]  # two runs of 5 s fit: one at a time
+    clock.durations = [12.0]  # two runs of 12 s fit, but not two runs and their checks on other inputs
+    got = batch.gather(state, state.queue.pop(0), steps.EARLY_REWRITES)
+    assert got is not None and len(got.members) == 2
+
+    state.queue[:0] = rewrites
+    clock.durations = [5.0]  # two runs of 5 s and their checks fit: one at a time
     assert batch.gather(state, state.queue.pop(0), steps.EARLY_REWRITES) is None
     assert state.queue[0] is rewrites[1]
     state.unbatched.add(rewrites[1].result_key)  # one that did not hold in a batch is not batched again
