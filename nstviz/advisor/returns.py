@@ -19,6 +19,7 @@ from typing import Any
 
 from nstviz.advisor.attempt import Attempt
 from nstviz.advisor.rewrites._source import installed, raw_function
+from nstviz.capture import _torch_compat
 
 __all__ = ["refuse_unreturnable"]
 
@@ -86,8 +87,6 @@ def _returned_numpy(objs: Sequence[Any], run_eager: Callable[[], bool]) -> list[
 @contextlib.contextmanager
 def _watching(fn: Any, k: int, seen: list[str | None]) -> Iterator[None]:
     """Every call of ``fn`` notes, in ``seen[k]``, a numpy value among its output's pytree leaves."""
-    import torch.utils._pytree as pytree
-
     raw = raw_function(fn)
     inner = types.FunctionType(raw.__code__, raw.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)
     inner.__kwdefaults__ = raw.__kwdefaults__
@@ -95,7 +94,7 @@ def _watching(fn: Any, k: int, seen: list[str | None]) -> Iterator[None]:
     def watcher(*args: Any, **kwargs: Any) -> Any:
         out = inner(*args, **kwargs)
         if seen[k] is None:
-            seen[k] = next((_type_name(x) for x in pytree.tree_leaves(out) if _unreturnable_numpy(x)), None)
+            seen[k] = next((_type_name(x) for x in _torch_compat.output_leaves(out) if _unreturnable_numpy(x)), None)
         return out
 
     watcher.__qualname__, watcher.__name__, watcher.__module__ = raw.__qualname__, raw.__name__, raw.__module__
@@ -105,13 +104,7 @@ def _watching(fn: Any, k: int, seen: list[str | None]) -> Iterator[None]:
 
 def _unreturnable_numpy(value: Any) -> bool:
     """A numpy value torch cannot put in an FX graph (``np.float64`` is a float: it can)."""
-    if (type(value).__module__ or "").split(".")[0] != "numpy":
-        return False
-    try:
-        from torch._higher_order_ops.flat_apply import is_graphable
-    except ImportError:  # older torch: Python numbers and strings are what it takes
-        return not isinstance(value, (bool, int, float, complex, str))
-    return not is_graphable(value)
+    return (type(value).__module__ or "").split(".")[0] == "numpy" and not _torch_compat.nonstrict_can_return(value)
 
 
 def _type_name(value: Any) -> str:

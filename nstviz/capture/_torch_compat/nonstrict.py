@@ -170,6 +170,25 @@ def nonstrict_trace_spelling() -> str:
     return "torch._dynamo.nonstrict_trace"
 
 
+def output_leaves(value: Any) -> list[Any]:
+    """The leaves ``nonstrict_trace`` flattens a function's output into (``torch.utils._pytree``)."""
+    from torch.utils import _pytree as pytree
+
+    return pytree.tree_leaves(value)
+
+
+def nonstrict_can_return(leaf: Any) -> bool:
+    """Whether ``nonstrict_trace`` can return ``leaf`` (torch's ``flat_apply.is_graphable``).
+
+    Without that check (another torch): tensors, Python numbers, strings and None.
+    """
+    try:
+        from torch._higher_order_ops.flat_apply import is_graphable
+    except ImportError:
+        return isinstance(leaf, (torch.Tensor, bool, int, float, complex, str, type(None)))
+    return bool(is_graphable(leaf))
+
+
 @functools.cache
 def nonstrict_accepts_none() -> bool:
     """Whether ``nonstrict_trace`` takes ``None`` leaves as inputs (pytorch PR #185742).
