@@ -24,8 +24,8 @@ from nstviz.capture import _torch_compat
 __all__ = ["refuse_unreturnable"]
 
 
-def refuse_unreturnable(candidates: Sequence[Attempt], run_eager: Callable[[], bool] | None) -> list[str]:
-    """Give each mark seen returning a numpy value the reason as a problem; the names refused.
+def refuse_unreturnable(candidates: Sequence[Attempt], run_eager: Callable[[], bool] | None) -> None:
+    """Give each mark seen returning a numpy value the reason as a problem.
 
     ``run_eager`` runs the code eagerly on its input sets (:meth:`nstviz.capture.trials.Trials.run_eager`,
     state restored after); None, or a run that fails, refuses nothing. Only marks whose function
@@ -36,9 +36,8 @@ def refuse_unreturnable(candidates: Sequence[Attempt], run_eager: Callable[[], b
         if p.kind == "nonstrict" and p.obj is not None and (not p.problems or p.none_args) and _names_numpy(p.obj)
     ]
     if run_eager is None or not watched:
-        return []
+        return
     seen = _returned_numpy([p.obj for p in watched], run_eager)
-    refused = []
     for p, type_name in zip(watched, seen, strict=True):
         if type_name is None:
             continue
@@ -48,8 +47,6 @@ def refuse_unreturnable(candidates: Sequence[Attempt], run_eager: Callable[[], b
             "of it can work; return torch.as_tensor(...) of it, or mark a caller that turns it into tensors"
         )
         p.none_args = False  # an adapter for its None inputs would fail on the output the same way
-        refused.append(p.name)
-    return refused
 
 
 def _names_numpy(fn: Any) -> bool:

@@ -329,13 +329,17 @@ def test_reads_are_noted_in_why_and_named_as_the_likely_cause_of_different_outpu
     assert c.status == "worse" and "likely cause: it reads SCALE" in c.error
 
 
-def test_data_dependent_failure_says_nonstrict_cannot_help():
-    dd = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0124", reason="Unsupported Tensor.item() call")
-    fail = Break(
+def _output_refused():
+    """The break a mark adds when nonstrict_trace refuses the function's output (GB0251)."""
+    return Break(
         gb_id="GB0251", reason="Unsupported output type for nonstrict_trace-ed function", count=1, fatal=False,
         location=loc(compiled_entry),
     )
-    table = Table({}, ((dd, fail), MATCH))
+
+
+def test_data_dependent_failure_says_nonstrict_cannot_help():
+    dd = brk([loc(compiled_entry), loc(other_leaf)], gb="GB0124", reason="Unsupported Tensor.item() call")
+    table = Table({}, ((dd, _output_refused()), MATCH))
     cands, rec = run_advisor(run("baseline", dd), resolve, table, budget_s=10, max_attempts=3)
     c = by_fn(cands)["other_leaf"]
     assert c.status == "failed" and c.gb_id == "GB0251"
@@ -344,11 +348,7 @@ def test_data_dependent_failure_says_nonstrict_cannot_help():
 
 
 def test_a_failed_attempt_also_says_when_the_outputs_changed():
-    fail = Break(
-        gb_id="GB0251", reason="Unsupported output type for nonstrict_trace-ed function", count=1, fatal=False,
-        location=loc(compiled_entry),
-    )
-    table = Table({}, ((B_OTHER, fail), DIFFER))
+    table = Table({}, ((B_OTHER, _output_refused()), DIFFER))
     cands, _ = run_advisor(run("baseline", B_OTHER), resolve, table, budget_s=10, max_attempts=1)
     c = by_fn(cands)["other_leaf"]
     assert c.status == "failed" and c.outputs_match is False
