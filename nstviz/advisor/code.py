@@ -245,6 +245,8 @@ def rewrite_lines(rewrite: Any, imports: dict[str, None]) -> list[str]:
         if isinstance(value, types.ModuleType) and not hasattr(module, name):
             imports[f"import {value.__name__}" if value.__name__ == name else f"import {value.__name__} as {name}"] = None
             lines.append(f"{alias}.{name} = {name}  # the rewrite uses it")
+    for name in sorted(getattr(rewrite, "module_globals", {})):  # helpers its pasted source defines
+        lines.append(f"{alias}.{name} = {name}  # the rewrite uses it")
     lines = [line for line in lines if line not in imports]  # an import the rewrite's source repeats
     if getattr(rewrite, "remedy", "") in ("custom-op", "numpy-op"):
         # the op runs the original: it keeps its code, and the name is rebound to the op's caller

@@ -18,6 +18,7 @@ from typing import Any
 from nstviz.advisor.attempt import RewriteAttempt, derive
 from nstviz.advisor.propose import _short_break, plan_candidates
 from nstviz.advisor.rewrites import BreakSite, propose, recorded_calls
+from nstviz.advisor.rewrites.build_once import propose_build_once
 from nstviz.advisor.trials import Trials
 from nstviz.capture.remedy import Mark
 from nstviz.report import Candidate, Run
@@ -45,63 +46,95 @@ def rewrite_candidates(
     out: list[RewriteAttempt] = []
     # the function each break is in (a function on the stack of a higher-ranked break too is still
     # the innermost one of its own: DETR's matcher calls the box check and holds the scipy call)
-    for brk, p in _innermost(run):
+    for brk, p, caller in _innermost(run):
         obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
         if obj is None:
             continue
         site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
         wants_calls = only is None or not _NEEDS_CALLS.isdisjoint(only)
         calls = _recorded(obj, run_eager) if run_eager is not None and wants_calls and _c_call(brk) else []
-        try:
-            proposal = propose(obj, site, calls)
-        except Exception as e:  # a remedy that cannot read the function is a note, not a crash
-            proposal = None
-            notes = [f"{type(e).__name__}: {e}"]
-        else:
-            notes = proposal.notes
-        where = _short_break(brk)
-        base_key = f"rewrite: {p.name}"
-        rewrites = [r for r in (proposal.rewrites if proposal else []) if only is None or r.remedy in only]
-        if not rewrites:
-            if notes and only is None and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
-                order.append(base_key)
-                results[base_key] = Candidate(
-                    function=base_key, why=f"{p.name} contains the break at {where}", status="rejected",
-                    kind="rewrite", file=p.frame.file, line=p.frame.line,
-                    precheck=tuple(notes),
-                )
-            continue
-        # a variant that also sets a config flag (buffer ints with allow_rnn) first: it does more
-        for r in sorted(rewrites, key=lambda r: not r.config):
-            flags = "".join(f", {f}={v}" for f, v in sorted(r.config.items()))
-            key = f"{base_key} ({r.remedy}{flags})"
-            if key in results:
-                continue
-            why = f"{p.name} contains the break at {where}: rewritten, {r.remedy} ({r.description})"
-            q = derive(
-                RewriteAttempt, p, key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
-                break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=[],
-            )
-            order.append(key)
-            results[key] = Candidate(
-                function=key, why=why, status="skipped", kind="rewrite", file=p.frame.file,
-                line=p.frame.line, code=r.source,
-            )
-            out.append(q)
+        targets = [(p, obj, "contains", lambda obj=obj, site=site, calls=calls: propose(obj, site, calls))]
+        if caller is not None and p.name.endswith(".__init__"):
+            # a break while a module is built: the function that builds it is what can change
+            c_obj = caller.obj or resolve(caller.name) or _in_file(caller.frame.file, caller.name)
+            c_site = BreakSite(gb_id=brk.gb_id, line=caller.frame.line, message=site.message)
+            if c_obj is not None:
+                targets.append((caller, c_obj, "builds the module whose constructor holds",
+                                lambda c_obj=c_obj, c_site=c_site: _fitting(propose_build_once(c_obj, c_site))))
+        for p, obj, relation, proposing in targets:
+            out += _attempts_for(brk, p, obj, relation, proposing, results, order, only)
     return out
+
+
+def _fitting(proposal: Any) -> Any:
+    """``proposal`` without its notes when the remedy is made for other code (nothing to report)."""
+    if not proposal.fits:
+        proposal.notes = []
+    return proposal
+
+
+def _attempts_for(
+    brk: Any, p: Any, obj: Callable, relation: str, proposing: Callable[[], Any], results: dict[str, Candidate],
+    order: list[str], only: Collection[str] | None,
+) -> list[RewriteAttempt]:
+    """The attempts of one function's proposal (``proposing()``); a rejected candidate with the notes when none fits.
+
+    ``relation``: how the function stands to the break, as the candidate's reason says it ("contains").
+    """
+    out: list[RewriteAttempt] = []
+    try:
+        proposal = proposing()
+    except Exception as e:  # a remedy that cannot read the function is a note, not a crash
+        proposal = None
+        notes = [f"{type(e).__name__}: {e}"]
+    else:
+        notes = proposal.notes
+    where = _short_break(brk)
+    base_key = f"rewrite: {p.name}"
+    rewrites = [r for r in (proposal.rewrites if proposal else []) if only is None or r.remedy in only]
+    if not rewrites:
+        if notes and only is None and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
+            order.append(base_key)
+            results[base_key] = Candidate(
+                function=base_key, why=f"{p.name} {relation} the break at {where}", status="rejected",
+                kind="rewrite", file=p.frame.file, line=p.frame.line,
+                precheck=tuple(notes),
+            )
+        return out
+    # a variant that also sets a config flag (buffer ints with allow_rnn) first: it does more
+    for r in sorted(rewrites, key=lambda r: not r.config):
+        flags = "".join(f", {f}={v}" for f, v in sorted(r.config.items()))
+        key = f"{base_key} ({r.remedy}{flags})"
+        if key in results:
+            continue
+        why = f"{p.name} {relation} the break at {where}: rewritten, {r.remedy} ({r.description})"
+        q = derive(
+            RewriteAttempt, p, key=key, remedy=r, obj=obj, problems=[], reasons=[why], breaks=list(p.breaks),
+            break_gb_ids=list(p.break_gb_ids), callers=list(p.callers), notes=[],
+        )
+        order.append(key)
+        results[key] = Candidate(
+            function=key, why=why, status="skipped", kind="rewrite", file=p.frame.file,
+            line=p.frame.line, code=r.source,
+        )
+        out.append(q)
+    return out
+
+
 
 
 _NEEDS_CALLS = frozenset({"custom-op", "call-op", "numpy-op"})
 """Remedies built from the calls recorded in eager runs."""
 
 
-def _innermost(run: Run) -> list[tuple[Any, Any]]:
-    """``(break, candidate)`` for each break of ``run`` (ranked) and the function that contains it, if any."""
+def _innermost(run: Run) -> list[tuple[Any, Any, Any]]:
+    """``(break, candidate, its caller's candidate or None)`` for each break of ``run`` (ranked) in a function."""
     out = []
     for b in rank_breaks(run.breaks):
-        p = next((p for p in plan_candidates(run, [b]) if p.depth == 0 and p.breaks), None)
+        planned = plan_candidates(run, [b])
+        p = next((p for p in planned if p.depth == 0 and p.breaks), None)
         if p is not None:
-            out.append((b, p))
+            out.append((b, p, next((q for q in planned if q.depth == 1), None)))
     return out
 
 

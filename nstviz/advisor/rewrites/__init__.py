@@ -26,6 +26,7 @@ from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
+from nstviz.advisor.rewrites.build_once import propose_build_once
 from nstviz.advisor.rewrites.call_ops import propose_call_op
 from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
@@ -50,6 +51,7 @@ __all__ = [
     "input_variants",
     "propose",
     "propose_branch",
+    "propose_build_once",
     "propose_call_op",
     "propose_check",
     "propose_custom_op",

@@ -40,13 +40,32 @@ class Rewrite(Remedy):
     """The rewritten function, with the original's globals, defaults and closure."""
     config: dict[str, Any] = field(default_factory=dict)
     """``torch._dynamo.config`` flags the rewrite needs (applied with ``config.patch``)."""
+    module_globals: dict[str, Any] = field(default_factory=dict)
+    """Helpers the rewritten code reads as globals of the original's module (its pasted source
+    defines them and binds them there): set while the rewrite is applied, so the original's
+    ``__code__`` can be swapped (every reference to it sees the rewrite), removed after."""
 
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
         """Run the block with the rewrite in place of the original (and its config); always undone."""
         with dynamo_config_patch(self.config) if self.config else contextlib.nullcontext():
-            with installed(self.original, self.function):  # type: ignore[arg-type]
-                yield
+            with module_globals_set(self.original.__globals__, self.module_globals):
+                with installed(self.original, self.function):  # type: ignore[arg-type]
+                    yield
+
+
+@contextlib.contextmanager
+def module_globals_set(namespace: dict[str, Any], values: dict[str, Any]) -> Iterator[None]:
+    """Bind ``values`` in a module's namespace while the block runs; names it had are refused."""
+    taken = sorted(n for n in values if n in namespace)
+    if taken:
+        raise RewriteError(f"the rewrite's helper names are taken in {namespace.get('__name__')}: {', '.join(taken)}")
+    namespace.update(values)
+    try:
+        yield
+    finally:
+        for name in values:
+            namespace.pop(name, None)
 
 
 @dataclass
