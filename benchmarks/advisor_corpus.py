@@ -3,12 +3,13 @@
 Run (one job at a time, each step in a fresh process)::
 
     PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 120]
-        [--corpus 19|27] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
+        [--corpus 19|27|fresh] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
     python benchmarks/advisor_corpus.py --render out.json   # the table of a saved run
 
 Jobs: ``tests/models/corpus.py`` and ``tests/models/corpus19.py`` (``--corpus 19``, the default:
-all of both), or ``tests/models/corpus27.py`` (``--corpus 27``: families the advisor was not built
-on, its held-out jobs last); ``--jobs`` picks some of any of them. For every job, three fresh processes:
+all of both), ``tests/models/corpus27.py`` (``--corpus 27``: families the advisor was not built
+on, its held-out jobs last), or ``tests/models/corpus_fresh.py`` (``--corpus fresh``: families
+kept aside until every remedy was built, run once at the end); ``--jobs`` picks some of any of them. For every job, three fresh processes:
 
 1. **advise**: ``nstviz.compare(model, auto=True, budget_s=..., max_attempts=...)``; the
    Report's recommendation (its code and claims), the baseline's breaks and those left in the
@@ -89,12 +90,17 @@ def _exec_code(code: str, model: Any = None) -> None:
 def _jobs():
     from tests.models.corpus19 import MEASURABLE
     from tests.models.corpus27 import MEASURABLE as MEASURABLE27
+    from tests.models.corpus_fresh import MEASURABLE as MEASURABLE_FRESH
 
-    return {**MEASURABLE, **MEASURABLE27}
+    return {**MEASURABLE, **MEASURABLE27, **MEASURABLE_FRESH}
 
 
 def _corpus_jobs(corpus: str) -> list[str]:
-    """The default job list of ``--corpus``: 19 (corpus.py and corpus19.py) or 27 (corpus27.py, held-out jobs last)."""
+    """The default job list of ``--corpus``: 19 (corpus.py and corpus19.py), 27 (corpus27.py, held-out jobs last), fresh."""
+    if corpus == "fresh":
+        from tests.models.corpus_fresh import JOBS as FRESH
+
+        return list(FRESH)
     if corpus == "27":
         from tests.models.corpus27 import HELD_OUT, JOBS
 
@@ -345,8 +351,9 @@ def remaining(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--jobs", default="", help="comma-separated job names (default: every job of --corpus)")
-    p.add_argument("--corpus", choices=("19", "27"), default="19",
-                   help="19: tests/models/corpus.py and corpus19.py; 27: corpus27.py (families of issue 27)")
+    p.add_argument("--corpus", choices=("19", "27", "fresh"), default="19",
+                   help="19: tests/models/corpus.py and corpus19.py; 27: corpus27.py (families of issue 27); "
+                   "fresh: corpus_fresh.py (families kept aside until the end)")
     p.add_argument("--budget", type=float, default=120.0, help="advisor budget_s per job")
     p.add_argument("--max-attempts", type=int, default=8)
     p.add_argument("--backend", default="eager", help="torch.compile backend for the timings")
