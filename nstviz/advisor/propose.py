@@ -20,6 +20,7 @@ from typing import Any
 
 from nstviz._where import original_function
 from nstviz.advisor.attempt import Attempt, MarkAttempt
+from nstviz.advisor.rewrites._source import REWRITE_FILE
 from nstviz.capture._introspect import unwrap
 from nstviz.passes.candidates import is_runtime_wrapper
 from nstviz.report import Break, Compile, CompileId, Location, Run
@@ -255,6 +256,8 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Mar
                 continue
             if is_runtime_wrapper(frame):
                 continue  # a decorator's closure: go outward to the model's or user's own code
+            if frame.file.startswith(REWRITE_FILE):
+                continue  # a kept rewrite's own code: its original was a candidate already
             if usable == 0:
                 why = f"contains the break at {_short_break(b)}"
             else:

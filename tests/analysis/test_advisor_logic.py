@@ -206,6 +206,14 @@ def test_torch_frames_and_comprehensions_are_passed_over():
     assert [p.name for p in plan] == ["leaf"]
 
 
+def test_a_kept_rewrites_own_code_on_a_stack_is_passed_over():
+    # a rewritten function runs code compiled from "<nstviz rewrite of middle>": its original was a
+    # candidate already, and a mark of the rewrite's code by its bare name could not be placed
+    rewritten = Location(file="<nstviz rewrite of middle>", line=3, function="middle")
+    plan = plan_candidates(run("baseline", brk([loc(compiled_entry), rewritten, loc(leaf)])))
+    assert [p.name for p in plan] == ["leaf"]
+
+
 def test_break_in_the_compiled_function_itself_is_tried_as_torch_marks_it():
     # @torch.compile over @nonstrict_trace traces the function non-strictly from a wrapper frame
     # (torch/_dynamo/eval_frame.py): the advisor tries it (tests/users), it is not rejected

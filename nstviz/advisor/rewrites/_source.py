@@ -15,9 +15,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FunctionSource", "RewriteError", "build_function", "function_source", "installed"]
+__all__ = ["REWRITE_FILE", "FunctionSource", "RewriteError", "build_function", "function_source", "installed"]
 
 _MISSING = object()
+
+REWRITE_FILE = "<nstviz rewrite of "
+"""How the file name of a rewritten function's code starts (then its qualname and ``>``)."""
 
 
 class RewriteError(ValueError):
@@ -95,7 +98,7 @@ def build_function(src: FunctionSource, new_def: ast.FunctionDef, extras: Mappin
     )
     mod = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     ns: dict[str, Any] = {}
-    exec(compile(mod, f"<nstviz rewrite of {fn.__qualname__}>", "exec"), {"__builtins__": __builtins__}, ns)
+    exec(compile(mod, f"{REWRITE_FILE}{fn.__qualname__}>", "exec"), {"__builtins__": __builtins__}, ns)
     code = next(c for c in ns["__nstviz_factory"].__code__.co_consts if isinstance(c, types.CodeType))
     closure = tuple(cells[n] if n in cells else types.CellType(extras[n]) for n in code.co_freevars)
     new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure or None)
