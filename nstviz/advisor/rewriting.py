@@ -15,14 +15,16 @@ import sys
 from collections.abc import Callable, Collection
 from typing import Any
 
-from nstviz.advisor.attempt import RewriteAttempt, derive
-from nstviz.advisor.propose import _short_break, plan_candidates
+from nstviz.advisor.attempt import MarkAttempt, RewriteAttempt, derive
+from nstviz.advisor.propose import _short_break, plan_candidates, qualname_at
 from nstviz.advisor.rewrites import BreakSite, propose, recorded_calls
 from nstviz.advisor.rewrites.build_once import propose_build_once
 from nstviz.advisor.trials import Trials
 from nstviz.capture.remedy import Mark
+from nstviz.passes.candidates import is_runtime_wrapper
 from nstviz.report import Candidate, Run
 from nstviz.report.facts import rank_breaks
+from nstviz.tracing.stacks import is_torch_file
 
 __all__ = ["rewrite_candidates", "second_inputs"]
 
@@ -134,8 +136,25 @@ def _innermost(run: Run) -> list[tuple[Any, Any, Any]]:
         planned = plan_candidates(run, [b])
         p = next((p for p in planned if p.depth == 0 and p.breaks), None)
         if p is not None:
-            out.append((b, p, next((q for q in planned if q.depth == 1), None)))
+            out.append((b, p, next((q for q in planned if q.depth == 1), None) or _caller_on_stack(b, p)))
     return out
+
+
+def _caller_on_stack(b: Any, p: Any) -> MarkAttempt | None:
+    """The user function that called ``p``'s frame on ``b``'s stack, as a candidate of the same break.
+
+    The plan leaves it out when it is the frame Dynamo compiled (the entry's own callee, e.g. a loss
+    a wrapped model forward calls): a rewrite of it is still a rewrite of the code that runs.
+    """
+    stack = list(b.stack)
+    at = next((i for i, f in enumerate(stack) if (f.file, f.line) == (p.frame.file, p.frame.line)), None)
+    for f in reversed(stack[:at] if at else []):
+        if is_torch_file(f.file) or f.function.startswith("<") or f.file.startswith("<") or is_runtime_wrapper(f):
+            continue
+        q = MarkAttempt(name=qualname_at(f), frame=f, depth=1, order=p.order)
+        q.breaks, q.break_gb_ids = list(p.breaks), list(p.break_gb_ids)
+        return q
+    return None
 
 
 _C_CALL_GB = frozenset({"GB4347", "GB9493", "GB0059", "GB0007", "GB0026", "GB0294", "GB0124", "GB0033", "GB0109"})
