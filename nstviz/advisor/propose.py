@@ -273,6 +273,7 @@ def plan_candidates(run: Run, breaks: Sequence[Break] | None = None) -> list[Mar
             or is_torch_file(top.file)
             or _plain_function_name(top.function).startswith("<")
             or is_runtime_wrapper(top)
+            or top.file.startswith(REWRITE_FILE)
         ):
             continue
         if top_markable or (top_markable is None and usable == 0):

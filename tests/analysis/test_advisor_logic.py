@@ -212,6 +212,8 @@ def test_a_kept_rewrites_own_code_on_a_stack_is_passed_over():
     rewritten = Location(file="<nstviz rewrite of middle>", line=3, function="middle")
     plan = plan_candidates(run("baseline", brk([loc(compiled_entry), rewritten, loc(leaf)])))
     assert [p.name for p in plan] == ["leaf"]
+    # nor is it when the break is in the rewritten function Dynamo compiled as a frame of its own
+    assert plan_candidates(run("baseline", brk([rewritten]), compiles=())) == []
 
 
 def test_break_in_the_compiled_function_itself_is_tried_as_torch_marks_it():
