@@ -17,7 +17,7 @@ from typing import Any
 
 from nstviz.advisor.attempt import MarkAttempt, RewriteAttempt, derive
 from nstviz.advisor.propose import _short_break, plan_candidates, qualname_at
-from nstviz.advisor.rewrites import BreakSite, propose, recorded_calls
+from nstviz.advisor.rewrites import BreakSite, Proposal, propose, recorded_calls
 from nstviz.advisor.rewrites.build_once import propose_build_once
 from nstviz.advisor.trials import Trials
 from nstviz.capture.remedy import Mark
@@ -68,7 +68,7 @@ def rewrite_candidates(
     return out
 
 
-def _fitting(proposal: Any) -> Any:
+def _fitting(proposal: Proposal) -> Proposal:
     """``proposal`` without its notes when the remedy is made for other code (nothing to report)."""
     if not proposal.fits:
         proposal.notes = []

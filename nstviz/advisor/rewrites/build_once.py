@@ -71,8 +71,8 @@ def _module_class(node: ast.expr, src: FunctionSource) -> str | None:
 class _BuildOnce(ast.NodeTransformer):
     """``name = ModuleClass(...)`` statements (in any block) -> the key lookup and the built object."""
 
-    def __init__(self, src: FunctionSource) -> None:
-        self.src = src
+    def __init__(self, src: FunctionSource, tree: ast.FunctionDef) -> None:
+        self.src, self.tree = src, tree
         self.done: list[str] = []
         self.lines: list[tuple[int, int]] = []
 
@@ -111,11 +111,9 @@ class _BuildOnce(ast.NodeTransformer):
         return node
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        if node is not self.src_tree:
+        if node is not self.tree:
             return node  # a nested def builds its own objects: not this function's
         return self.generic_visit(node)
-
-    src_tree: ast.FunctionDef | None = None
 
 
 def propose_build_once(fn: object, brk: BreakSite | None = None) -> Proposal:
@@ -127,9 +125,8 @@ def propose_build_once(fn: object, brk: BreakSite | None = None) -> Proposal:
     brk, out, src = begin(fn, brk)
     if src is None:
         return out
-    t = _BuildOnce(src)
     new_def = copy.deepcopy(src.tree)
-    t.src_tree = new_def
+    t = _BuildOnce(src, new_def)
     t.visit(new_def)
     line = src.local_line(brk.line)
     if not t.done or (line is not None and not any(a <= line <= b for a, b in t.lines)):
