@@ -4,9 +4,9 @@ Each breaking job's ``torch._dynamo.explain`` of one call in a fresh process
 (``python -m tests.models.explain_check_fresh JOB``), measured on torch 2.13 with transformers
 5.25.0 (2026-12-04). The jobs were chosen, built and measured before the advisor ran on any of
 them, and after every remedy was built: their advisor figures (``docs/corpus.md``) are the
-held-out ones. The three fastest jobs (explain 3-6 s) run here; the others (up to 50 s each)
-would add minutes to every test run for figures that only change with torch or transformers:
-check them by hand with the command above.
+held-out ones. The fastest job (explain 3 s, two kinds of break) runs here; the others (up to 50 s
+each) would add minutes to every test run for figures that only change with torch or
+transformers: check them by hand with the command above.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ EXPECTED: dict[str, tuple[int, int, dict[str, int]]] = {
     "flava_pretrain": (10, 9, {"GB0036": 9}),
     "csm_train": (4, 3, {"GB0036": 3}),
 }
-FAST = ("splinter_pretrain_eval", "idefics_eval", "plbart_cls_eval")
+FAST = ("splinter_pretrain_eval",)
 
 
 def test_the_fresh_corpus_is_new_families_only_and_every_breaking_job_is_written_down():
