@@ -118,3 +118,13 @@ def check_paste(report: Report, job: str) -> None:
     assert (got["breaks"], got["graphs"], got["error"]) == (len(nst.breaks), digest.dynamo_graphs(nst), None)
     assert got["breaks"] == rec.breaks_after
     check_explain(report, job)
+
+
+def assert_baseline(got: dict, expected: tuple[int, int, dict[str, int]], measured_on: bool) -> None:
+    """explain's figures of a job (``explain_check19``'s JSON) as written down; elsewhere it must still break."""
+    assert got["error"] is None, got["error"]
+    if not measured_on:  # other torch/transformers: the figures differ; the job must still break
+        assert got["graph_count"] > 1 and got["graph_break_count"] > 0, got
+        return
+    graphs, breaks, gb = expected
+    assert (got["graph_count"], got["graph_break_count"], got["gb"]) == (graphs, breaks, gb)

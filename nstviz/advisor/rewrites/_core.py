@@ -102,6 +102,12 @@ def begin(fn: object, brk: BreakSite | None) -> tuple[BreakSite, Proposal, Funct
         return brk or BreakSite(), out, None
 
 
+def at_break(src: FunctionSource, brk: BreakSite, spans: list[tuple[int, int]]) -> bool:
+    """Whether the break's line falls in one of ``spans`` (lines of ``src``'s text); True when the line is unknown."""
+    line = src.local_line(brk.line)
+    return line is None or any(a <= line <= b for a, b in spans)
+
+
 def resolve(node: ast.expr, src: FunctionSource) -> Any:
     """The object an attribute chain like ``torch.nn.functional.pad`` names in the function's globals."""
     names: list[str] = []

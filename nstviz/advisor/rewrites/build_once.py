@@ -23,7 +23,7 @@ import copy
 
 import torch
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, paste_source, resolve
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, paste_source, resolve
 from nstviz.advisor.rewrites._source import FunctionSource, build_function
 
 __all__ = ["HELPERS", "propose_build_once"]
@@ -128,8 +128,7 @@ def propose_build_once(fn: object, brk: BreakSite | None = None) -> Proposal:
     new_def = copy.deepcopy(src.tree)
     t = _BuildOnce(src, new_def)
     t.visit(new_def)
-    line = src.local_line(brk.line)
-    if not t.done or (line is not None and not any(a <= line <= b for a, b in t.lines)):
+    if not t.done or not at_break(src, brk, t.lines):
         out.fits = False
         out.notes.append("no `name = SomeModule(...)` construction at the break")
         return out

@@ -20,6 +20,7 @@ from nstviz.advisor.rewrites._core import (
     BreakSite,
     Proposal,
     Rewrite,
+    at_break,
     begin,
     call,
     function_locals,
@@ -112,8 +113,7 @@ def propose_check(fn: object, brk: BreakSite | None = None) -> Proposal:
         return out
     t = _ChecksToAsserts(src, function_locals(src.tree))
     new_def = t.visit(copy.deepcopy(src.tree))
-    line = src.local_line(brk.line)
-    if not t.done or (line is not None and not any(a <= line <= b for a, b in t.lines)):
+    if not t.done or not at_break(src, brk, t.lines):
         out.fits = False
         out.notes.append("no data-dependent `if ...: raise` check at the break")
         return out

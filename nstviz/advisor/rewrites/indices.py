@@ -24,7 +24,7 @@ import copy
 
 import torch
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, paste_source
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, call, paste_source
 from nstviz.advisor.rewrites._source import build_function
 
 __all__ = ["propose_index_ops"]
@@ -164,8 +164,7 @@ def propose_index_ops(fn: object, brk: BreakSite | None = None) -> Proposal:
         return out
     t = _ElementsToIndexOps(_call_assigned(src.tree))
     new_def = t.visit(copy.deepcopy(src.tree))
-    line = src.local_line(brk.line)
-    if not t.done or (line is not None and not any(a <= line <= b for a, b in t.lines)):
+    if not t.done or not at_break(src, brk, t.lines):
         out.fits = False
         out.notes.append("no tensor element used as a Python index or roll shift at the break")
         return out
