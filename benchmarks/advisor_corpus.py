@@ -2,7 +2,7 @@
 
 Run (one job at a time, each step in a fresh process)::
 
-    PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 120]
+    PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 60]
         [--corpus 19|27|fresh] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
     python benchmarks/advisor_corpus.py --render out.json   # the table of a saved run
 
@@ -192,7 +192,7 @@ def _break_row(b) -> dict[str, Any]:
             "hints": _hint_categories(b.hints), "fatal": b.fatal}
 
 
-def worker_advise(job: str, budget: float, max_attempts: int) -> dict[str, Any]:
+def worker_advise(job: str, budget: float | None, max_attempts: int) -> dict[str, Any]:
     """The advisor on one job: its recommendation and the breaks before and after."""
     import nstviz
 
@@ -268,8 +268,9 @@ def run_job(job: str, opts: argparse.Namespace) -> dict[str, Any]:
     if row["before"].get("fatal") is None and row["before"].get("breaks") == 0:
         row["advise"], row["after"], row["verdict"] = None, None, "not breaking"
         return row
-    row["advise"] = _fresh(["--worker", "advise", job, "--budget", str(opts.budget),
-                            "--max-attempts", str(opts.max_attempts)], timeout=opts.budget * 3 + 900)
+    budget = ["--budget", str(opts.budget)] if opts.budget is not None else []
+    row["advise"] = _fresh(["--worker", "advise", job, *budget, "--max-attempts", str(opts.max_attempts)],
+                           timeout=(opts.budget or 300) * 3 + 900)
     rec = row["advise"].get("recommendation")
     row["after"] = _fresh(["--worker", "measure", job, *common, "--ref-out", ref], code=rec["code"]) if rec else None
     row["verdict"] = verdict(row["before"], row["after"], rec)
@@ -354,7 +355,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--corpus", choices=("19", "27", "fresh"), default="19",
                    help="19: tests/models/corpus.py and corpus19.py; 27: corpus27.py (families of issue 27); "
                    "fresh: corpus_fresh.py (families kept aside until the end)")
-    p.add_argument("--budget", type=float, default=120.0, help="advisor budget_s per job")
+    p.add_argument("--budget", type=float, default=None,
+                   help="advisor budget_s per job (default: compare()'s, 60 s or five runs of the job)")
     p.add_argument("--max-attempts", type=int, default=8)
     p.add_argument("--backend", default="eager", help="torch.compile backend for the timings")
     p.add_argument("--reps", type=int, default=5, help="timed calls after one warm-up call")

@@ -25,7 +25,18 @@ BASELINE_MODES: tuple[str, ...] = ("as_written", "strict")
 DEFAULT_BACKEND = "record"
 """The backend a capture records with when none is given."""
 DEFAULT_BUDGET_S = 60.0
-"""The advisor's time budget, in seconds, when none is given."""
+"""The advisor's time budget, in seconds, when none is given and one run of the code is short."""
+DEFAULT_BUDGET_RUNS = 5
+"""When none is given, the advisor's time budget is at least this many runs of the code."""
+
+
+def default_budget_s(run_s: float) -> float:
+    """The advisor's time budget when none is given: 60 s, or five runs of the code when that is longer.
+
+    One attempt costs a run, its check on other inputs another and the final run a third: a flat
+    60 s leaves a model whose one run takes 30 s (an object detector with its loss) no attempt.
+    """
+    return float(max(DEFAULT_BUDGET_S, round(DEFAULT_BUDGET_RUNS * run_s)))
 DEFAULT_MAX_ATTEMPTS = 8
 """The advisor's attempt budget when none is given."""
 
@@ -41,7 +52,8 @@ class CaptureOptions:
         baseline: ``"as_written"``, or ``"strict"`` (the code's own ``nonstrict_trace`` marks
             lifted in the baseline).
         check: compare the runs' outputs.
-        budget_s: the advisor's time budget, in seconds.
+        budget_s: the advisor's time budget, in seconds; None: :func:`default_budget_s` of the
+            baseline run's time.
         max_attempts: the advisor's attempt budget.
         echo: let the printed output of each run through to the real stdout/stderr.
         time: time the baseline, the nonstrict run and each advisor attempt (graphs, compile
@@ -55,7 +67,7 @@ class CaptureOptions:
     backend: Any = DEFAULT_BACKEND
     baseline: BaselineMode = "as_written"
     check: bool = True
-    budget_s: float = DEFAULT_BUDGET_S
+    budget_s: float | None = None
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
     echo: bool = False
     time: bool = False
@@ -211,8 +223,9 @@ FLAGS: tuple[Flag, ...] = (
         "--budget",
         argparse={"type": float, "metavar": "SECONDS"},
         help={
-            "cli": "advisor time budget",
-            "magic": f"With --auto: stop trying candidates after this many seconds (default {DEFAULT_BUDGET_S:g}).",
+            "cli": f"advisor time budget (default {DEFAULT_BUDGET_S:g} s, or {DEFAULT_BUDGET_RUNS} runs of the code when longer)",
+            "magic": f"With --auto: stop trying candidates after this many seconds (default {DEFAULT_BUDGET_S:g}, "
+            f"or {DEFAULT_BUDGET_RUNS} runs of the code when one run is longer than {DEFAULT_BUDGET_S / DEFAULT_BUDGET_RUNS:g} s).",
         },
     ),
     Flag(
@@ -359,6 +372,7 @@ def check_capture_options(
 __all__ = [
     "BASELINE_MODES",
     "DEFAULT_BACKEND",
+    "DEFAULT_BUDGET_RUNS",
     "DEFAULT_BUDGET_S",
     "DEFAULT_MAX_ATTEMPTS",
     "FLAGS",
@@ -367,6 +381,7 @@ __all__ = [
     "Flag",
     "FrontEnd",
     "check_capture_options",
+    "default_budget_s",
     "flag_arguments",
     "flag_names",
     "split_names",

@@ -55,7 +55,7 @@ import dataclasses
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from nstviz._options import DEFAULT_BUDGET_S, DEFAULT_MAX_ATTEMPTS, BaselineMode, CaptureOptions
+from nstviz._options import DEFAULT_MAX_ATTEMPTS, BaselineMode, CaptureOptions
 from nstviz.advisor.search import search
 from nstviz.capture import _torch_compat, marking
 from nstviz.capture.plan import RunPlan
@@ -76,7 +76,7 @@ def compare(
     backend: Backend = "record",
     baseline: BaselineMode = "as_written",
     check: bool = True,
-    budget_s: float = DEFAULT_BUDGET_S,
+    budget_s: float | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     progress: Progress | None = None,
     echo: bool = False,
@@ -101,7 +101,9 @@ def compare(
         check: compare outputs (baseline vs nonstrict vs eager).
         budget_s: time budget of the advisor, in seconds: its attempts and checks and the final
             nonstrict run with its timing (room kept for it); a step starts only when it can end
-            in time, so the advisor overruns by one run at most.
+            in time, so the advisor overruns by one run at most. None (default): 60 s, or five
+            runs of the code when one run (the baseline's) takes longer than 12 s: an attempt, its
+            check on other inputs and the final run cost a run each.
         max_attempts: attempt budget of the advisor.
         progress: called with ``{"phase", "message", "elapsed_s", "runs_done",
             "runs_total"}`` as the runs go on.
@@ -140,7 +142,7 @@ def trace_code(
     check: bool = True,
     filename: str | None = None,
     progress: Progress | None = None,
-    budget_s: float = DEFAULT_BUDGET_S,
+    budget_s: float | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     echo: bool = False,
     title: str = "",
@@ -169,7 +171,8 @@ def trace_code(
         filename: the name the code's frames carry (an IPython cell name, a script path);
             by default ``<nstviz-cell-N>``, registered with :mod:`linecache`.
         progress: called with progress dicts (see :func:`compare`).
-        budget_s: time budget of the advisor, in seconds (see :func:`compare`).
+        budget_s: time budget of the advisor, in seconds (see :func:`compare`; None: 60 s, or
+            five runs of the code when that is longer).
         max_attempts: attempt budget of the advisor.
         echo: let the printed output of each run through to the real stdout/stderr.
         title: a title for the Report.

@@ -38,11 +38,20 @@ class Deadline:
     """What was not started for lack of time (candidate names, checks), in order."""
     ran_out_s: float | None = None
     """Seconds into the budget when the first step was left untried."""
+    basis: str | None = None
+    """Where a budget nobody gave comes from (``"the default: 5 runs of 27.4 s"``); None: given, or 60 s."""
 
     @classmethod
-    def starting_now(cls, budget_s: float, first_estimate: float, *, reserve_s: float = 0.0) -> Deadline:
+    def starting_now(
+        cls, budget_s: float, first_estimate: float, *, reserve_s: float = 0.0, basis: str | None = None
+    ) -> Deadline:
         """A deadline ``budget_s`` from now."""
-        return cls(time.monotonic(), budget_s, first_estimate, reserve_s)
+        return cls(time.monotonic(), budget_s, first_estimate, reserve_s, basis=basis)
+
+    def named(self) -> str:
+        """``time budget (60 s)``, and where the budget comes from when nobody gave it."""
+        basis = f", {self.basis}" if self.basis else ""
+        return f"time budget ({self.budget_s:g} s{basis})"
 
     def elapsed(self) -> float:
         """Seconds since the advisor started."""
@@ -62,8 +71,8 @@ class Deadline:
         elapsed, estimate = self.elapsed(), self.estimate()
         left = self.budget_s - elapsed
         if left <= 0:
-            return f"time budget ({self.budget_s:g} s) used up after {elapsed:.1f} s"
-        why = f"time budget ({self.budget_s:g} s): {left:.1f} s left, shorter than one run (~{estimate:.1f} s)"
+            return f"{self.named()} used up after {elapsed:.1f} s"
+        why = f"{self.named()}: {left:.1f} s left, shorter than one run (~{estimate:.1f} s)"
         if self.reserve_s > 0:
             why += f" and the final run (~{self.reserve_s:.1f} s)"
         return why
@@ -84,7 +93,7 @@ class Deadline:
         if more > 0:
             named += f" and {more} more"
         at = f" after {self.ran_out_s:.1f} s" if self.ran_out_s is not None else ""
-        return f"time budget ({self.budget_s:g} s) ran out{at}; left untried: {named}"
+        return f"{self.named()} ran out{at}; left untried: {named}"
 
 
 __all__ = ["MAX_NAMED", "Deadline"]

@@ -22,14 +22,15 @@ class RunPlan:
             the nonstrict run, as the output check's reference (``trace_code`` with ``check``).
         check: compare the runs' outputs.
         advisor_attempts: at most this many advisor attempts (0: no advisor).
-        advisor_budget_s: the advisor's time budget, in seconds.
+        advisor_budget_s: the advisor's time budget, in seconds; None: the default, known once
+            the baseline ran (:func:`nstviz._options.default_budget_s`).
     """
 
     eager_first: bool = False
     eager_if_baseline_raises: bool = False
     check: bool = True
     advisor_attempts: int = 0
-    advisor_budget_s: float = 60.0
+    advisor_budget_s: float | None = None
 
     @property
     def auto(self) -> bool:

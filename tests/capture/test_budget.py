@@ -56,3 +56,11 @@ def test_a_budget_that_is_not_reached_leaves_nothing_untried():
     report = nstviz.trace_code(CELL.replace("range(8)", "range(2)"), ns, auto=True, budget_s=600, max_attempts=2)
     assert report.advisor_untried is None
     assert '"advisor_untried"' not in report.to_json()  # written only when set (older Reports read back as written)
+
+
+def test_with_no_budget_given_the_advisor_says_the_default_it_keeps():
+    said: list[str] = []
+    nstviz.trace_code(CELL.replace("range(8)", "range(1)"), {"torch": torch}, auto=True, max_attempts=1,
+                      progress=lambda event: said.append(event["message"]))
+    # one run here takes well under 12 s: the default is the flat 60 s (five runs when a run is longer)
+    assert "advisor: time budget (60 s)" in said, said

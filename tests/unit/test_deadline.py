@@ -58,3 +58,16 @@ def test_the_summary_names_what_was_left_untried_once_each(clock):
     for i in range(10):
         d.leave(f"f{i}")
     assert d.summary().endswith(", f5 and 4 more")
+
+
+def test_the_default_budget_is_60_s_or_five_runs_and_says_so(clock):
+    from nstviz._options import default_budget_s
+
+    assert default_budget_s(3.0) == 60.0  # a short run: the flat 60 s
+    assert default_budget_s(12.0) == 60.0
+    assert default_budget_s(27.4) == 137.0  # an object detector with its loss: an attempt, its check, the final run
+    d = Deadline.starting_now(137.0, first_estimate=27.4, reserve_s=30.0, basis="the default: 5 runs of 27.4 s")
+    clock[0] += 90.0
+    assert d.why_not().startswith("time budget (137 s, the default: 5 runs of 27.4 s): 47.0 s left")
+    d.leave("helper")
+    assert d.summary() == "time budget (137 s, the default: 5 runs of 27.4 s) ran out after 90.0 s; left untried: helper"
