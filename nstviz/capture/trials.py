@@ -164,7 +164,7 @@ class Trials:
             calls = cell_calls(subject.body)
         else:
             return None, "no second input set: the code is not a callable with inputs"
-        checks = [(fn, sets) for fn, args, kwargs in calls if (sets := other_input_sets(args, kwargs))]
+        checks = [(fn, sets) for fn, args, kwargs in calls if (sets := other_input_sets(args, kwargs, fallback=True))]
         if not checks:
             self.checkpoint.restore()
             why = "the inputs have no tensors to vary" if calls else "the code made no compiled call to vary"
@@ -175,10 +175,9 @@ class Trials:
         n = 0
         try:
             for eager, sets in checks:
-                want = []
-                for a, k in sets:
-                    set_rng_state(start)
-                    want.append(snapshot({"return": eager(*a, **k)}))
+                sets, want, refused = _sets_eager_takes(eager, sets, start)
+                if not sets:
+                    return None, f"no second input set: the code as written raises on the varied inputs ({refused})"
                 _torch_compat.dynamo_reset()
                 with (
                     _torch_compat.dynamo_config_patch(flags or {}),
@@ -241,7 +240,8 @@ class Trials:
 
         The advisor records functions' calls around this (a custom op's fake is built from
         their output shapes; what candidates return: :mod:`nstviz.advisor.returns`). False when
-        the code is not a callable with inputs, or an eager run fails. State is restored after.
+        the code is not a callable with inputs, or the run on its own inputs fails (an other set it
+        raises on is left out, as in the rewrites' check). State is restored after.
         """
         subject = self.subject
         if subject.entry != "compare" or not self._in_time("an eager run of the code (custom-op fakes, what candidates return)"):
@@ -249,8 +249,8 @@ class Trials:
         eager, args, kwargs = self._eager_call()
         self.checkpoint.restore()
         try:
-            for a, k in [(args, kwargs), *other_input_sets(args, kwargs)]:
-                eager(*a, **k)
+            eager(*args, **kwargs)
+            _sets_eager_takes(eager, other_input_sets(args, kwargs, fallback=True), rng_state())
         except Exception:  # no calls to build a fake from
             return False
         finally:
@@ -359,36 +359,72 @@ def compare(outputs: Mapping[str, Mapping[str, Any]], other: str) -> tuple[tuple
     return tuple(comparisons), nondeterministic
 
 
-def other_input_sets(args: tuple[Any, ...], kwargs: dict[str, Any], seed: int = 1) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+InputSet = tuple[tuple[Any, ...], dict[str, Any]]
+
+
+def other_input_sets(
+    args: tuple[Any, ...], kwargs: dict[str, Any], seed: int = 1, *, fallback: bool = False
+) -> list[InputSet]:
     """Two more input sets of the same shapes: other random values, and the float inputs negated.
 
     Floating tensors get new normal values (same mean and spread); integer tensors (token ids)
-    new values within their observed range. Empty when no tensor input varies.
+    new values within their observed range. Empty when no tensor input varies. With
+    ``fallback``, a third set comes last: the float inputs' other values with the integer ones
+    kept, for code whose integer inputs carry structure that random ids break (a grounding
+    model's label map read from the prompt's ids); :func:`_sets_eager_takes` uses it only in
+    place of a set the code as written raises on.
     """
     import torch
 
     g = torch.Generator().manual_seed(seed)
 
-    def other(a: Any) -> Any:
+    def other(a: Any, ints: bool = True) -> Any:
         if not isinstance(a, torch.Tensor) or a.numel() == 0:
             return a
         if a.is_floating_point():
             spread = a.float().std() if a.numel() > 1 else torch.tensor(1.0)
             return (torch.randn(a.shape, generator=g) * spread + a.float().mean()).to(a.dtype).to(a.device)
-        if a.dtype in (torch.int32, torch.int64) and int(a.min()) < int(a.max()):
+        if ints and a.dtype in (torch.int32, torch.int64) and int(a.min()) < int(a.max()):
             return torch.randint(int(a.min()), int(a.max()) + 1, a.shape, generator=g, dtype=a.dtype).to(a.device)
         return a
 
     def neg(a: Any) -> Any:
         return -a if isinstance(a, torch.Tensor) and a.is_floating_point() else a
 
+    def floats_only(a: Any) -> Any:
+        return other(a, ints=False)
+
     out = []
-    for f in (other, neg):
+    for f in (other, neg, floats_only) if fallback else (other, neg):
         a2, k2 = tuple(f(a) for a in args), {k: f(v) for k, v in kwargs.items()}
         changed = any(x is not y for x, y in zip((*a2, *k2.values()), (*args, *kwargs.values()), strict=True))
         if changed:
             out.append((a2, k2))
     return out
+
+
+def _sets_eager_takes(
+    eager: Callable[..., Any], sets: list[InputSet], start: Any
+) -> tuple[list[InputSet], list[Mapping[str, Any]], str]:
+    """The input sets the code as written runs on, at most two, with its outputs; why others were dropped.
+
+    A set the code itself raises on says nothing about a rewrite: it is dropped, and the
+    fallback set (last, see :func:`other_input_sets`) takes its place.
+    """
+    taken: list[InputSet] = []
+    outputs: list[Mapping[str, Any]] = []
+    refused = ""
+    for a, k in sets:
+        if len(taken) == 2:
+            break
+        set_rng_state(start)
+        try:
+            outputs.append(snapshot({"return": eager(*a, **k)}))
+        except Exception as e:
+            refused = refused or f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            continue
+        taken.append((a, k))
+    return taken, outputs, refused
 
 
 def _modules_for_files(files: Iterable[str]) -> list[Any]:

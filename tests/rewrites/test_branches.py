@@ -139,3 +139,16 @@ def test_overflow_clamp_with_a_temporary_becomes_where_and_cond():
     for r in p.rewrites:
         v = verify(overflow_clamp, r, sets)
         assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
+
+
+def test_a_rewrite_is_checked_on_the_input_sets_the_code_itself_takes():
+    # random token ids break the ids' structure, so the code as written raises on them (as Grounding DINO's
+    # label map does on a prompt's random ids): that set says nothing of the rewrite; floats varied, ids kept do
+    import nstviz
+
+    ids = torch.tensor([[0, 0, 1, 1, 2, 3]])
+    report = nstviz.compare(toys.branch_on_a_prompt, torch.randn(1, 6), ids, auto=True, backend="eager", time=False)
+    kept = [c for c in report.candidates if c.status == "improved"]
+    assert [c.function for c in kept] == ["rewrite: branch_on_a_prompt (branch-where)"], report.candidates
+    assert "outputs equal eager on 2 more input sets of the same shapes" in kept[0].error
+    assert report.recommendation is not None and report.recommendation.graphs_after == 1
