@@ -107,3 +107,20 @@ def test_pasted_into_its_module_the_decorated_functions_code_is_swapped_under_it
     paste = "\n".join([*imports, *lines])
     setup = "from tests.rewrites.test_call_ops import loss\n"
     assert graphs_in_fresh_process([], paste, call, setup) == 1
+
+
+def loss_with_a_prompt(logits, boxes, targets, ids):
+    torch.nn.functional.one_hot(torch.diff(ids), 2)  # ids that rise by 0 or 1, like a prompt's label map
+    return loss(logits, boxes, targets)
+
+
+def test_the_fake_is_recorded_on_the_input_sets_the_code_itself_takes():
+    # random token ids raise in the code as written (as Grounding DINO's label map does): the calls are
+    # recorded on its own inputs and the other sets it runs on, and the op is checked on those
+    import nstviz
+
+    ids = torch.tensor([0, 0, 1, 1, 2])
+    report = nstviz.compare(loss_with_a_prompt, *_inputs(0), ids, auto=True, backend="eager", time=False)
+    kept = [c.function for c in report.candidates if c.status == "improved"]
+    assert kept == ["rewrite: match (call-op)"], report.candidates
+    assert report.recommendation is not None and report.recommendation.graphs_after == 1
