@@ -42,7 +42,10 @@ _SCALARS = {int: "int", float: "float", bool: "bool"}
 
 @contextlib.contextmanager
 def recorded_calls(fn: Any) -> Iterator[list[tuple[Any, ...]]]:
-    """Record the positional arguments of every call of ``fn`` while the block runs (restored after)."""
+    """Record the positional arguments of every call of ``fn`` that returns while the block runs (restored after).
+
+    A call that raised (the code on an input set it does not take) is no example to build a fake from.
+    """
     raw = raw_function(fn)
     calls: list[tuple[Any, ...]] = []
     inner = types.FunctionType(raw.__code__, raw.__globals__, raw.__name__, raw.__defaults__, raw.__closure__)
@@ -51,8 +54,9 @@ def recorded_calls(fn: Any) -> Iterator[list[tuple[Any, ...]]]:
     def recorder(*args: Any, **kwargs: Any) -> Any:
         bound = inspect.signature(inner).bind(*args, **kwargs)
         bound.apply_defaults()
+        out = inner(*args, **kwargs)
         calls.append(tuple(bound.arguments.values()))
-        return inner(*args, **kwargs)
+        return out
 
     recorder.__qualname__, recorder.__name__, recorder.__module__ = raw.__qualname__, raw.__name__, raw.__module__
     with installed(raw, recorder):  # type: ignore[arg-type]
