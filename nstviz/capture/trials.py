@@ -12,6 +12,7 @@ the user classes the advisor asks for. The helpers here (output snapshots and co
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -78,6 +79,24 @@ class TrialRunner(Protocol):
         ...
 
 
+def _grad_mode_kept(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method``'s runs leave torch's grad mode as they found it.
+
+    Compiled code that raises inside a ``torch.no_grad()`` region does not put grad mode back
+    (torch 2.13: a matcher decorated with ``@torch.no_grad()`` raising on an input set it does
+    not take left it off): an attempt or a check must not change the runs after it.
+    """
+
+    @functools.wraps(method)
+    def kept(self: Any, *args: Any, **kwargs: Any) -> Any:
+        import torch
+
+        with torch.set_grad_enabled(torch.is_grad_enabled()):
+            return method(self, *args, **kwargs)
+
+    return kept
+
+
 class Trials:
     """The attempts of one capture (see :class:`nstviz.advisor.trials.Trials`)."""
 
@@ -116,6 +135,7 @@ class Trials:
         """The function ``name`` stands for in the user's namespace, or None."""
         return self.subject.resolve_name(name)
 
+    @_grad_mode_kept
     def try_marks(self, marks: tuple[Mark, ...], run_name: str) -> tuple[Run, OutputCheck]:
         """Run the code with ``marks`` (functions, adapters, pytree classes, rewrites) as run ``run_name``."""
         session = self.session
@@ -125,6 +145,7 @@ class Trials:
             result = session.run_trial(run_name, self.subject.body, self.rng, functions, current)
         return session.plain_run(run_name), self._check(result, run_name)
 
+    @_grad_mode_kept
     def time_attempt(self, marks: tuple[Mark, ...], flags: dict[str, bool], run_name: str) -> Run | None:
         """Time the attempt ``run_name`` (made with ``marks`` and ``flags``) now; its Run, or None when not timed.
 
@@ -144,6 +165,7 @@ class Trials:
         with _torch_compat.dynamo_config_patch(flags):
             return self.try_marks(marks, run_name)
 
+    @_grad_mode_kept
     def _other_inputs(self, marks: tuple[Mark, ...], flags: dict[str, bool] | None = None) -> tuple[bool | None, str]:
         """Outputs on new inputs of the same shapes: eager vs compiled with the rewrites among ``marks``.
 
@@ -200,6 +222,7 @@ class Trials:
             self.checkpoint.restore()
         return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
+    @_grad_mode_kept
     def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> int | None:
         """Dynamo graphs of one call on another input set and random state, with ``marks`` and ``flags``.
 
@@ -235,6 +258,7 @@ class Trials:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
 
+    @_grad_mode_kept
     def run_eager(self) -> bool:
         """Run the callable eagerly on its inputs and on the other input sets; False when it cannot.
 
