@@ -99,11 +99,9 @@ def compare(
         baseline: ``"as_written"``, or ``"strict"`` to run the baseline with the code's own
             ``nonstrict_trace`` marks lifted (to see what they buy).
         check: compare outputs (baseline vs nonstrict vs eager).
-        budget_s: time budget of the advisor, in seconds: its attempts and checks and the final
-            nonstrict run with its timing (room kept for it); a step starts only when it can end
-            in time, so the advisor overruns by one run at most. None (default): 60 s, or five
-            runs of the code when one run (the baseline's) takes longer than 12 s: an attempt, its
-            check on other inputs and the final run cost a run each.
+        budget_s: time budget of the advisor, in seconds, its final run included; a step starts
+            only when it can end in time (overrun: one run at most). None: 60 s, or five runs of
+            the code when one run (the baseline's) takes longer than 12 s.
         max_attempts: attempt budget of the advisor.
         progress: called with ``{"phase", "message", "elapsed_s", "runs_done",
             "runs_total"}`` as the runs go on.
