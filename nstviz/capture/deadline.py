@@ -16,6 +16,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from nstviz._options import DEFAULT_BUDGET_RUNS, DEFAULT_BUDGET_S, default_budget_s
+
 MAX_NAMED = 8
 """How many untried steps :meth:`Deadline.summary` names (the rest are counted)."""
 
@@ -47,6 +49,15 @@ class Deadline:
     ) -> Deadline:
         """A deadline ``budget_s`` from now."""
         return cls(time.monotonic(), budget_s, first_estimate, reserve_s, basis=basis)
+
+    @classmethod
+    def for_advisor(cls, budget_s: float | None, run_s: float, *, reserve_s: float) -> Deadline:
+        """The advisor's deadline from now: ``budget_s``, or when None the default for runs of ``run_s`` seconds."""
+        basis = None
+        if budget_s is None:
+            budget_s = default_budget_s(run_s)
+            basis = f"the default: {DEFAULT_BUDGET_RUNS} runs of {run_s:.1f} s" if budget_s > DEFAULT_BUDGET_S else None
+        return cls.starting_now(budget_s, run_s, reserve_s=reserve_s, basis=basis)
 
     def named(self) -> str:
         """``time budget (60 s)``, and where the budget comes from when nobody gave it."""

@@ -21,7 +21,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from nstviz._options import DEFAULT_BUDGET_RUNS, DEFAULT_BUDGET_S, default_budget_s
 from nstviz._version import __version__
 from nstviz.capture import _torch_compat, adapters, marking, one_capture, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
@@ -462,18 +461,14 @@ class Session:
         search = self.advisor
         baseline_run = self.plain_run("baseline")
         run_s = base.run.wall_time_s
-        budget_s, basis = self.plan.advisor_budget_s, None
-        if budget_s is None:  # none given: 60 s, or five runs of this code
-            budget_s = default_budget_s(run_s)
-            basis = f"the default: {DEFAULT_BUDGET_RUNS} runs of {run_s:.1f} s" if budget_s > DEFAULT_BUDGET_S else None
-        # one deadline for the whole advisor, room kept for the final run (as long as the baseline) and its timing
-        self.deadline = Deadline.starting_now(budget_s, run_s, reserve_s=run_s + self._timing_cost, basis=basis)
+        # one deadline for the whole advisor (given, or 60 s / five runs), room kept for the final run and its timing
+        self.deadline = Deadline.for_advisor(self.plan.advisor_budget_s, run_s, reserve_s=run_s + self._timing_cost)
         self.say("attempt", f"advisor: {self.deadline.named()}")
         try:
             advice = search(
                 baseline_run,
                 Trials(self, subject, base, checkpoint, outputs, rng),
-                budget_s=budget_s,
+                budget_s=self.deadline.budget_s,
                 max_attempts=self.plan.advisor_attempts,
                 progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
             )
