@@ -216,7 +216,7 @@ class Trials:
                         if c.match is False:
                             return False, f"outputs differ from eager on input set {n + 1} (same shapes, other values)"
         except Exception as e:  # a rewrite that fails on other values is not kept
-            return False, f"failed on another input set: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            return False, f"failed on another input set: {_in_one_line(e)}"
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
@@ -350,6 +350,11 @@ class Trials:
         return self._differs
 
 
+def _in_one_line(e: BaseException) -> str:
+    """``IndexError: index is out of bounds ...``: the exception's type and its message's first line."""
+    return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+
 def failed(result: RunResult) -> bool:
     """Whether the run raised or a compile of it failed (also when the code caught the exception)."""
     return result.exception is not None or compile_failed(result.run)
@@ -445,7 +450,7 @@ def _sets_eager_takes(
         try:
             outputs.append(snapshot({"return": eager(*a, **k)}))
         except Exception as e:
-            refused = refused or f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            refused = refused or _in_one_line(e)
             continue
         taken.append((a, k))
     return taken, outputs, refused
