@@ -53,8 +53,11 @@ EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 them, their own flag may; tried after the targeted rewrites, before any mark."""
 TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op", "build-once"})
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
-FLAG_REWRITES = frozenset({"size-cond"})
+FLAG_REWRITES = frozenset({"size-cond", "size-check"})
 """Rewrites of the break an early config flag moved, with that flag in their own config."""
+SIZE_HINT_REWRITES = frozenset({"size-check"})
+"""A hint on the breaks a kept flag leaves (two unbacked sizes a call needs equal): no mark can
+take one either (the call would guard the same way on fake tensors), so before the marks."""
 VALUE_BRANCH_REWRITES = frozenset({"check-assert", "branch-where", "branch-cond"})
 """Rewrites of a branch on tensor values (GB0170): no mark can take one (nonstrict_trace runs the
 function on fake tensors, whose values it cannot branch on), so they go before the marks too."""
@@ -367,12 +370,12 @@ def _try_early_config(state: SearchState) -> None:
 
 
 def _value_branches_first(state: SearchState) -> None:
-    """The rewrites of the branches on tensor values among the breaks left, at the front of the queue."""
+    """The rewrites of the branches on tensor values (and size hints) among the breaks left, at the front of the queue."""
     trials = state.trials
     if trials.other_inputs is not None:
         state.queue[:0] = rewrite_candidates(
             state.current, trials.resolve, state.results, state.order,
-            only=VALUE_BRANCH_REWRITES,
+            only=VALUE_BRANCH_REWRITES | SIZE_HINT_REWRITES,
         )
 
 

@@ -172,3 +172,17 @@ def branch_on_a_prompt(x, ids):
     if y.sum() > 0:
         y = y + 1
     return y * 3
+
+
+def focal_loss(inputs, targets):
+    """Grounding DINO's sigmoid focal loss in small: the cross entropy needs the two lengths equal."""
+    prob = inputs.sigmoid()
+    ce = torch.nn.functional.binary_cross_entropy_with_logits(inputs, targets, reduction="none")
+    return (ce * (1 - prob) ** 2).mean()
+
+
+def masked_logits_loss(logits, onehot, mask):
+    """Two masked_selects of one mask: equal lengths by construction, two unbacked sizes to Dynamo."""
+    selected = torch.masked_select(logits.log_softmax(-1), mask)
+    wanted = torch.masked_select(onehot, mask).float()
+    return focal_loss(selected, wanted) * 2

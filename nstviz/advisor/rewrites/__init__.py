@@ -37,6 +37,7 @@ from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
 from nstviz.advisor.rewrites.scalars import propose_scalar
+from nstviz.advisor.rewrites.size_checks import propose_size_check
 from nstviz.advisor.rewrites.sizes import propose_size_branch
 from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
 
@@ -62,6 +63,7 @@ __all__ = [
     "propose_numpy_scalars",
     "propose_scalar",
     "propose_size_branch",
+    "propose_size_check",
     "recorded_calls",
     "shape_only",
     "verify",
@@ -85,8 +87,9 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         remedies += [propose_check, propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
-        # a tensor element as an index first: shapes stay static; a test on an unbacked size: torch.cond
-        remedies += [propose_index_ops, propose_size_branch, propose_scalar]
+        # two unbacked sizes a call needs equal: a torch._check; a tensor element as an index: shapes
+        # stay static; a test on an unbacked size: torch.cond
+        remedies += [propose_size_check, propose_index_ops, propose_size_branch, propose_scalar]
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)
