@@ -462,7 +462,7 @@ class Session:
         baseline_run = self.plain_run("baseline")
         run_s = base.run.wall_time_s
         # one deadline for the whole advisor (given, or 60 s / five runs), room kept for the final run and its timing
-        self.deadline = Deadline.for_advisor(self.plan.advisor_budget_s, run_s, reserve_s=run_s + self._timing_cost)
+        self.deadline = Deadline.for_advisor(self.plan.advisor_budget_s, run_s, after_run_s=self._timing_cost)
         self.say("attempt", f"advisor: {self.deadline.named()}")
         try:
             advice = search(

@@ -71,3 +71,20 @@ def test_the_default_budget_is_60_s_or_five_runs_and_says_so(clock):
     assert d.why_not().startswith("time budget (137 s, the default: 5 runs of 27.4 s): 47.0 s left")
     d.leave("helper")
     assert d.summary() == "time budget (137 s, the default: 5 runs of 27.4 s) ran out after 90.0 s; left untried: helper"
+
+
+def test_once_attempts_have_run_the_final_run_is_expected_to_cost_what_they_cost(clock):
+    # Grounding DINO: the baseline's run (the first, with one-time costs) took 35.5 s, the attempts
+    # 28-15 s as breaks went, the final run 18.6 s; its timing ~0.5 s follows it
+    d = Deadline.for_advisor(None, 35.5, after_run_s=0.5)
+    assert (d.budget_s, d.reserve()) == (178.0, 36.0)  # nothing ran yet: the baseline's run
+    d.durations += [28.3, 26.0, 28.0, 15.4]
+    assert d.reserve() == pytest.approx(27.5)  # their median, and the timing
+    clock[0] += 120.4  # 57.6 s left: the check of the last attempt (~28.3 s) fits with the final run now
+    assert d.allows()
+    clock[0] += 5.0
+    assert not d.allows() and d.why_not().endswith("shorter than one run (~28.3 s) and the final run (~27.5 s)")
+    d.durations[:] = [60.0]  # never more than the first estimate
+    assert d.reserve() == 36.0
+    d.reserve_s = 0.0  # the search is over
+    assert d.reserve() == 0.0
