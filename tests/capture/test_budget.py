@@ -13,19 +13,19 @@ import torch
 
 import nstviz
 
-HELPERS = "\n".join(
-    f"def h{i}(x):\n    s = zlib.crc32(b'{i}') % 3 + 1  # Dynamo cannot trace it: a break\n    return x * (1.0 / s) + {i}\n"
-    for i in range(8)
-)
-CELL = (
-    "import zlib\n"
-    + HELPERS
-    + "@torch.compile(backend='eager')\n"
-    + "def f(x):\n"
-    + "".join(f"    x = h{i}(x.sin()).cos()\n" for i in range(8))
-    + "    return x\n"
-    + "out = f(torch.ones(16))\n"
-)
+
+def cell(helpers: int) -> str:
+    """A cell whose compiled ``f`` calls ``helpers`` helpers, each with a C call Dynamo cannot trace."""
+    defs = "\n".join(
+        f"def h{i}(x):\n    s = zlib.crc32(b'{i}') % 3 + 1  # Dynamo cannot trace it: a break\n    return x * (1.0 / s) + {i}\n"
+        for i in range(helpers)
+    )
+    calls = "".join(f"    x = h{i}(x.sin()).cos()\n" for i in range(helpers))
+    return (f"import zlib\n{defs}@torch.compile(backend='eager')\ndef f(x):\n{calls}    return x\n"
+            "out = f(torch.ones(16))\n")
+
+
+CELL = cell(8)
 
 
 def test_a_tiny_budget_bounds_the_advisor_and_its_final_run_and_names_what_was_left():
@@ -53,14 +53,14 @@ def test_a_tiny_budget_bounds_the_advisor_and_its_final_run_and_names_what_was_l
 
 def test_a_budget_that_is_not_reached_leaves_nothing_untried():
     ns = {"torch": torch}
-    report = nstviz.trace_code(CELL.replace("range(8)", "range(2)"), ns, auto=True, budget_s=600, max_attempts=2)
+    report = nstviz.trace_code(cell(2), ns, auto=True, budget_s=600, max_attempts=2)
     assert report.advisor_untried is None
     assert '"advisor_untried"' not in report.to_json()  # written only when set (older Reports read back as written)
 
 
 def test_with_no_budget_given_the_advisor_says_the_default_it_keeps():
     said: list[str] = []
-    nstviz.trace_code(CELL.replace("range(8)", "range(1)"), {"torch": torch}, auto=True, max_attempts=1,
+    nstviz.trace_code(cell(1), {"torch": torch}, auto=True, max_attempts=1,
                       progress=lambda event: said.append(event["message"]))
     # one run here takes well under 12 s: the default is the flat 60 s (five runs when a run is longer)
     assert "advisor: time budget (60 s)" in said, said

@@ -21,7 +21,7 @@ transformers = pytest.importorskip("transformers")
 import torch  # noqa: E402
 
 from tests.helpers import fresh  # noqa: E402
-from tests.models.corpus_checks import assert_baseline  # noqa: E402
+from tests.models.corpus_checks import assert_baseline, baseline_jobs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ in ("5.24.0", "5.25.0")
@@ -73,9 +73,7 @@ def test_every_job_of_corpus19_has_its_expectation_and_the_union_has_twenty_brea
     assert len(OLD) + len(JOBS) >= 20
 
 
-@pytest.mark.parametrize(
-    "job", [pytest.param(j, marks=() if j in FAST else pytest.mark.slow) for j in sorted(EXPECTED)]
-)
+@pytest.mark.parametrize("job", baseline_jobs(EXPECTED, FAST))
 def test_baseline_breaks_as_measured(job):
     got = explain(job)
     assert_baseline(got, EXPECTED[job], MEASURED_ON)

@@ -24,7 +24,7 @@ transformers = pytest.importorskip("transformers")
 import torch  # noqa: E402
 
 from tests.helpers import fresh  # noqa: E402
-from tests.models.corpus_checks import assert_baseline  # noqa: E402
+from tests.models.corpus_checks import assert_baseline, baseline_jobs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ in ("5.24.0", "5.25.0")
@@ -89,9 +89,7 @@ def test_corpus27_has_ten_breaking_jobs_none_of_the_old_corpora_and_three_held_o
     assert set(MEASURABLE) == set(BREAKING) | {j.name for j in NOT_BREAKING}
 
 
-@pytest.mark.parametrize(
-    "job", [pytest.param(j, marks=() if j in FAST else pytest.mark.slow) for j in sorted(EXPECTED)]
-)
+@pytest.mark.parametrize("job", baseline_jobs(EXPECTED, FAST))
 def test_baseline_breaks_as_measured(job):
     for module in NEEDS.get(job, ()):
         if importlib.util.find_spec(module) is None:

@@ -21,7 +21,7 @@ transformers = pytest.importorskip("transformers")
 import torch  # noqa: E402
 
 from tests.helpers import fresh  # noqa: E402
-from tests.models.corpus_checks import assert_baseline  # noqa: E402
+from tests.models.corpus_checks import assert_baseline, baseline_jobs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ == "5.25.0"
@@ -57,7 +57,7 @@ def test_the_fresh_corpus_is_new_families_only_and_every_breaking_job_is_written
     assert not set(JOBS) & (set(NEAR_COPIES) | set(NOT_BREAKING))
 
 
-@pytest.mark.parametrize("job", FAST)
+@pytest.mark.parametrize("job", baseline_jobs(EXPECTED, FAST))
 def test_baseline_breaks_as_measured(job):
     env = {**os.environ, "PYTHONPATH": ROOT}
     out = fresh.run(["-m", "tests.models.explain_check_fresh", job], cwd=ROOT, env=env, timeout=600)
