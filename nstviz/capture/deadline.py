@@ -81,6 +81,14 @@ class Deadline:
         """How long the next attempt is expected to take: the longest so far."""
         return max(self.durations) if self.durations else self.first_estimate
 
+    def last_attempt(self) -> float:
+        """What repeating the attempt that just ran costs (its check on other inputs): that attempt's own time.
+
+        Attempts get cheaper as breaks go (fewer graphs to compile): Grounding DINO's first took
+        27 s, the one that took it to one graph about 10 s. Before any attempt: :meth:`estimate`.
+        """
+        return self.durations[-1] if self.durations else self.estimate()
+
     def reserve(self) -> float:
         """The room kept for the final run and what follows it.
 

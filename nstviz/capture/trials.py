@@ -123,10 +123,17 @@ class Trials:
         # source rewrites are verified on other inputs: only a callable has inputs to vary
         self.other_inputs = self._other_inputs  # a cell's compiled calls give it inputs too (cell_inputs)
 
-    def _in_time(self, what: str, runs: float = 1.0) -> bool:
-        """Whether ``runs`` runs' worth of work fits the deadline; if not, ``what`` is noted as left untried."""
+    def _in_time(self, what: str, runs: float = 1.0, *, repeats_last: bool = False) -> bool:
+        """Whether ``runs`` runs' worth of work fits the deadline; if not, ``what`` is noted as left untried.
+
+        ``repeats_last``: the work repeats the attempt that just ran (its check on other inputs),
+        so one run of it is expected to cost what that attempt cost, not the longest attempt's.
+        """
         deadline = self.deadline
-        if deadline is None or deadline.allows(runs * deadline.estimate()):
+        if deadline is None:
+            return True
+        one_run = deadline.last_attempt() if repeats_last else deadline.estimate()
+        if deadline.allows(runs * one_run):
             return True
         deadline.leave(what)
         return False
@@ -177,7 +184,7 @@ class Trials:
         import torch
 
         subject = self.subject
-        if not self._in_time("a rewrite's check on other inputs"):
+        if not self._in_time("a rewrite's check on other inputs", repeats_last=True):
             return None, "not checked on other inputs: the time budget ran out"
         self.checkpoint.restore()
         if subject.entry == "compare" and subject.eager_body is not None:

@@ -88,3 +88,12 @@ def test_once_attempts_have_run_the_final_run_is_expected_to_cost_what_they_cost
     assert d.reserve() == 36.0
     d.reserve_s = 0.0  # the search is over
     assert d.reserve() == 0.0
+
+
+def test_a_check_that_repeats_the_last_attempt_is_expected_to_cost_what_it_cost(clock):
+    d = Deadline.starting_now(100.0, first_estimate=30.0)
+    assert d.last_attempt() == 30.0  # no attempt yet: the estimate
+    d.durations += [27.1, 25.0, 26.0, 9.5]  # the last attempt took the model to one graph
+    assert (d.estimate(), d.last_attempt()) == (27.1, 9.5)
+    clock[0] += 80.0  # 20 s left: a new attempt (~27.1 s) does not fit, the last one's check (~9.5 s) does
+    assert not d.allows() and d.allows(d.last_attempt())
