@@ -20,14 +20,11 @@ import ast
 import copy
 import re
 
-import torch
-
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, paste_source
-from nstviz.advisor.rewrites._source import build_function
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, begin
+from nstviz.advisor.rewrites.sizes import with_dynamic_shapes
 
 __all__ = ["propose_size_check"]
 
-_CONFIG = {"capture_dynamic_output_shape_ops": True}
 _EQUAL_UNBACKED = re.compile(r"data-dependent expression Eq\((u\d+), (u\d+)\)")
 
 
@@ -75,23 +72,11 @@ def propose_size_check(fn: object, brk: BreakSite | None = None) -> Proposal:
     new_at = _statement_at(new_def, line)
     assert new_at is not None  # the same tree, copied
     block, i = new_at
-    shapes = ast.Compare(left=ast.Attribute(value=ast.Name(id=a, ctx=ast.Load()), attr="shape", ctx=ast.Load()),
-                         ops=[ast.Eq()],
-                         comparators=[ast.Attribute(value=ast.Name(id=b, ctx=ast.Load()), attr="shape", ctx=ast.Load())])
-    block.insert(i, ast.Expr(value=call("torch._check", shapes)))
-    ast.fix_missing_locations(new_def)
+    block.insert(i, ast.parse(f"torch._check({a}.shape == {b}.shape)").body[0])
     u1, u0 = found.groups()
     why = (f"`{a}` and `{b}` have sizes only known at run time ({u1}, {u0}: after nonzero, a mask or masked_select) "
            f"that the call needs equal; Dynamo cannot guard on Eq({u1}, {u0}), torch._check says it "
            "(and asserts it at run time), with capture_dynamic_output_shape_ops")
-    config_line = "torch._dynamo.config.capture_dynamic_output_shape_ops = True  # set once, before compiling\n"
-    out.rewrites.append(Rewrite(
-        remedy="size-check",
-        description=f"{src.fn.__qualname__}: torch._check({a}.shape == {b}.shape) before the call at the break, "
-                    "with capture_dynamic_output_shape_ops=True",
-        source=paste_source(src, new_def, why, before=config_line),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-        config=dict(_CONFIG),
-    ))
+    what = f"torch._check({a}.shape == {b}.shape) before the call at the break"
+    out.rewrites.append(with_dynamic_shapes(src, new_def, "size-check", what, why))
     return out

@@ -41,7 +41,7 @@ from nstviz.advisor.rewrites._core import (
 )
 from nstviz.advisor.rewrites._source import FunctionSource, build_function
 
-__all__ = ["propose_size_branch"]
+__all__ = ["propose_size_branch", "with_dynamic_shapes"]
 
 _CONFIG = {"capture_dynamic_output_shape_ops": True}
 
@@ -149,24 +149,28 @@ def propose_size_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
         new_def = copy.deepcopy(src.tree)
         new_block = _same_block(new_def, src.tree, block)
         new_block[idx:] = _cond_return(node.test, node.body, tail)
-        ast.fix_missing_locations(new_def)
         test = ast.unparse(node.test)
         why = (f"`if {test}` tests a size only known at run time (after nonzero or a boolean mask): Dynamo cannot "
                "guard on it; torch.cond keeps both sides in the graph (with capture_dynamic_output_shape_ops)")
-        config_line = "torch._dynamo.config.capture_dynamic_output_shape_ops = True  # set once, before compiling\n"
-        out.rewrites.append(Rewrite(
-            remedy="size-cond",
-            description=f"{src.fn.__qualname__}: early return `if {test}` -> torch.cond, "
-                        "with capture_dynamic_output_shape_ops=True",
-            source=paste_source(src, new_def, why, before=config_line),
-            original=src.fn,
-            function=build_function(src, new_def, {"torch": torch}),
-            config=dict(_CONFIG),
-        ))
+        out.rewrites.append(with_dynamic_shapes(src, new_def, "size-cond", f"early return `if {test}` -> torch.cond", why))
     if not out.rewrites and not out.notes:
         out.fits = False
         out.notes.append("no early return on a size test at the break")
     return out
+
+
+def with_dynamic_shapes(src: FunctionSource, new_def: ast.FunctionDef, remedy: str, what: str, why: str) -> Rewrite:
+    """The rewrite ``new_def`` of ``src``, with ``capture_dynamic_output_shape_ops`` (set, and in the pasted code)."""
+    ast.fix_missing_locations(new_def)
+    config_line = "torch._dynamo.config.capture_dynamic_output_shape_ops = True  # set once, before compiling\n"
+    return Rewrite(
+        remedy=remedy,
+        description=f"{src.fn.__qualname__}: {what}, with capture_dynamic_output_shape_ops=True",
+        source=paste_source(src, new_def, why, before=config_line),
+        original=src.fn,
+        function=build_function(src, new_def, {"torch": torch}),
+        config=dict(_CONFIG),
+    )
 
 
 def _cond_return(test: ast.expr, small: list[ast.stmt], large: list[ast.stmt]) -> list[ast.stmt]:
