@@ -15,9 +15,9 @@ compile whole. Same shape as :mod:`tests.models.corpus_fresh`: a :class:`~tests.
 offline from a tiny config (random weights, nothing downloaded; :meth:`~tests.models.corpus.Job.make` seeds torch,
 numpy and random with 0 before ``build``, so the weights and the inputs drawn in ``build`` are the same on every run)
 and returns it in its mode with its keyword inputs. Each job was measured with ``torch._dynamo.explain`` of one call
-after one eager call, in a fresh process (``python -m tests.models.explain_check_heldout_text JOB``), twice, with the
+after one eager call, in a fresh process (``python -m tests.models.explain_check_heldout JOB``), twice, with the
 same counts both times, on torch 2.13 / transformers 5.25.0 (CPU, ``OMP_NUM_THREADS=1``); the figures and the source
-line of every break are in ``/work/scan_heldout_text.md``. The advisor was not run on these jobs.
+line of every break are in ``docs/corpus-heldout-scan.md``. The advisor was run on them once, after (``docs/corpus.md``).
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ shared helper; :data:`NOT_BREAKING` compile whole. Same shape as :mod:`tests.mod
 transformers-native backbones; :meth:`~tests.models.corpus.Job.make` seeds torch, numpy and random with 0 before
 ``build``, so the weights and the inputs drawn in ``build`` are the same on every run) and returns it with its
 keyword inputs. Each job was measured with ``torch._dynamo.explain`` of one call (after one eager call) in a fresh
-process (``python -m tests.models.explain_check_heldout_vision JOB``, ``OMP_NUM_THREADS=1``) on torch 2.13 /
+process (``python -m tests.models.explain_check_heldout JOB``, ``OMP_NUM_THREADS=1``) on torch 2.13 /
 transformers 5.25.0, twice, with the same counts both times; the figures, explain's wall time and the source line
-of every break are in ``/work/scan_heldout_vision.md``. The advisor was not run on these jobs.
+of every break are in ``docs/corpus-heldout-scan.md``. The advisor was run on them once, after (``docs/corpus.md``).
 """
 
 from __future__ import annotations
