@@ -105,6 +105,10 @@ class _Saved:
     tensors: list[_TensorMeta] = field(default_factory=list)
     attr_dicts: list[tuple[dict, dict]] = field(default_factory=list)
     """(live ``__dict__`` or registry dict, shallow copy): entries restored as bindings."""
+    module_dicts: list[tuple[dict, dict]] = field(default_factory=list)
+    """The same for ``nn.Module`` s (their ``__dict__``, registries and hook dicts)."""
+    kept: list[tuple[dict, dict, Any]] = field(default_factory=list)
+    """(live dict, its copy, key): module entries a warm-up run added, kept by :meth:`restore`."""
     containers: list[tuple[Any, Any]] = field(default_factory=list)
     optimizers: list[tuple[torch.optim.Optimizer, dict, list]] = field(default_factory=list)
 
@@ -191,7 +195,7 @@ class NamespaceCheckpoint:
         for name, value in saved.bindings.items():
             if not _left_alone(name, self._ipython) and ns.get(name, _MISSING) is not value:
                 ns[name] = value
-        for live, copy in saved.attr_dicts:
+        for live, copy in (*saved.attr_dicts, *saved.module_dicts):
             _restore_dict(live, copy)
         for live, copy in saved.containers:
             _restore_container(live, copy)
@@ -215,6 +219,37 @@ class NamespaceCheckpoint:
                     )
                     if note not in self.unrestored:
                         self.unrestored.append(note)
+
+    def keep_module_additions(self) -> int:
+        """Keep, from now on, what the run since the checkpoint added to modules: the steady state.
+
+        Code that initialises itself on its first call (transformers installs its
+        output-capturing hooks and sets a flag on the model then) would otherwise start every run
+        from before that call, so every run would be a first call, which a training loop is past
+        after one step. Called after a warm-up run of a callable (``compare``), this adopts the
+        module attributes, registry entries and hooks that run *added* (changed ones are still
+        restored) into the checkpoint; :meth:`drop_kept` takes them away again. Returns how many
+        entries were kept.
+        """
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError("this NamespaceCheckpoint was discarded; take a new one before the run")
+        for live, copy in saved.module_dicts:
+            for key in [k for k in live if k not in copy]:
+                copy[key] = live[key]
+                saved.kept.append((live, copy, key))
+        return len(saved.kept)
+
+    def drop_kept(self) -> None:
+        """Take away what :meth:`keep_module_additions` kept (the modules as before the warm-up)."""
+        saved = self._saved
+        if saved is None:
+            return
+        for live, copy, key in saved.kept:
+            value = copy.pop(key, _MISSING)
+            if value is not _MISSING and live.get(key, _MISSING) is value:
+                del live[key]
+        saved.kept.clear()
 
     def discard(self) -> None:
         """Free the saved copies. The checkpoint cannot be restored afterwards."""
@@ -355,12 +390,12 @@ class NamespaceCheckpoint:
                 continue
             self._seen.add(id(sub))
             label = f"{where}.{name}" if name else where
-            self._saved.attr_dicts.append((sub.__dict__, dict(sub.__dict__)))
+            self._saved.module_dicts.append((sub.__dict__, dict(sub.__dict__)))
             # Registries (parameters, buffers, submodules) and hook dicts: a cell that registers
             # a hook must not end up with one hook per run.
             for value in sub.__dict__.values():
                 if isinstance(value, dict):
-                    self._saved.attr_dicts.append((value, dict(value)))
+                    self._saved.module_dicts.append((value, dict(value)))
             for pname, p in list(sub._parameters.items()) + list(sub._buffers.items()):
                 if p is not None:
                     self._visit(p, f"{label}.{pname}", depth + 1, state=True)

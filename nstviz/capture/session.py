@@ -1,14 +1,13 @@
 """A capture session: runs a Subject by a RunPlan and hands plain values to the analysis.
 
-A :class:`Session` runs a :class:`~nstviz.capture.subject.Subject` by a
-:class:`~nstviz.capture.plan.RunPlan`. The session owns everything that touches live objects: process-wide state (snapshot and
-restore, one capture at a time), the namespace checkpoint, the eager reference runs, the
-compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's attempts
-(:class:`nstviz.capture.trials.Trials`, driven by :func:`nstviz.advisor.search.search`, which
-hands back the live marks it kept), output snapshots and their comparison, and the turning of
-live functions into plain values (names, source lines, reads; :mod:`nstviz.capture.plain`). It then calls :func:`nstviz.passes.assemble.assemble`, which builds
-the Report from plain values only. The live exception of the last run is kept beside the
-Report (:mod:`nstviz.report.document`).
+A :class:`Session` runs a :class:`~nstviz.capture.subject.Subject` by a :class:`~nstviz.capture.plan.RunPlan`.
+It owns everything that touches live objects: process-wide state (snapshot and restore, one capture
+at a time), the namespace checkpoint, the eager reference runs (``compare``'s first is a warm-up whose
+module additions are kept), the compiled runs (:func:`nstviz.capture.runner.execute`), the advisor's
+attempts (:class:`nstviz.capture.trials.Trials`, driven by :func:`nstviz.advisor.search.search`), output
+snapshots and their comparison, and turning live functions into plain values (:mod:`nstviz.capture.plain`).
+:func:`nstviz.passes.assemble.assemble` then builds the Report from plain values only; the live
+exception of the last run is kept beside it (:mod:`nstviz.report.document`).
 """
 
 from __future__ import annotations
@@ -176,6 +175,7 @@ class Session:
             if not finished:
                 with contextlib.suppress(Exception):
                     checkpoint.restore()
+                    checkpoint.drop_kept()
             raise
         finally:
             try:
@@ -193,6 +193,8 @@ class Session:
         assert subject.eager_body is not None
         self.say("baseline", "running eagerly (reference for the output check)")
         outputs["eager"] = self._eager(subject.eager_body, rng, subject) or {}
+        if subject.entry == "compare":  # every run after it starts past the first call's lazy set-up
+            checkpoint.keep_module_additions()
         checkpoint.restore()
         outputs["eager (again)"] = self._eager(subject.eager_body, rng, subject) or {}
         self.count.run_done()

@@ -388,3 +388,25 @@ def test_an_interrupt_during_restore_still_restores_everything(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         cp.restore()
     assert torch.equal(t, torch.zeros(4)) and torch.equal(lin.weight, w0) and "added" not in ns
+
+
+def test_module_additions_of_a_warm_up_are_kept_until_dropped():
+    model = nn.Sequential(nn.Linear(2, 2))
+    ns = {"model": model, "count": 0}
+    cp = NamespaceCheckpoint(ns)
+    # the warm-up: a hook installed once behind a flag (changed values and names are still restored)
+    model[0].register_forward_hook(lambda *a: None)
+    model._hooks_installed = True
+    model.training = False
+    ns["count"] = 1
+    assert cp.keep_module_additions() == 2
+    cp.restore()
+    assert len(model[0]._forward_hooks) == 1 and model._hooks_installed
+    assert model.training and ns["count"] == 0
+    model[0].register_forward_hook(lambda *a: None)  # a later run's own hook is still removed
+    cp.restore()
+    assert len(model[0]._forward_hooks) == 1
+    cp.drop_kept()
+    assert len(model[0]._forward_hooks) == 0 and not hasattr(model, "_hooks_installed")
+    cp.restore()
+    assert len(model[0]._forward_hooks) == 0 and not hasattr(model, "_hooks_installed")
