@@ -290,11 +290,9 @@ def choose(state: SearchState) -> Advice:
         return Advice(candidates, None)
     if not judge_change(baseline, current, last_check).improved:
         return Advice(candidates, None)  # each kept step improved; the set as a whole must too
-    if counts := _graphs_do_not_drop_elsewhere(trials, kept_set.marks(kept), state.flags, baseline):
+    if why_not := _not_confirmed_elsewhere(trials, kept_set.marks(kept), state.flags, baseline):
         last = next(k for k in reversed(order) if results[k].status == "improved")
-        results[last] = replace(results[last], error=(
-            f"{results[last].error}; not recommended: on another input set and random state the graphs do not drop "
-            f"({counts[0]} -> {counts[1]}): the graph count depends on the values"))
+        results[last] = replace(results[last], error=f"{results[last].error}; not recommended: {why_not}")
         return Advice(tuple(results[k] for k in order), None)
     recommendation = Recommendation(
         functions=tuple(k.name for k in kept if k.kind not in ("adapter", "rewrite") and not k.through_adapter),
@@ -318,15 +316,18 @@ def choose(state: SearchState) -> Advice:
 # -- the steps' parts ---------------------------------------------------------------------------
 
 
-def _graphs_do_not_drop_elsewhere(
+def _not_confirmed_elsewhere(
     trials: Trials, marks: tuple[Mark, ...], flags: dict[str, bool], baseline: Run
-) -> tuple[int, int] | None:
-    """``(as written, remedied)`` graphs on another input set when the remedy does not lower them there; else None.
+) -> str | None:
+    """Why another input set speaks against the remedy, or None.
 
     Where the other inputs take the same path (as many graphs as written), the remedy must lower
     the count there too: fewer graphs on the attempt's inputs only is luck (random routing), not a
-    fix. Each count is a whole compile, so the one likelier to settle it goes first and the other
-    is made only when it decides: the remedied count (below the baseline's is a drop, whatever the
+    fix. And it must compile there with Dynamo's ``eager`` backend, as ``torch._dynamo.explain``
+    does, wherever the code as written does (torch 2.13 raises inside Dynamo on Pixtral's
+    ``split_with_sizes`` under ``capture_scalar_outputs`` with that backend, not with AOTAutograd's).
+    Each count is a whole compile, so the one likelier to settle it goes first and the other is
+    made only when it decides: the remedied count (below the baseline's is a drop, whatever the
     code as written gives there), or, when the baseline's compile failed, the count as written (it
     likely fails there too, and a count that cannot be made is no verdict).
     """
@@ -335,13 +336,30 @@ def _graphs_do_not_drop_elsewhere(
         return None
     graphs_before = dynamo_graphs(baseline)
     if baseline.error is not None:
-        if (written := elsewhere((), {})) != graphs_before:
+        if (written := elsewhere((), {})) != graphs_before or not isinstance(written, int):
             return None
         remedied = elsewhere(marks, flags)
-        return (written, remedied) if remedied is not None and remedied >= written else None
-    if (remedied := elsewhere(marks, flags)) is None or remedied < graphs_before:
+        return _no_drop(written, remedied) if isinstance(remedied, int) and remedied >= written else None
+    remedied = elsewhere(marks, flags)
+    if isinstance(remedied, Exception):
+        if not isinstance(elsewhere((), {}), int):
+            return None  # the code as written fails there too: no verdict
+        return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), "
+                f"it raises where the code as written does not: {_one_line(remedied)}")
+    if remedied is None or remedied < graphs_before:
         return None
-    return (written, remedied) if (written := elsewhere((), {})) == graphs_before else None
+    written = elsewhere((), {})
+    return _no_drop(written, remedied) if written == graphs_before else None
+
+
+def _no_drop(written: object, remedied: int) -> str:
+    return (f"on another input set and random state the graphs do not drop ({written} -> {remedied}): "
+            "the graph count depends on the values")
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text[:300]}"
 
 
 def _try_early_config(state: SearchState) -> None:

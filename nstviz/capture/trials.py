@@ -230,14 +230,15 @@ class Trials:
         return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
     @_grad_mode_kept
-    def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> int | None:
+    def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> int | Exception | None:
         """Dynamo graphs of one call on another input set and random state, with ``marks`` and ``flags``.
 
         No marks and no flags: the code as written. Where the graph count depends on values
         (random routing in training, data-dependent loops), fewer graphs on the attempt's inputs
         can be luck: where the code as written gives as many graphs here, the recommendation must
-        lower the count here too. None when the code is not a callable with inputs, or the count
-        fails.
+        lower the count here too. The count is made with Dynamo's ``eager`` backend, as
+        ``torch._dynamo.explain`` makes it. None when the code is not a callable with inputs or
+        time ran out; the exception when the compiled call raised.
         """
         import torch
 
@@ -259,8 +260,8 @@ class Trials:
                 # AOTAutograd's trace (the remedy already compiled whole on the attempt's inputs)
                 timing = time_calls([(fn, a, k)], backend="eager", eager=False, warmup=0, calls=1, budget_s=None)
             return timing.graphs
-        except Exception:  # a count that cannot be made is no verdict
-            return None
+        except Exception as e:  # the caller decides: the code as written may raise here too
+            return e
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()

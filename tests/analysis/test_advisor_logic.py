@@ -804,7 +804,7 @@ class _Elsewhere:
 
 
 def test_the_count_that_can_settle_the_other_input_check_is_made_first():
-    from nstviz.advisor.steps import _graphs_do_not_drop_elsewhere
+    from nstviz.advisor.steps import _no_drop, _not_confirmed_elsewhere
 
     def leaf(x):
         return x
@@ -812,16 +812,22 @@ def test_the_count_that_can_settle_the_other_input_check_is_made_first():
     leaf.__qualname__ = "leaf"
     ok = run("baseline", B_LEAF, B_STATS)  # 3 graphs
     failed = run("baseline", B_LEAF, error="TorchRuntimeError: sizes differ", graphs=2)
+    crash = RuntimeError("PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}")
+    raised = ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it "
+              "raises where the code as written does not: RuntimeError: PendingUnbackedSymbolNotFound: Pending "
+              "unbacked symbols {u0}")
     for base, counts, asked, verdict in [
         (ok, (3, 2), [("leaf",)], None),  # fewer than the baseline's 3: a drop, as written not compiled
-        (ok, (3, 3), [("leaf",), ()], (3, 3)),
+        (ok, (3, 3), [("leaf",), ()], _no_drop(3, 3)),
         (ok, (4, 3), [("leaf",), ()], None),  # another path as written: no verdict
+        (ok, (3, crash), [("leaf",), ()], raised),  # explain of the pasted code would raise
+        (ok, (crash, crash), [("leaf",), ()], None),  # as written raises there too: no verdict
         (failed, (None, 1), [()], None),  # as written fails there too: no verdict, the remedy not compiled
-        (failed, (2, 2), [(), ("leaf",)], (2, 2)),
+        (failed, (2, 2), [(), ("leaf",)], _no_drop(2, 2)),
         (failed, (2, 1), [(), ("leaf",)], None),
     ]:
         trials = _Elsewhere(None, counts)
-        assert _graphs_do_not_drop_elsewhere(trials, (leaf,), {}, base) == verdict
+        assert _not_confirmed_elsewhere(trials, (leaf,), {}, base) == verdict
         assert [m for m, _ in trials.asked] == asked
 
 
