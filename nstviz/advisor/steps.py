@@ -342,10 +342,14 @@ def _not_confirmed_elsewhere(
         return _no_drop(written, remedied) if isinstance(remedied, int) and remedied >= written else None
     remedied = elsewhere(marks, flags)
     if isinstance(remedied, Exception):
-        if not isinstance(elsewhere((), {}), int):
-            return None  # the code as written fails there too: no verdict
-        return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), "
-                f"it raises where the code as written does not: {_one_line(remedied)}")
+        if isinstance(elsewhere((), {}), int):
+            return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain "
+                    f"compiles), it raises where the code as written does not: {_one_line(remedied)}")
+        # the other inputs break the code as written: the remedied code on the inputs given
+        if isinstance(given := elsewhere(marks, flags, given_inputs=True), Exception):
+            return ("compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it raises on the "
+                    f"inputs given: {_one_line(given)}")
+        return None
     if remedied is None or remedied < graphs_before:
         return None
     written = elsewhere((), {})

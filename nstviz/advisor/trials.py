@@ -49,8 +49,8 @@ class Trials(Protocol):
             no custom ops.
         graphs_elsewhere: ``graphs_elsewhere(marks, flags) -> graphs`` Dynamo graphs of one
             call on another input set and random state with ``marks`` and ``flags`` (none: the
-            code as written), the exception the call raised, or None (no count); None: not
-            checked.
+            code as written), the exception the call raised, or None (no count); with
+            ``given_inputs=True`` on the inputs given; None: not checked.
         time_attempt: ``time_attempt(marks, flags, run_name)`` times an attempt now (its Run,
             timed, or None); None: tied sets are not told apart by time.
         deadline: the capture's one :class:`~nstviz.capture.deadline.Deadline`, shared with
@@ -67,6 +67,6 @@ class Trials(Protocol):
     register: Callable[[str, Callable], Any] | None
     other_inputs: Callable[..., tuple[bool | None, str]] | None
     run_eager: Callable[[], bool] | None
-    graphs_elsewhere: Callable[[tuple[Mark, ...], dict[str, bool]], int | Exception | None] | None
+    graphs_elsewhere: Callable[..., int | Exception | None] | None
     time_attempt: Callable[[tuple[Mark, ...], dict[str, bool], str], Run | None] | None
     deadline: Deadline | None

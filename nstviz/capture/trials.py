@@ -230,15 +230,18 @@ class Trials:
         return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
     @_grad_mode_kept
-    def graphs_elsewhere(self, marks: tuple[Mark, ...], flags: dict[str, bool]) -> int | Exception | None:
+    def graphs_elsewhere(
+        self, marks: tuple[Mark, ...], flags: dict[str, bool], *, given_inputs: bool = False
+    ) -> int | Exception | None:
         """Dynamo graphs of one call on another input set and random state, with ``marks`` and ``flags``.
 
         No marks and no flags: the code as written. Where the graph count depends on values
         (random routing in training, data-dependent loops), fewer graphs on the attempt's inputs
         can be luck: where the code as written gives as many graphs here, the recommendation must
         lower the count here too. The count is made with Dynamo's ``eager`` backend, as
-        ``torch._dynamo.explain`` makes it. None when the code is not a callable with inputs or
-        time ran out; the exception when the compiled call raised.
+        ``torch._dynamo.explain`` makes it. ``given_inputs``: on the inputs given instead (where
+        the other input sets break the code as written). None when the code is not a callable
+        with inputs or time ran out; the exception when the compiled call raised.
         """
         import torch
 
@@ -246,7 +249,7 @@ class Trials:
         if subject.entry != "compare" or not self._in_time("the graph count on another input set"):
             return None
         fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
-        a, k = (other_input_sets(args, kwargs) or [(args, kwargs)])[0]
+        a, k = (args, kwargs) if given_inputs else (other_input_sets(args, kwargs) or [(args, kwargs)])[0]
         self.checkpoint.restore()
         try:
             with contextlib.ExitStack() as stack:

@@ -797,10 +797,11 @@ class _Elsewhere:
         self.other_inputs = self.run_eager = self.time_attempt = self.deadline = None
         self.decorator, self.none_inputs_ok = "torch._dynamo.nonstrict_trace", False
 
-    def graphs_elsewhere(self, marks, flags):
-        self.asked.append((tuple(getattr(m, "__qualname__", "?") for m in marks), dict(flags)))
-        written, remedied = self.counts
-        return remedied if marks or flags else written
+    def graphs_elsewhere(self, marks, flags, given_inputs=False):
+        self.asked.append((tuple(getattr(m, "__qualname__", "?") for m in marks) + ("given",) * given_inputs,
+                           dict(flags)))
+        written, remedied, *given = self.counts
+        return given[0] if given_inputs else remedied if marks or flags else written
 
 
 def test_the_count_that_can_settle_the_other_input_check_is_made_first():
@@ -816,12 +817,15 @@ def test_the_count_that_can_settle_the_other_input_check_is_made_first():
     raised = ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it "
               "raises where the code as written does not: RuntimeError: PendingUnbackedSymbolNotFound: Pending "
               "unbacked symbols {u0}")
+    given = ("compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it raises on the inputs "
+             "given: RuntimeError: PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}")
     for base, counts, asked, verdict in [
         (ok, (3, 2), [("leaf",)], None),  # fewer than the baseline's 3: a drop, as written not compiled
         (ok, (3, 3), [("leaf",), ()], _no_drop(3, 3)),
         (ok, (4, 3), [("leaf",), ()], None),  # another path as written: no verdict
         (ok, (3, crash), [("leaf",), ()], raised),  # explain of the pasted code would raise
-        (ok, (crash, crash), [("leaf",), ()], None),  # as written raises there too: no verdict
+        (ok, (crash, crash, 2), [("leaf",), (), ("leaf", "given")], None),  # as written raises there too
+        (ok, (crash, crash, crash), [("leaf",), (), ("leaf", "given")], given),  # ... and on the given inputs
         (failed, (None, 1), [()], None),  # as written fails there too: no verdict, the remedy not compiled
         (failed, (2, 2), [(), ("leaf",)], _no_drop(2, 2)),
         (failed, (2, 1), [(), ("leaf",)], None),
