@@ -163,8 +163,11 @@ class NamespaceCheckpoint:
             return 0
         return sum(_copy_nbytes(copy) for _, copy, _ in self._saved.storages.values() if copy is not None)
 
-    def restore(self) -> None:
+    def restore(self, *, keep_added: bool = True) -> None:
         """Bring the namespace and the objects reachable from it back to the checkpoint.
+
+        ``keep_added=False`` also takes away what :meth:`keep_module_additions` kept (then
+        :meth:`drop_kept`): the state from before the warm-up.
 
         Can be called several times (each time restores the same state) until
         :meth:`discard`. A KeyboardInterrupt during the restore does not leave the namespace
@@ -185,6 +188,8 @@ class NamespaceCheckpoint:
                 break
             except KeyboardInterrupt as exc:
                 interrupt = exc
+        if not keep_added:
+            self.drop_kept()
         if interrupt is not None:
             raise interrupt
 

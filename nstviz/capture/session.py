@@ -174,8 +174,7 @@ class Session:
         except BaseException:
             if not finished:
                 with contextlib.suppress(Exception):
-                    checkpoint.restore()
-                    checkpoint.drop_kept()
+                    checkpoint.restore(keep_added=False)
             raise
         finally:
             try:

@@ -406,7 +406,7 @@ def test_module_additions_of_a_warm_up_are_kept_until_dropped():
     model[0].register_forward_hook(lambda *a: None)  # a later run's own hook is still removed
     cp.restore()
     assert len(model[0]._forward_hooks) == 1
-    cp.drop_kept()
+    cp.restore(keep_added=False)
     assert len(model[0]._forward_hooks) == 0 and not hasattr(model, "_hooks_installed")
     cp.restore()
     assert len(model[0]._forward_hooks) == 0 and not hasattr(model, "_hooks_installed")
