@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from nstviz._text import first_line
+from nstviz._text import first_line, shorten
 from nstviz.advisor import kept as kept_set
 from nstviz.advisor.attempt import AdapterAttempt, AnyAttempt, Attempt, MarkAttempt, RewriteAttempt
 from nstviz.advisor.batch import Batch, gather, noted, record_batch, split
@@ -336,7 +336,7 @@ def _not_confirmed_elsewhere(
         return None
     graphs_before = dynamo_graphs(baseline)
     if baseline.error is not None:
-        if (written := elsewhere((), {})) != graphs_before or not isinstance(written, int):
+        if (written := elsewhere((), {})) != graphs_before:
             return None
         remedied = elsewhere(marks, flags)
         return _no_drop(written, remedied) if isinstance(remedied, int) and remedied >= written else None
@@ -344,11 +344,11 @@ def _not_confirmed_elsewhere(
     if isinstance(remedied, Exception):
         if isinstance(elsewhere((), {}), int):
             return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain "
-                    f"compiles), it raises where the code as written does not: {_one_line(remedied)}")
+                    f"compiles), it raises where the code as written does not: {type(remedied).__name__}: {shorten(remedied, 300)}")
         # the other inputs break the code as written: the remedied code on the inputs given
         if isinstance(given := elsewhere(marks, flags, given_inputs=True), Exception):
             return ("compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it raises on the "
-                    f"inputs given: {_one_line(given)}")
+                    f"inputs given: {type(given).__name__}: {shorten(given, 300)}")
         return None
     if remedied is None or remedied < graphs_before:
         return None
@@ -360,10 +360,6 @@ def _no_drop(written: object, remedied: int) -> str:
     return (f"on another input set and random state the graphs do not drop ({written} -> {remedied}): "
             "the graph count depends on the values")
 
-
-def _one_line(e: BaseException) -> str:
-    text = " ".join(str(e).split())
-    return f"{type(e).__name__}: {text[:300]}"
 
 
 def _try_early_config(state: SearchState) -> None:
