@@ -45,6 +45,22 @@ def _ids(n: int, vocab: int = 100) -> torch.Tensor:
     return torch.randint(0, vocab, (1, n))
 
 
+def _mode(model: torch.nn.Module, train: bool) -> torch.nn.Module:
+    return model.train() if train else model.eval()
+
+
+def _boxes(n: int, classes: int) -> dict[str, torch.Tensor]:
+    """``n`` random boxes (cx, cy, w, h in [0.2, 0.8]) with their class labels, one image's targets."""
+    centers = 0.3 + 0.4 * torch.rand(n, 2)
+    sizes = 0.1 + 0.2 * torch.rand(n, 2)
+    return {"class_labels": torch.randint(0, classes, (n,)), "boxes": torch.cat([centers, sizes], dim=1)}
+
+
+def _pick(jobs: dict[str, Job], *names: str) -> dict[str, Job]:
+    """The jobs of ``jobs`` named ``names``, in that order."""
+    return {n: jobs[n] for n in names}
+
+
 def _bigbird(train: bool):
     def build():
         import transformers as T

@@ -18,13 +18,9 @@ from typing import Any
 
 import torch
 
-from tests.models.corpus import Job, _ids
+from tests.models.corpus import Job, _boxes, _ids, _mode
 
 __all__ = ["BREAKING", "CANDIDATES", "HELD_OUT", "JOBS", "MEASURABLE", "NOT_BREAKING", "NOT_BUILT"]
-
-
-def _mode(model: torch.nn.Module, train: bool) -> torch.nn.Module:
-    return model.train() if train else model.eval()
 
 
 def _resnet() -> Any:
@@ -32,13 +28,6 @@ def _resnet() -> Any:
 
     return T.ResNetConfig(num_channels=3, embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1],
                           layer_type="basic", out_features=["stage1", "stage2"])
-
-
-def _boxes(n: int, classes: int) -> dict[str, torch.Tensor]:
-    """``n`` random boxes (cx, cy, w, h in [0.2, 0.8]) with their class labels, one image's targets."""
-    centers = 0.3 + 0.4 * torch.rand(n, 2)
-    sizes = 0.1 + 0.2 * torch.rand(n, 2)
-    return {"class_labels": torch.randint(0, classes, (n,)), "boxes": torch.cat([centers, sizes], dim=1)}
 
 
 def _detr(train: bool):

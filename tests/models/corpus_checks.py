@@ -130,6 +130,14 @@ def baseline_jobs(expected: dict, fast: object) -> list[str]:
     return sorted(expected) if os.environ.get("NSTVIZ_ALL_BASELINES") == "1" else sorted(fast)  # type: ignore[call-overload]
 
 
+def explain_fresh(module: str, job: str) -> dict:
+    """``python -m MODULE JOB`` (an ``explain_check*`` module) in a fresh process: its JSON line."""
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    out = fresh.run(["-m", module, job], cwd=ROOT, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def assert_baseline(got: dict, expected: tuple[int, int, dict[str, int]], measured_on: bool) -> None:
     """explain's figures of a job (``explain_check19``'s JSON) as written down; elsewhere it must still break."""
     assert got["error"] is None, got["error"]

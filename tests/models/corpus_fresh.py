@@ -21,20 +21,9 @@ from typing import Any
 
 import torch
 
-from tests.models.corpus import Job, _ids
+from tests.models.corpus import Job, _boxes, _ids, _mode, _pick
 
 __all__ = ["JOBS", "MEASURABLE", "NEAR_COPIES", "NOT_BREAKING", "NOT_BUILT"]
-
-
-def _mode(model: torch.nn.Module, train: bool) -> torch.nn.Module:
-    return model.train() if train else model.eval()
-
-
-def _boxes(n: int, classes: int) -> dict[str, torch.Tensor]:
-    """``n`` random boxes (cx, cy, w, h in [0.2, 0.8]) with their class labels, one image's targets."""
-    centers = 0.3 + 0.4 * torch.rand(n, 2)
-    sizes = 0.1 + 0.2 * torch.rand(n, 2)
-    return {"class_labels": torch.randint(0, classes, (n,)), "boxes": torch.cat([centers, sizes], dim=1)}
 
 
 def _rt_detr(train: bool):
@@ -539,12 +528,8 @@ _ALL: dict[str, Job] = {j.name: j for j in (
     Job("csm_train", _csm),
 )}
 
-def _pick(*names: str) -> dict[str, Job]:
-    return {n: _ALL[n] for n in names}
-
-
 JOBS: dict[str, Job] = _pick(
-    "rt_detr_train", "grounding_dino_train", "omdet_turbo_eval", "vilt_vqa_eval", "vilt_vqa_train",
+    _ALL, "rt_detr_train", "grounding_dino_train", "omdet_turbo_eval", "vilt_vqa_eval", "vilt_vqa_train",
     "splinter_pretrain_eval", "idefics_eval", "idefics_train", "fuyu_eval", "chameleon_eval", "plbart_cls_eval",
     "seamless_m4t_s2tt_train", "flava_pretrain", "csm_train",
 )
@@ -553,13 +538,13 @@ once in its own family's code. RT-DETR and Grounding DINO training also break in
 ``num_boxes.item()`` of DETR's shared loss (``transformers/loss/loss_for_object_detection.py``); Fuyu and
 Chameleon break only at a ``torch_compilable_check`` of their ``get_placeholder_mask`` like LLaVA's."""
 
-NEAR_COPIES: dict[str, Job] = _pick("wav2vec2_bert_train", "mimi_eval", "grounding_dino_eval")
+NEAR_COPIES: dict[str, Job] = _pick(_ALL, "wav2vec2_bert_train", "mimi_eval", "grounding_dino_eval")
 """Breaking jobs whose every break is at code copied from a family already used: Wav2Vec2-BERT's
 ``_compute_mask_indices`` and CTC loss are wav2vec2's, Mimi's conv padding is "Copied from" EnCodec, and
 Grounding DINO's eval breaks are all in its multiscale deformable attention, "Copied from" Deformable DETR."""
 
 NOT_BREAKING: dict[str, Job] = _pick(
-    "rt_detr_eval", "tapas_eval", "tapas_wtq_train", "sam_eval", "mamba2_eval", "recurrent_gemma_eval", "git_eval",
+    _ALL, "rt_detr_eval", "tapas_eval", "tapas_wtq_train", "sam_eval", "mamba2_eval", "recurrent_gemma_eval", "git_eval",
     "kosmos2_eval", "owlvit_eval", "patchtsmixer_pretrain", "fnet_train", "esm_eval", "depth_pro_eval",
     "clipseg_train", "xclip_eval", "zamba2_eval", "timesfm_eval", "layoutlmv3_train",
 )

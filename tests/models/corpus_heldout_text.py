@@ -26,13 +26,9 @@ from typing import Any
 
 import torch
 
-from tests.models.corpus import Job, _ids
+from tests.models.corpus import Job, _ids, _mode, _pick
 
 __all__ = ["JOBS", "MEASURABLE", "NEAR_COPIES", "NOT_BREAKING", "NOT_BUILT"]
-
-
-def _mode(model: torch.nn.Module, train: bool) -> torch.nn.Module:
-    return model.train() if train else model.eval()
 
 
 def _xmod(train: bool):
@@ -334,12 +330,8 @@ _ALL: dict[str, Job] = {j.name: j for j in (
 )}
 
 
-def _pick(*names: str) -> dict[str, Job]:
-    return {n: _ALL[n] for n in names}
-
-
 JOBS: dict[str, Job] = _pick(
-    "xmod_lang_mlm_train", "xmod_lang_mlm_eval", "fsmt_translate_train", "fsmt_translate_eval",
+    _ALL, "xmod_lang_mlm_train", "xmod_lang_mlm_eval", "fsmt_translate_train", "fsmt_translate_eval",
     "musicgen_decoder_train", "deberta_v1_cls_train", "deberta_v1_mlm_eval", "bros_spade_ee_train",
     "higgs_audio_v2_train", "higgs_audio_v2_eval", "pocket_tts_train", "pocket_tts_eval",
 )
@@ -354,7 +346,7 @@ the shared output-capturing wrapper (``transformers/utils/output_capturing.py:33
 classification loss, which DeBERTa-v2 has too; the Pocket TTS jobs also break in the shared LSD loss
 (``transformers/loss/loss_lsd.py``) and at a ``torch_compilable_check``."""
 
-NEAR_COPIES: dict[str, Job] = _pick("wavlm_ctc_train", "mvp_prompt_cls_eval", "led_global_train", "speech2text_train")
+NEAR_COPIES: dict[str, Job] = _pick(_ALL, "wavlm_ctc_train", "mvp_prompt_cls_eval", "led_global_train", "speech2text_train")
 """Breaking jobs whose every break is at code copied from a family already used, or at a generic pattern: WavLM's
 breaks are wav2vec2's (the feature encoder's ``hidden_states.requires_grad = True``, the ``labels.max()`` check of
 the CTC head; WavLM's modeling file is generated from a modular file built on wav2vec2) plus the shared CTC loss
@@ -366,7 +358,7 @@ other breaks (``logger.warning_once`` on padding to the window, ``is_global_attn
 few dozen other seq2seq families) and the shared output-capturing wrapper."""
 
 NOT_BREAKING: dict[str, Job] = _pick(
-    "musicgen_decoder_eval", "luke_entity_span_train", "luke_entity_span_eval", "wavlm_ctc_eval",
+    _ALL, "musicgen_decoder_eval", "luke_entity_span_train", "luke_entity_span_eval", "wavlm_ctc_eval",
     "decision_transformer_eval", "bloom_cls_eval", "bros_token_cls_train", "bros_token_cls_eval", "timesfm2_5_eval",
 )
 """Measured with 0 graph breaks (explain: 1 graph) on torch 2.13 / transformers 5.25: not in :data:`JOBS`.

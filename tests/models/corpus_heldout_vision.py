@@ -24,13 +24,9 @@ from typing import Any
 
 import torch
 
-from tests.models.corpus import Job, _ids
+from tests.models.corpus import Job, _boxes, _ids, _mode, _pick
 
 __all__ = ["JOBS", "MEASURABLE", "NEAR_COPIES", "NOT_BREAKING", "NOT_BUILT"]
-
-
-def _mode(model: torch.nn.Module, train: bool) -> torch.nn.Module:
-    return model.train() if train else model.eval()
 
 
 def _llama_text(vocab: int = 100) -> dict[str, Any]:
@@ -110,13 +106,6 @@ def _sam2():
     return T.Sam2Model(cfg).eval(), {"pixel_values": torch.randn(1, 3, 64, 64),
                                      "input_points": torch.tensor([[[[20.0, 30.0]]]]),
                                      "input_labels": torch.tensor([[[1]]])}
-
-
-def _boxes(n: int, classes: int) -> dict[str, torch.Tensor]:
-    """``n`` random boxes (cx, cy, w, h in [0.2, 0.8]) with their class labels, one image's targets."""
-    centers = 0.3 + 0.4 * torch.rand(n, 2)
-    sizes = 0.1 + 0.2 * torch.rand(n, 2)
-    return {"class_labels": torch.randint(0, classes, (n,)), "boxes": torch.cat([centers, sizes], dim=1)}
 
 
 def _hgnet():
@@ -381,12 +370,8 @@ _ALL: dict[str, Job] = {j.name: j for j in (
 )}
 
 
-def _pick(*names: str) -> dict[str, Job]:
-    return {n: _ALL[n] for n in names}
-
-
 JOBS: dict[str, Job] = _pick(
-    "llava_next_anyres_eval", "mistral3_pixtral_eval", "phi4mm_vision_train", "phi4mm_vision_eval",
+    _ALL, "llava_next_anyres_eval", "mistral3_pixtral_eval", "phi4mm_vision_train", "phi4mm_vision_eval",
     "d_fine_det_train", "lw_detr_det_train", "oneformer_seg_train", "oneformer_seg_eval", "eomt_seg_train",
     "eomt_seg_eval", "hiera_pretrain_train",
 )
@@ -402,7 +387,7 @@ a ``torch_compilable_check`` (placeholder mask / deformable attention shapes), a
 DETR's shared loss helpers (``loss_for_object_detection.py``) and D-FINE in code inherited from RT-DETR."""
 
 NEAR_COPIES: dict[str, Job] = _pick(
-    "conditional_detr_det_train", "deimv2_det_train", "d_fine_det_eval", "glm4v_eval", "gemma3_vlm_train",
+    _ALL, "conditional_detr_det_train", "deimv2_det_train", "d_fine_det_eval", "glm4v_eval", "gemma3_vlm_train",
     "ovis2_vlm_train", "ovis2_vlm_eval",
 )
 """Breaking jobs whose every break is at copied or shared code. Conditional DETR training: its encoder layer is
@@ -414,7 +399,7 @@ RT-DETR's loss line. D-FINE eval: only the ``torch_compilable_check`` of its mul
 ``get_rope_index`` (``Glm4vModel`` subclasses ``Qwen2VLModel``) and the shared ``transformers/vision_utils.py``.
 Gemma 3 and Ovis2: only the ``torch_compilable_check`` of ``get_placeholder_mask``, as in LLaVA."""
 
-NOT_BREAKING: dict[str, Job] = _pick("efficientloftr_match_eval", "sam2_point_eval", "lw_detr_det_eval")
+NOT_BREAKING: dict[str, Job] = _pick(_ALL, "efficientloftr_match_eval", "sam2_point_eval", "lw_detr_det_eval")
 """Measured with 0 graph breaks (explain: 1 graph) on torch 2.13 / transformers 5.25: not in :data:`JOBS`."""
 
 NOT_BUILT: dict[str, str] = {

@@ -11,19 +11,14 @@ breaks. The fast jobs run by default; the others (tens of seconds each) are mark
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
 transformers = pytest.importorskip("transformers")
 
 import torch  # noqa: E402
 
-from tests.helpers import fresh  # noqa: E402
-from tests.models.corpus_checks import assert_baseline, baseline_jobs  # noqa: E402
+from tests.models.corpus_checks import assert_baseline, baseline_jobs, explain_fresh  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ in ("5.24.0", "5.25.0")
 """Where the figures below were measured: torch 2.13 with transformers 5.24.0 or 5.25.0 (the same figures)."""
 
@@ -58,10 +53,7 @@ FAST = frozenset({"mra_eval", "mixtral_eval", "llava_eval"})
 
 def explain(job: str) -> dict:
     """``tests/models/explain_check19.py`` for the job, in a fresh process."""
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    out = fresh.run(["-m", "tests.models.explain_check19", job], cwd=ROOT, env=env, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return explain_fresh("tests.models.explain_check19", job)
 
 
 def test_every_job_of_corpus19_has_its_expectation_and_the_union_has_twenty_breaking_jobs():

@@ -14,8 +14,6 @@ segmentation jobs need scipy (their losses' Hungarian matcher) and the detection
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 
 import pytest
 
@@ -23,10 +21,8 @@ transformers = pytest.importorskip("transformers")
 
 import torch  # noqa: E402
 
-from tests.helpers import fresh  # noqa: E402
-from tests.models.corpus_checks import assert_baseline, baseline_jobs  # noqa: E402
+from tests.models.corpus_checks import assert_baseline, baseline_jobs, explain_fresh  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ in ("5.24.0", "5.25.0")
 """Where the figures below were measured: torch 2.13 with transformers 5.24.0 or 5.25.0 (the same figures)."""
 
@@ -70,10 +66,7 @@ def explain(job: str) -> dict:
     Forked from the per-worker server of :mod:`tests.helpers.fresh` (torch and transformers
     imported, nothing compiled or run), as for corpus19: not a new interpreter per job.
     """
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    out = fresh.run(["-m", "tests.models.explain_check27", job], cwd=ROOT, env=env, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return explain_fresh("tests.models.explain_check27", job)
 
 
 def test_corpus27_has_ten_breaking_jobs_none_of_the_old_corpora_and_three_held_out():

@@ -11,19 +11,14 @@ transformers: check them by hand with the command above.
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
 
 transformers = pytest.importorskip("transformers")
 
 import torch  # noqa: E402
 
-from tests.helpers import fresh  # noqa: E402
-from tests.models.corpus_checks import assert_baseline, baseline_jobs  # noqa: E402
+from tests.models.corpus_checks import assert_baseline, baseline_jobs, explain_fresh  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEASURED_ON = torch.__version__.startswith("2.13.") and transformers.__version__ == "5.25.0"
 
 # job -> (graph_count, graph_break_count, {GB id: break reasons}); GB ids as in test_corpus27_baseline
@@ -59,8 +54,4 @@ def test_the_fresh_corpus_is_new_families_only_and_every_breaking_job_is_written
 
 @pytest.mark.parametrize("job", baseline_jobs(EXPECTED, FAST))
 def test_baseline_breaks_as_measured(job):
-    env = {**os.environ, "PYTHONPATH": ROOT}
-    out = fresh.run(["-m", "tests.models.explain_check_fresh", job], cwd=ROOT, env=env, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert_baseline(got, EXPECTED[job], MEASURED_ON)
+    assert_baseline(explain_fresh("tests.models.explain_check_fresh", job), EXPECTED[job], MEASURED_ON)
