@@ -22,6 +22,7 @@ SPEC: ``{"page": str (file path), "viewport": [w, h], "color_scheme": "light"|"d
   for anything the page does asynchronously; the timeout is a safety net, not a threshold).
 - ``{"do": "drag", "selector": str, "dx": int, "dy": int}``: drag the element's centre by (dx, dy)
   with the real mouse, in a few moves.
+- ``{"do": "viewport", "size": [w, h]}``: resize the window.
 - ``{"do": "screenshot", "path": str}``; ``{"do": "wait", "ms": int}`` (only before asserting
   that something did NOT happen).
 Output: ``{"results": [...], "errors": [...page errors...], "console": [...], "requests": [...],
@@ -204,6 +205,10 @@ def _step(page, step: dict[str, Any]) -> Any:
         Path(step["path"]).parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=step["path"], full_page=step.get("full_page", False))
         return step["path"]
+    if do == "viewport":  # the window resized, as a person drags its corner
+        page.set_viewport_size({"width": step["size"][0], "height": step["size"][1]})
+        page.wait_for_timeout(step.get("settle_ms", 150))
+        return True
     if do == "wait":
         page.wait_for_timeout(step["ms"])
         return True

@@ -278,3 +278,36 @@ def test_minimap_hides_and_never_covers_the_fitted_graph_and_the_wheel_pans_the_
     assert not out[17]["shown"] and out[17]["button"] == "false", "the hidden minimap came back after a mode switch"
     assert out[19]["shown"] and out[19]["button"] == "true", out[19]
     assert out[23]["ty"] < out[20]["ty"] - 100 and out[23]["scrollY"] == 0, (out[20], out[23])
+
+
+def test_the_first_view_follows_the_window_until_the_camera_is_moved(tmp_path) -> None:
+    """A page laid out late (a loaded machine, a widget shown in a narrow cell, then widened)
+    gets the same first view as one opened at that size; once the person has panned, a resize
+    leaves their camera where they put it."""
+    cam = "() => document.querySelector('#nstviz-root').__nstviz.panes()[0].camera"
+    big, small = (1500, 950), (760, 700)
+    opened_big = _run({"page": str(_fixture_page(tmp_path)), "viewport": list(big), "steps": [{"do": "ready"}, {"do": "eval", "js": cam}]}, tmp_path)
+    steps = [
+        {"do": "ready"}, {"do": "eval", "js": cam},  # 1: the first view at the small size
+        {"do": "viewport", "size": list(big)}, {"do": "eval", "js": cam},  # 3: widened
+        {"do": "mouse", "moves": [["move", 1000, 500], ["down"], ["move", 1030, 520], ["move", 1060, 540], ["up"]]},
+        {"do": "wait", "ms": 100}, {"do": "eval", "js": cam},  # 6: panned by hand
+        {"do": "viewport", "size": list(small)}, {"do": "eval", "js": cam},  # 8: narrowed again
+    ]
+    out = _run({"page": str(_fixture_page(tmp_path)), "viewport": list(small), "steps": steps}, tmp_path)["results"]
+    want = opened_big["results"][1]
+    assert all(abs(out[3][c] - want[c]) < 1 for c in ("k", "tx", "ty")), f"widened {out[3]}, opened wide {want}, opened small {out[1]}"
+    assert out[6] != out[3], "the drag did not move the camera"
+    assert out[8] == out[6], f"a resize moved the camera the person had placed: {out[6]} -> {out[8]}"
+
+
+def _fixture_page(tmp_path: Path) -> Path:
+    """FIXTURE as a standalone page, written once per test."""
+    page = tmp_path / "training_step.html"
+    if not page.exists():
+        _need_bundle()
+        from nstviz.report import Report
+        from nstviz.render.html import render_html
+
+        page.write_text(render_html(Report.from_json(FIXTURE.read_text(encoding="utf-8"))), encoding="utf-8")
+    return page

@@ -24,6 +24,7 @@ export class GraphCanvas {
     host.appendChild(this.canvas);
     this.ctx = this.canvas.getContext("2d");
     this.cam = { k: 1, tx: 0, ty: 0 };
+    this._autoView = null; // "home" | "fit" while the camera is where one of them put it
     this.scene = null;
     this.theme = readTheme(host);
     this.frameTimes = [];
@@ -56,6 +57,9 @@ export class GraphCanvas {
     this.canvas.height = Math.floor(H * dpr);
     this.canvas.style.width = W + "px";
     this.canvas.style.height = H + "px";
+    // a first view taken before the host had its size (a loaded page lays out late) is taken
+    // again at the real size, as long as the person has not moved the camera since
+    if (this._autoView) this[this._autoView]();
     this.drawNow();
   }
 
@@ -129,6 +133,7 @@ export class GraphCanvas {
   }
 
   setCamera(k, tx, ty) {
+    this._autoView = null;
     this.cam = { k: Math.min(4, Math.max(0.005, k)), tx, ty };
     if (this.onCamera) this.onCamera();
     this.invalidate();
@@ -153,6 +158,7 @@ export class GraphCanvas {
     const m = 24;
     const k = Math.min((this.W - 2 * m) / Math.max(r.w, 1), (this.H - 2 * m) / Math.max(r.h, 1), 1.5);
     this.setCamera(k, (this.W - r.w * k) / 2 - r.x * k, (this.H - r.h * k) / 2 - r.y * k);
+    if (!rect) this._autoView = "fit";
   }
 
   /** First view: readable scale, top of the graph, centred horizontally. */
@@ -173,6 +179,7 @@ export class GraphCanvas {
     }
     const ty = v.height * k < this.H - 2 * m ? (this.H - v.height * k) / 2 : m;
     this.setCamera(k, tx, ty);
+    this._autoView = "home";
   }
 
   /** Centre the camera on a world rectangle, zooming in to a readable scale if needed. */
