@@ -306,8 +306,8 @@ def _fixture_page(tmp_path: Path) -> Path:
     page = tmp_path / "training_step.html"
     if not page.exists():
         _need_bundle()
-        from nstviz.report import Report
         from nstviz.render.html import render_html
+        from nstviz.report import Report
 
         page.write_text(render_html(Report.from_json(FIXTURE.read_text(encoding="utf-8"))), encoding="utf-8")
     return page
