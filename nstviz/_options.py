@@ -26,14 +26,15 @@ DEFAULT_BACKEND = "record"
 """The backend a capture records with when none is given."""
 DEFAULT_BUDGET_S = 60.0
 """The advisor's time budget, in seconds, when none is given and one run of the code is short."""
-DEFAULT_BUDGET_RUNS = 5
+DEFAULT_BUDGET_RUNS = 6
 """When none is given, the advisor's time budget is at least this many runs of the code."""
 
 
 def default_budget_s(run_s: float) -> float:
-    """The advisor's time budget when none is given: 60 s, or five runs of the code when that is longer.
+    """The advisor's time budget when none is given: 60 s, or six runs of the code when that is longer.
 
-    One attempt costs a run, its check on other inputs another and the final run a third: a flat
+    One attempt costs a run, its check on other inputs another, the final run a third and the
+    recommendation's last check (a compile as ``torch._dynamo.explain`` makes it) a fourth: a flat
     60 s leaves a model whose one run takes 30 s (an object detector with its loss) no attempt.
     """
     return float(max(DEFAULT_BUDGET_S, round(DEFAULT_BUDGET_RUNS * run_s)))

@@ -100,8 +100,8 @@ def compare(
             ``nonstrict_trace`` marks lifted (to see what they buy).
         check: compare outputs (baseline vs nonstrict vs eager).
         budget_s: time budget of the advisor, in seconds, its final run included; a step starts
-            only when it can end in time (overrun: one run at most). None: 60 s, or five runs of
-            the code when one run (the baseline's) takes longer than 12 s.
+            only when it can end in time (overrun: one run at most). None: 60 s, or six runs of
+            the code when one run (the baseline's) takes longer than 10 s.
         max_attempts: attempt budget of the advisor.
         progress: called with ``{"phase", "message", "elapsed_s", "runs_done",
             "runs_total"}`` as the runs go on.
@@ -170,7 +170,7 @@ def trace_code(
             by default ``<nstviz-cell-N>``, registered with :mod:`linecache`.
         progress: called with progress dicts (see :func:`compare`).
         budget_s: time budget of the advisor, in seconds (see :func:`compare`; None: 60 s, or
-            five runs of the code when that is longer).
+            six runs of the code when that is longer).
         max_attempts: attempt budget of the advisor.
         echo: let the printed output of each run through to the real stdout/stderr.
         title: a title for the Report.

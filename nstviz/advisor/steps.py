@@ -290,6 +290,7 @@ def choose(state: SearchState) -> Advice:
         return Advice(candidates, None)
     if not judge_change(baseline, current, last_check).improved:
         return Advice(candidates, None)  # each kept step improved; the set as a whole must too
+    state.clock.release_check()  # the room kept for it is the check's now
     if why_not := _not_confirmed_elsewhere(trials, kept_set.marks(kept), state.flags, baseline):
         last = next(k for k in reversed(order) if results[k].status == "improved")
         results[last] = replace(results[last], error=f"{results[last].error}; not recommended: {why_not}")
@@ -342,13 +343,18 @@ def _not_confirmed_elsewhere(
         return _no_drop(written, remedied) if isinstance(remedied, int) and remedied >= written else None
     remedied = elsewhere(marks, flags)
     if isinstance(remedied, Exception):
-        if isinstance(elsewhere((), {}), int):
+        raised = f"{type(remedied).__name__}: {shorten(remedied, 300)}"
+        if isinstance(written := elsewhere((), {}), int):
             return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain "
-                    f"compiles), it raises where the code as written does not: {type(remedied).__name__}: {shorten(remedied, 300)}")
+                    f"compiles), it raises where the code as written does not: {raised}")
         # the other inputs break the code as written: the remedied code on the inputs given
         if isinstance(given := elsewhere(marks, flags, given_inputs=True), Exception):
             return ("compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it raises on the "
                     f"inputs given: {type(given).__name__}: {shorten(given, 300)}")
+        if written is None or given is None:  # the budget ended the check: a raise not explained is not passed
+            return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), "
+                    f"it raises ({raised}), and the time budget ran out before the check could tell whether the "
+                    "code as written raises there too")
         return None
     if remedied is None or remedied < graphs_before:
         return None

@@ -4,7 +4,8 @@ A capture with ``auto=True`` makes one :class:`Deadline` when the advisor starts
 same object to every phase that spends the budget: the search's attempts and config hints, the
 trials' extra runs (a rewrite's other-input check, the graph count on another input set, the
 eager recording of a custom op), the late timing of tied attempts, and the final (nonstrict)
-run with its timing, for which room is kept (:attr:`Deadline.reserve_s`). A phase starts only
+run with its timing, for which room is kept (:attr:`Deadline.reserve_s`), and the recommendation's
+last check, compiled as ``torch._dynamo.explain`` compiles (:attr:`Deadline.check_s`). A phase starts only
 when the time left covers its expected cost (:meth:`Deadline.allows`, estimated from what runs
 have cost so far); what is not started is named (:meth:`Deadline.leave`) and the Report says it
 in one line (:attr:`Report.advisor_untried <nstviz.report.Report.advisor_untried>`).
@@ -37,6 +38,9 @@ class Deadline:
     expected before any attempt ran; :meth:`reserve` is what is kept once attempts have run."""
     after_run_s: float = 0.0
     """The part of :attr:`reserve_s` that comes after the final run itself (its timing)."""
+    check_s: float = 0.0
+    """Seconds kept for the recommendation's last check (its graph count with Dynamo's ``eager``
+    backend, on another input set), until :meth:`release_check` hands them to it."""
     durations: list[float] = field(default_factory=list)
     """Seconds each attempt took, in order."""
     attempts: int = 0
@@ -55,10 +59,14 @@ class Deadline:
         return cls(time.monotonic(), budget_s, first_estimate, reserve_s, basis=basis)
 
     @classmethod
-    def for_advisor(cls, budget_s: float | None, run_s: float, *, after_run_s: float = 0.0) -> Deadline:
+    def for_advisor(
+        cls, budget_s: float | None, run_s: float, *, after_run_s: float = 0.0, check_compiles: int = 0
+    ) -> Deadline:
         """The advisor's deadline from now: ``budget_s``, or when None the default for runs of ``run_s`` seconds.
 
-        Room is kept for the final run (``run_s`` until attempts have run) and ``after_run_s`` after it.
+        Room is kept for the final run (``run_s`` until attempts have run) and ``after_run_s`` after it,
+        and for ``check_compiles`` compiles of the last check (each about one run as written:
+        measured on Mistral 3, 5.0-8.6 s against a 7.5 s baseline run and 11-13 s attempts).
         """
         basis = None
         if budget_s is None:
@@ -66,6 +74,7 @@ class Deadline:
             basis = f"the default: {DEFAULT_BUDGET_RUNS} runs of {run_s:.1f} s" if budget_s > DEFAULT_BUDGET_S else None
         deadline = cls.starting_now(budget_s, run_s, reserve_s=run_s + after_run_s, basis=basis)
         deadline.after_run_s = after_run_s
+        deadline.check_s = check_compiles * run_s
         return deadline
 
     def named(self) -> str:
@@ -98,8 +107,16 @@ class Deadline:
         35.5 s, attempts 15-28 s, final run 18.6 s).
         """
         if self.reserve_s <= 0 or not self.durations:
-            return self.reserve_s
-        return min(self.reserve_s, statistics.median(self.durations) + self.after_run_s)
+            return self.reserve_s + self.check_s
+        return min(self.reserve_s, statistics.median(self.durations) + self.after_run_s) + self.check_s
+
+    def check_cost(self) -> float:
+        """What one compile of the last check is expected to cost: one run as written."""
+        return self.first_estimate
+
+    def release_check(self) -> None:
+        """The search is over: the room kept for the last check is its to spend now."""
+        self.check_s = 0.0
 
     def allows(self, cost: float | None = None) -> bool:
         """Whether a step of ``cost`` seconds (default: one attempt) fits, the reserve kept."""
@@ -114,7 +131,8 @@ class Deadline:
             return f"{self.named()} used up after {elapsed:.1f} s"
         why = f"{self.named()}: {left:.1f} s left, shorter than one run (~{estimate:.1f} s)"
         if (reserve := self.reserve()) > 0:
-            why += f" and the final run (~{reserve:.1f} s)"
+            why += f" and the final run (~{reserve - self.check_s:.1f} s)" if reserve > self.check_s else ""
+            why += f" and the last check (~{self.check_s:.1f} s)" if self.check_s > 0 else ""
         return why
 
     def leave(self, what: str) -> None:

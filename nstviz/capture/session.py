@@ -462,8 +462,9 @@ class Session:
         search = self.advisor
         baseline_run = self.plain_run("baseline")
         run_s = base.run.wall_time_s
-        # one deadline for the whole advisor (given, or 60 s / five runs), room kept for the final run and its timing
-        self.deadline = Deadline.for_advisor(self.plan.advisor_budget_s, run_s, after_run_s=self._timing_cost)
+        # one deadline for the whole advisor (given, or 60 s / six runs), room kept for the final run, its timing and the last check
+        checks = 1 if subject.entry == "compare" else 0  # the recommendation's last check: a compile as explain makes it
+        self.deadline = Deadline.for_advisor(self.plan.advisor_budget_s, run_s, after_run_s=self._timing_cost, check_compiles=checks)
         self.say("attempt", f"advisor: {self.deadline.named()}")
         try:
             advice = search(
@@ -474,7 +475,7 @@ class Session:
                 progress=lambda msg: self.say(msg.split(":", 1)[0] if msg.startswith("attempt-") else "attempt", msg),
             )
         finally:
-            self.deadline.reserve_s = 0.0  # the reserve is the final run's to spend now
+            self.deadline.reserve_s = self.deadline.check_s = 0.0  # the reserve is the final run's to spend now
         self.count.advisor_done(sum(1 for name in self.results if name.startswith("attempt-")))
         return advice
 

@@ -138,6 +138,14 @@ class Trials:
         deadline.leave(what)
         return False
 
+    def _check_in_time(self, what: str) -> bool:
+        """Whether one compile of the recommendation's last check fits (about one run as written)."""
+        deadline = self.deadline
+        if deadline is None or deadline.allows(deadline.check_cost()):
+            return True
+        deadline.leave(what)
+        return False
+
     def resolve(self, name: str) -> Callable[..., Any] | None:
         """The function ``name`` stands for in the user's namespace, or None."""
         return self.subject.resolve_name(name)
@@ -246,7 +254,7 @@ class Trials:
         import torch
 
         subject = self.subject
-        if subject.entry != "compare" or not self._in_time("the graph count on another input set"):
+        if subject.entry != "compare" or not self._check_in_time("the graph count on another input set"):
             return None
         fn, args, kwargs = (subject.namespace[k] for k in ("fn", "args", "kwargs"))
         a, k = (args, kwargs) if given_inputs else (other_input_sets(args, kwargs) or [(args, kwargs)])[0]

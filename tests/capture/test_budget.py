@@ -62,5 +62,5 @@ def test_with_no_budget_given_the_advisor_says_the_default_it_keeps():
     said: list[str] = []
     nstviz.trace_code(cell(1), {"torch": torch}, auto=True, max_attempts=1,
                       progress=lambda event: said.append(event["message"]))
-    # one run here takes well under 12 s: the default is the flat 60 s (five runs when a run is longer)
+    # one run here takes well under 12 s: the default is the flat 60 s (six runs when a run is longer)
     assert "advisor: time budget (60 s)" in said, said

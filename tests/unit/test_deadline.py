@@ -60,27 +60,28 @@ def test_the_summary_names_what_was_left_untried_once_each(clock):
     assert d.summary().endswith(", f5 and 4 more")
 
 
-def test_the_default_budget_is_60_s_or_five_runs_and_says_so(clock):
+def test_the_default_budget_is_60_s_or_six_runs_and_says_so(clock):
     from nstviz._options import default_budget_s
 
     assert default_budget_s(3.0) == 60.0  # a short run: the flat 60 s
-    assert default_budget_s(12.0) == 60.0
-    assert default_budget_s(27.4) == 137.0  # an object detector with its loss: an attempt, its check, the final run
-    d = Deadline.starting_now(137.0, first_estimate=27.4, reserve_s=30.0, basis="the default: 5 runs of 27.4 s")
-    clock[0] += 90.0
-    assert d.why_not().startswith("time budget (137 s, the default: 5 runs of 27.4 s): 47.0 s left")
+    assert default_budget_s(10.0) == 60.0
+    # an object detector with its loss: an attempt, its check, the final run, the last check
+    assert default_budget_s(27.4) == 164.0
+    d = Deadline.starting_now(164.0, first_estimate=27.4, reserve_s=30.0, basis="the default: 6 runs of 27.4 s")
+    clock[0] += 117.0
+    assert d.why_not().startswith("time budget (164 s, the default: 6 runs of 27.4 s): 47.0 s left")
     d.leave("helper")
-    assert d.summary() == "time budget (137 s, the default: 5 runs of 27.4 s) ran out after 90.0 s; left untried: helper"
+    assert d.summary() == "time budget (164 s, the default: 6 runs of 27.4 s) ran out after 117.0 s; left untried: helper"
 
 
 def test_once_attempts_have_run_the_final_run_is_expected_to_cost_what_they_cost(clock):
     # Grounding DINO: the baseline's run (the first, with one-time costs) took 35.5 s, the attempts
     # 28-15 s as breaks went, the final run 18.6 s; its timing ~0.5 s follows it
     d = Deadline.for_advisor(None, 35.5, after_run_s=0.5)
-    assert (d.budget_s, d.reserve()) == (178.0, 36.0)  # nothing ran yet: the baseline's run
+    assert (d.budget_s, d.reserve()) == (213.0, 36.0)  # nothing ran yet: the baseline's run
     d.durations += [28.3, 26.0, 28.0, 15.4]
     assert d.reserve() == pytest.approx(27.5)  # their median, and the timing
-    clock[0] += 120.4  # 57.6 s left: the check of the last attempt (~28.3 s) fits with the final run now
+    clock[0] += 155.4  # 57.6 s left: the check of the last attempt (~28.3 s) fits with the final run now
     assert d.allows()
     clock[0] += 5.0
     assert not d.allows() and d.why_not().endswith("shorter than one run (~28.3 s) and the final run (~27.5 s)")
@@ -88,6 +89,19 @@ def test_once_attempts_have_run_the_final_run_is_expected_to_cost_what_they_cost
     assert d.reserve() == 36.0
     d.reserve_s = 0.0  # the search is over
     assert d.reserve() == 0.0
+
+
+def test_room_is_kept_for_the_last_check_until_the_search_ends(clock):
+    # Mistral 3: a 7.5 s run as written, 12 s attempts; the last check compiles once (~ one run)
+    d = Deadline.for_advisor(60.0, 7.5, check_compiles=1)
+    d.durations += [12.5, 10.8, 11.3]
+    assert d.reserve() == pytest.approx(7.5 + 7.5)  # the final run (capped at the baseline's) and the check
+    clock[0] += 34.7  # 25.3 s left: an attempt (~12.5 s) would leave no room for both
+    assert not d.allows()
+    assert d.why_not().endswith("shorter than one run (~12.5 s) and the final run (~7.5 s) and the last check (~7.5 s)")
+    d.release_check()  # the search is over: the check may spend its room
+    assert d.allows(d.check_cost()) and d.check_cost() == 7.5
+    assert d.reserve() == pytest.approx(7.5)
 
 
 def test_a_check_that_repeats_the_last_attempt_is_expected_to_cost_what_it_cost(clock):
