@@ -152,3 +152,63 @@ def test_a_rewrite_is_checked_on_the_input_sets_the_code_itself_takes():
     assert [c.function for c in kept] == ["rewrite: branch_on_a_prompt (branch-where)"], report.candidates
     assert "outputs equal eager on 2 more input sets of the same shapes" in kept[0].error
     assert report.recommendation is not None and report.recommendation.graphs_after == 1
+
+
+def make_padding_mask(input_ids, padding_idx=1):
+    """fairseq's (FSMT's) padding mask: None when nothing is padded."""
+    padding_mask = input_ids.eq(padding_idx)
+    if not padding_mask.any():
+        padding_mask = None
+    return padding_mask
+
+
+def masked_scores(input_ids, scores):
+    mask = make_padding_mask(input_ids)
+    if mask is not None:  # an all-False mask changes nothing here
+        scores = scores.masked_fill(mask, -1e9)
+    return scores.softmax(-1)
+
+
+def zeroed_by_mask(input_ids, scores):
+    mask = make_padding_mask(input_ids)
+    if mask is not None:  # here the trivial mask is not neutral: it zeroes everything
+        scores = scores * mask
+    return scores.softmax(-1)
+
+
+def _padded_and_not():
+    scores = torch.randn(2, 5)
+    padded = torch.tensor([[5, 6, 7, 1, 1], [4, 5, 6, 7, 8]])
+    whole = torch.tensor([[5, 6, 7, 8, 9], [4, 5, 6, 7, 8]])
+    return [(padded, scores), (whole, scores)]
+
+
+def test_a_shortcut_to_none_is_dropped_where_the_trivial_mask_does_nothing():
+    sets = _padded_and_not()
+    p = propose_branch(make_padding_mask, BreakSite("GB0170", _line_of(make_padding_mask, "if not")))
+    assert [r.remedy for r in p.rewrites] == ["branch-keep"]  # torch.where / torch.cond cannot give None
+    r = p.rewrites[0]
+    assert "if not padding_mask.any()" not in r.source.split("\n", 1)[1] and "return padding_mask" in r.source
+    v = verify(make_padding_mask, r, sets, entry=masked_scores)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
+    call = "masked_scores, (torch.tensor([[5, 6, 1]]), torch.randn(1, 3))"
+    assert graphs_in_fresh_process([make_padding_mask, masked_scores], "", call) == 2
+    assert graphs_in_fresh_process([make_padding_mask, masked_scores], r.source, call) == 1
+
+
+def test_a_shortcut_to_none_is_not_kept_where_the_trivial_mask_changes_the_outputs():
+    r = propose_branch(make_padding_mask, BreakSite("GB0170", _line_of(make_padding_mask, "if not"))).rewrites[0]
+    v = verify(make_padding_mask, r, _padded_and_not(), entry=zeroed_by_mask)
+    assert not v.kept and v.outputs_match == [True, False], v
+
+
+def test_a_name_only_the_shortcut_binds_is_not_dropped():
+    def only_in_branch(x):
+        if x.sum() > 0:
+            y = None
+        else:
+            y = x
+        return y
+
+    p = propose_branch(only_in_branch, BreakSite("GB0170", _line_of(only_in_branch, "if x.sum")))
+    assert "branch-keep" not in [r.remedy for r in p.rewrites]

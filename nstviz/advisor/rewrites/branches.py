@@ -3,6 +3,14 @@
 Both branches must be cheap and side-effect free (simple assignments to local names of tensor
 expressions, or a ``return``). A condition only on shapes (``if x.shape[-1] % 4 != 0: pad``)
 does not break: that is detected and said, with no rewrite.
+
+A shortcut that trades a tensor for ``None`` when the data makes it trivial (``if not
+mask.any(): mask = None``: fairseq's padding mask) cannot be selected by either: a graph cannot
+return ``None`` on some data and a tensor on other. It is dropped instead (``branch-keep``): the
+tensor is kept in every case, and code that checks ``is not None`` applies the trivial tensor.
+That holds only where the trivial tensor does nothing (an all-False mask to ``masked_fill``), so,
+like every rewrite, it is kept only when the outputs match eager on the inputs given and on
+other input sets.
 """
 
 from __future__ import annotations
@@ -182,6 +190,9 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
         if not returns and not names:
             out.notes.append(f"`if {ast.unparse(node.test)}`: nothing it assigns is read after it")
             continue
+        if (keep := _keep_rewrite(src, block, idx, node, names)) is not None:
+            out.rewrites.append(keep)  # neither torch.where nor torch.cond can give None
+            continue
         cond = tensor_bool(copy.deepcopy(node.test))
         for kind in ("where", "cond"):
             new_stmts = _where_stmts(cond, body, orelse, names, returns) if kind == "where" else \
@@ -207,6 +218,42 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
                 function=live,
             ))
     return out
+
+
+def _keep_rewrite(src: FunctionSource, block: list[ast.stmt], idx: int, node: ast.If, names: list[str]) -> Rewrite | None:
+    """``if <data>: name = None`` (no else, each name bound before it) dropped, or None when it is not that shortcut."""
+    body = node.body
+    if node.orelse or not names or not all(
+        isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant) and s.value.value is None for s in body
+    ):
+        return None
+    params = {a.arg for a in node_args(src.tree)}
+    bound_before = set(assigned_names(block[:idx])) | params
+    if not set(names) <= bound_before:
+        return None  # a name the shortcut alone binds would be unbound without it
+    new_def = copy.deepcopy(src.tree)
+    new_block = _same_block(new_def, src.tree, block)
+    del new_block[idx]
+    if not new_block:
+        new_block.append(ast.Pass())
+    ast.fix_missing_locations(new_def)
+    kept = ", ".join(f"`{n}`" for n in names)
+    test = ast.unparse(node.test)
+    why = (f"the data-dependent shortcut `if {test}: ... = None` broke the graph (GB0170); it is dropped: {kept} "
+           "stays a tensor in every case (code that checks `is not None` applies it, where it does nothing)")
+    return Rewrite(
+        remedy="branch-keep",
+        description=f"{src.fn.__qualname__}: the shortcut `if {test}` to None dropped, {kept} kept",
+        source=paste_source(src, new_def, why),
+        original=src.fn,
+        function=build_function(src, new_def, {"torch": torch}),
+    )
+
+
+def node_args(tree: ast.FunctionDef) -> list[ast.arg]:
+    """Every parameter of a function definition."""
+    a = tree.args
+    return [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x is not None)]
 
 
 class _IfExpToWhere(ast.NodeTransformer):
