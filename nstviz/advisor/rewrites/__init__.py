@@ -25,6 +25,7 @@ from typing import Any
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import RewriteError
 from nstviz.advisor.rewrites.branches import propose_branch, shape_only
+from nstviz.advisor.rewrites.buffer_reads import propose_buffer_reads
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
 from nstviz.advisor.rewrites.build_once import propose_build_once
 from nstviz.advisor.rewrites.call_ops import propose_call_op
@@ -52,6 +53,7 @@ __all__ = [
     "input_variants",
     "propose",
     "propose_branch",
+    "propose_buffer_reads",
     "propose_build_once",
     "propose_call_op",
     "propose_check",
@@ -101,7 +103,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         remedies = [propose_branch, propose_scalar, propose_loop, propose_numpy_scalars]
     # buffers of `self` only exist for a method: for a plain function the remedy has nothing to say
     on_method = owner_class(fn) is not None
-    remedies += [propose_buffer_ints] if on_method and (not known or "GB0170" in text or "generic_jump" in text) else []
+    branch = not known or "GB0170" in text or "generic_jump" in text
+    remedies += [propose_buffer_reads, propose_buffer_ints] if on_method and branch else []
     if not known or "GB0036" in text or "Dynamic shape" in text:
         remedies += [propose_experts_implementation, propose_dense_experts]
     out = Proposal()

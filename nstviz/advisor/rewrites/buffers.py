@@ -38,7 +38,7 @@ from nstviz.advisor.rewrites._source import (
     installed,
 )
 
-__all__ = ["GroupRewrite", "constant_buffers", "owner_class", "propose_buffer_ints"]
+__all__ = ["GroupRewrite", "constant_buffers", "owner_class", "propose_buffer_ints", "writer_of"]
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 _NUM_OPS = (*_INT_OPS, ast.Div, ast.Pow)
@@ -173,14 +173,14 @@ def constant_buffers(cls: type, notes: list[str] | None = None) -> dict[str, ast
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 env.pop(n.id, None)
     for name in list(out):
-        writer = _writer(cls, name)
+        writer = writer_of(cls, name)
         if writer:
             notes.append(f"{cls.__qualname__}.{name}: written in {writer}; not a constant")
             del out[name]
     return out
 
 
-def _writer(cls: type, name: str) -> str | None:
+def writer_of(cls: type, name: str) -> str | None:
     """The first method of the class (other than ``__init__``) that assigns or mutates ``self.<name>``."""
     for attr, value in [(a, v) for k in _own_classes(cls) for a, v in k.__dict__.items()]:
         fn = value.__func__ if isinstance(value, (staticmethod, classmethod)) else value
