@@ -30,8 +30,8 @@ class Annealed(nn.Module):
         """Every layer; from the second, masked where its probability says."""
         x = self.embed(x)
         for idx, layer in enumerate(self.layers):
-            if idx >= 1 and self.probs[idx] > 0:
-                x = self._mask(x, self.probs[idx])
+            if idx >= 1 and (self.training or self.probs[idx] > 0):
+                x = self._mask(x, prob=self.probs[idx])
             x = layer(x)
         return x
 

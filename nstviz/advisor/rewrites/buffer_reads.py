@@ -26,7 +26,7 @@ import torch
 
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, paste_source
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
-from nstviz.advisor.rewrites.buffers import owner_class, writer_of
+from nstviz.advisor.rewrites.buffers import methods_of, owner_class, writer_of
 
 __all__ = ["propose_buffer_reads"]
 
@@ -96,7 +96,12 @@ def _whole_reads(tree: ast.FunctionDef, name: str) -> bool:
 
 
 def propose_buffer_reads(fn: object, brk: BreakSite | None = None) -> Proposal:
-    """The break's ``if`` on a buffer's element: the buffer read once at the top with ``.tolist()``."""
+    """The break's ``if`` on a buffer's element: the buffer read once at the top with ``.tolist()``.
+
+    When the ``if`` tests a parameter instead (``if prob < 1:``), the methods of the class that
+    pass a buffer's element for that parameter (``self._disable(mask, prob=self.probs[k])``) are
+    rewritten so: the element then arrives as a number.
+    """
     brk, out, src = begin(fn, brk)
     if src is None:
         return out
@@ -104,39 +109,69 @@ def propose_buffer_reads(fn: object, brk: BreakSite | None = None) -> Proposal:
     if cls is None:
         out.fits = False
         return out
-    read = {_self_attr(n.value) for t in _tests_at(src, src.local_line(brk.line)) for n in ast.walk(t)
-            if isinstance(n, ast.Subscript)} - {None}
-    if not read:
-        out.fits = False
-        return out
+    tests = _tests_at(src, src.local_line(brk.line))
+    read = {_self_attr(n.value) for t in tests for n in ast.walk(t) if isinstance(n, ast.Subscript)} - {None}
+    targets = [(src, read)] if read else _callers(cls, src, {n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name)})
     buffers = registered_buffers(cls)
-    names: set[str] = set()
-    for name in sorted(read & buffers):  # type: ignore[operator]
+    for target, names_read in targets:
+        names = _constant(cls, target, names_read & buffers, out.notes)  # type: ignore[operator]
+        if names:
+            out.rewrites.append(_read_once(target, names, brk))
+    out.fits = bool(out.rewrites or out.notes)
+    return out
+
+
+def _constant(cls: type, src: FunctionSource, names: set[str], notes: list[str]) -> set[str]:
+    """The buffers among ``names`` no method writes and ``src`` reads only element by element."""
+    out = set()
+    for name in sorted(names):
         if writer := writer_of(cls, name):
-            out.notes.append(f"`self.{name}` is written in {cls.__qualname__}.{writer}: not read once")
+            notes.append(f"`self.{name}` is written in {cls.__qualname__}.{writer}: not read once")
         elif _whole_reads(src.tree, name):
-            out.notes.append(f"`self.{name}` is also read whole in {src.fn.__qualname__}: not read once")
+            notes.append(f"`self.{name}` is also read whole in {src.fn.__qualname__}: not read once")
         else:
-            names.add(name)
-    if not names:
-        out.fits = bool(out.notes)
-        return out
+            out.add(name)
+    return out
+
+
+def _callers(cls: type, callee: FunctionSource, tested: set[str]) -> list[tuple[FunctionSource, set[str]]]:
+    """Methods of ``cls`` that pass a buffer's element (``self.X[i]``) for a parameter the callee's ``if`` tests."""
+    params = [a.arg for a in callee.tree.args.args]
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    name = callee.tree.name
+    out = []
+    for _, method in methods_of(cls):
+        passed: set[str] = set()
+        for call in ast.walk(method.tree):
+            f = call.func if isinstance(call, ast.Call) else None
+            if not (isinstance(f, ast.Attribute) and f.attr == name and isinstance(f.value, ast.Name)
+                    and f.value.id in ("self", cls.__name__)):
+                continue
+            given = {**dict(zip(params, call.args, strict=False)), **{k.arg: k.value for k in call.keywords if k.arg}}
+            passed |= {b for p, v in given.items() if p in tested and isinstance(v, ast.Subscript)
+                       and (b := _self_attr(v.value)) is not None}
+        if passed:
+            out.append((method, passed))
+    return out
+
+
+def _read_once(src: FunctionSource, names: set[str], brk: BreakSite) -> Rewrite:
+    """``src`` with ``names`` read once at its top (after the docstring) and every element read from the list."""
     new_def = _ReadOnce(names).visit(copy.deepcopy(src.tree))
     body = new_def.body
     at = 1 if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-        and isinstance(body[0].value.value, str) else 0  # after the docstring
-    reads = [ast.parse(f"{_PREFIX}{n} = self.{n}.tolist()").body[0] for n in sorted(names)]
-    body[at:at] = reads
+        and isinstance(body[0].value.value, str) else 0
+    body[at:at] = [ast.parse(f"{_PREFIX}{n} = self.{n}.tolist()").body[0] for n in sorted(names)]
     ast.fix_missing_locations(new_def)
     listed = ", ".join(f"`self.{n}`" for n in sorted(names))
     why = (f"a branch on an element of {listed} (a buffer no method writes) broke the graph "
            f"({brk.gb_id or 'GB0170'}); read once at the top with .tolist(), the elements are Python numbers and the "
            "branches are decided while tracing (one break at the top instead)")
-    out.rewrites.append(Rewrite(
+    return Rewrite(
         remedy="buffer-read",
         description=f"{src.fn.__qualname__}: {listed} read once as Python numbers",
         source=paste_source(src, new_def, why),
         original=src.fn,
         function=build_function(src, new_def, {"torch": torch}),
-    ))
-    return out
+    )

@@ -38,7 +38,7 @@ from nstviz.advisor.rewrites._source import (
     installed,
 )
 
-__all__ = ["GroupRewrite", "constant_buffers", "owner_class", "propose_buffer_ints", "writer_of"]
+__all__ = ["GroupRewrite", "constant_buffers", "methods_of", "owner_class", "propose_buffer_ints", "writer_of"]
 
 _INT_OPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 _NUM_OPS = (*_INT_OPS, ast.Div, ast.Pow)
@@ -349,7 +349,8 @@ def _own_classes(cls: type) -> list[type]:
     return [k for k in cls.__mro__ if k is not object and not k.__module__.startswith("torch")]
 
 
-def _methods(cls: type) -> list[tuple[str, FunctionSource]]:
+def methods_of(cls: type) -> list[tuple[str, FunctionSource]]:
+    """``(name, source)`` of the class's own methods (and its bases' up to torch's), ``__init__`` aside."""
     out, seen = [], set()
     for k in _own_classes(cls):
         for attr, value in k.__dict__.items():
@@ -375,7 +376,7 @@ def propose_buffer_ints(fn: object, brk: BreakSite | None = None) -> Proposal:
         out.notes.append(f"{cls.__qualname__}: no non-persistent 0-d int buffer built from `self` in __init__")
         out.fits = False
         return out
-    readers = [(a, s) for a, s in _methods(cls)
+    readers = [(a, s) for a, s in methods_of(cls)
                if any(isinstance(n, ast.Attribute) and n.attr in buffers and isinstance(n.value, ast.Name)
                       and n.value.id == "self" for n in ast.walk(s.tree))]
     py_methods: set[str] = set()
