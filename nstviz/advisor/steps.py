@@ -330,7 +330,10 @@ def _not_confirmed_elsewhere(
     Each count is a whole compile, so the one likelier to settle it goes first and the other is
     made only when it decides: the remedied count (below the baseline's is a drop, whatever the
     code as written gives there), or, when the baseline's compile failed, the count as written (it
-    likely fails there too, and a count that cannot be made is no verdict).
+    likely fails there too, and a count that cannot be made is no verdict). A remedy that raises
+    there is compiled on the inputs given next (where the pasted code, and explain, run first): a
+    raise there, or no time left to see, refuses it; then the code as written on the other set,
+    which refuses it only if it compiles there.
     """
     elsewhere = trials.graphs_elsewhere
     if elsewhere is None:
@@ -344,18 +347,18 @@ def _not_confirmed_elsewhere(
     remedied = elsewhere(marks, flags)
     if isinstance(remedied, Exception):
         raised = f"{type(remedied).__name__}: {shorten(remedied, 300)}"
-        if isinstance(written := elsewhere((), {}), int):
-            return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain "
-                    f"compiles), it raises where the code as written does not: {raised}")
-        # the other inputs break the code as written: the remedied code on the inputs given
+        # first where the pasted code runs first, and explain with it: the inputs given
         if isinstance(given := elsewhere(marks, flags, given_inputs=True), Exception):
             return ("compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), it raises on the "
                     f"inputs given: {type(given).__name__}: {shorten(given, 300)}")
-        if written is None or given is None:  # the budget ended the check: a raise not explained is not passed
+        if given is None:  # the budget ended the check: a raise not explained is not passed
             return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), "
-                    f"it raises ({raised}), and the time budget ran out before the check could tell whether the "
-                    "code as written raises there too")
-        return None
+                    f"it raises ({raised}), and the time budget ran out before the check could compile it on the "
+                    "inputs given")
+        if isinstance(elsewhere((), {}), int):
+            return ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain "
+                    f"compiles), it raises where the code as written does not: {raised}")
+        return None  # the other inputs break the code as written too (or no time to tell); the inputs given compile
     if remedied is None or remedied < graphs_before:
         return None
     written = elsewhere((), {})

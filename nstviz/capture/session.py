@@ -463,7 +463,7 @@ class Session:
         baseline_run = self.plain_run("baseline")
         run_s = base.run.wall_time_s
         # one deadline for the whole advisor (given, or 60 s / six runs), room kept for the final run, its timing and the last check
-        checks = 1 if subject.entry == "compare" else 0  # the recommendation's last check: a compile as explain makes it
+        checks = 2 if subject.entry == "compare" else 0  # the recommendation's last check: compiles as explain makes them
         self.deadline = Deadline.for_advisor(self.plan.advisor_budget_s, run_s, after_run_s=self._timing_cost, check_compiles=checks)
         self.say("attempt", f"advisor: {self.deadline.named()}")
         try:

@@ -821,16 +821,16 @@ def test_the_count_that_can_settle_the_other_input_check_is_made_first():
              "given: RuntimeError: PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}")
     out_of_time = ("on another input set, compiled with Dynamo's eager backend (as torch._dynamo.explain compiles), "
                    "it raises (RuntimeError: PendingUnbackedSymbolNotFound: Pending unbacked symbols {u0}), and the "
-                   "time budget ran out before the check could tell whether the code as written raises there too")
+                   "time budget ran out before the check could compile it on the inputs given")
     for base, counts, asked, verdict in [
         (ok, (3, 2), [("leaf",)], None),  # fewer than the baseline's 3: a drop, as written not compiled
         (ok, (3, 3), [("leaf",), ()], _no_drop(3, 3)),
         (ok, (4, 3), [("leaf",), ()], None),  # another path as written: no verdict
-        (ok, (3, crash), [("leaf",), ()], raised),  # explain of the pasted code would raise
-        (ok, (crash, crash, 2), [("leaf",), (), ("leaf", "given")], None),  # as written raises there too
-        (ok, (crash, crash, crash), [("leaf",), (), ("leaf", "given")], given),  # ... and on the given inputs
-        (ok, (None, crash, None), [("leaf",), (), ("leaf", "given")], out_of_time),  # no time left: a raise is not passed
-        (ok, (crash, crash, None), [("leaf",), (), ("leaf", "given")], out_of_time),
+        (ok, (3, crash, 2), [("leaf",), ("leaf", "given"), ()], raised),  # explain of the pasted code would raise
+        (ok, (crash, crash, 2), [("leaf",), ("leaf", "given"), ()], None),  # as written raises there too
+        (ok, (None, crash, 2), [("leaf",), ("leaf", "given"), ()], None),  # no time for it: the inputs given compile
+        (ok, (crash, crash, crash), [("leaf",), ("leaf", "given")], given),  # ... on the inputs given: refused first
+        (ok, (3, crash, None), [("leaf",), ("leaf", "given")], out_of_time),  # no time left: a raise is not passed
         (failed, (None, 1), [()], None),  # as written fails there too: no verdict, the remedy not compiled
         (failed, (2, 2), [(), ("leaf",)], _no_drop(2, 2)),
         (failed, (2, 1), [(), ("leaf",)], None),
