@@ -10,7 +10,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source, installed
+import torch
+
+from nstviz.advisor.rewrites._source import (
+    FunctionSource,
+    RewriteError,
+    build_function,
+    function_source,
+    installed,
+)
 from nstviz.capture._torch_compat import dynamo_config_patch
 from nstviz.capture.remedy import Remedy
 
@@ -44,6 +52,18 @@ class Rewrite(Remedy):
     """Helpers the rewritten code reads as globals of the original's module (its pasted source
     defines them and binds them there): set while the rewrite is applied, so the original's
     ``__code__`` can be swapped (every reference to it sees the rewrite), removed after."""
+
+    @classmethod
+    def of(cls, src: FunctionSource, new_def: ast.FunctionDef, remedy: str, description: str, why: str, *,
+           before: str = "", extras: dict[str, Any] | None = None, **fields: Any) -> Rewrite:
+        """The rewrite of ``src`` into ``new_def``, pasted and live.
+
+        The pasted ``def`` is commented ``why`` and follows ``before``; the live function sees ``torch`` (and
+        ``extras``) as globals.
+        """
+        return cls(remedy=remedy, description=description,
+                   source=paste_source(src, new_def, why, before=before), original=src.fn, function=build_function(src, new_def, {"torch": torch, **(extras or {})}),
+                   **fields)
 
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
@@ -139,8 +159,6 @@ def _is_torch_callable(obj: Any) -> bool:
 
 
 def _tensor_method(name: str) -> bool:
-    import torch
-
     return hasattr(torch.Tensor, name) and not name.startswith("_")
 
 

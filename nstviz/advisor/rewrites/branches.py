@@ -18,8 +18,6 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
 from nstviz.advisor.rewrites._core import (
     BreakSite,
     Proposal,
@@ -29,12 +27,11 @@ from nstviz.advisor.rewrites._core import (
     begin,
     call,
     function_locals,
-    paste_source,
     pure_block,
     pure_expr,
     tensor_bool,
 )
-from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function
+from nstviz.advisor.rewrites._source import FunctionSource, RewriteError
 from nstviz.advisor.rewrites.checks import is_raise_check
 
 __all__ = ["propose_branch", "shape_only"]
@@ -206,17 +203,11 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
                    + ("both sides are computed and selected with torch.where"
                       if kind == "where" else "the branches run as torch.cond"))
             try:
-                live = build_function(src, new_def, {"torch": torch})
+                out.rewrites.append(Rewrite.of(
+                    src, new_def, f"branch-{kind}",
+                    f"{src.fn.__qualname__}: `if {ast.unparse(node.test)}` -> torch.{kind}", why))
             except SyntaxError as e:  # pragma: no cover - a bug in the rule
                 out.notes.append(f"rewrite did not compile: {e}")
-                continue
-            out.rewrites.append(Rewrite(
-                remedy=f"branch-{kind}",
-                description=f"{src.fn.__qualname__}: `if {ast.unparse(node.test)}` -> torch.{kind}",
-                source=paste_source(src, new_def, why),
-                original=src.fn,
-                function=live,
-            ))
     return out
 
 
@@ -241,13 +232,8 @@ def _keep_rewrite(src: FunctionSource, block: list[ast.stmt], idx: int, node: as
     test = ast.unparse(node.test)
     why = (f"the data-dependent shortcut `if {test}: ... = None` broke the graph (GB0170); it is dropped: {kept} "
            "stays a tensor in every case (code that checks `is not None` applies it, where it does nothing)")
-    return Rewrite(
-        remedy="branch-keep",
-        description=f"{src.fn.__qualname__}: the shortcut `if {test}` to None dropped, {kept} kept",
-        source=paste_source(src, new_def, why),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-    )
+    return Rewrite.of(src, new_def, "branch-keep",
+                      f"{src.fn.__qualname__}: the shortcut `if {test}` to None dropped, {kept} kept", why)
 
 
 def node_args(tree: ast.FunctionDef) -> list[ast.arg]:
@@ -292,9 +278,7 @@ def _ifexp_rewrites(src: FunctionSource, line: int | None, local: set[str], note
     ast.fix_missing_locations(new_def)
     what = "; ".join(f"`{d}`" for d in t.done)
     why = f"the data-dependent {what} broke the graph (GB0170); both sides are computed and selected with torch.where"
-    return [Rewrite(remedy="branch-where", description=f"{src.fn.__qualname__}: {what} -> torch.where",
-                    source=paste_source(src, new_def, why), original=src.fn,
-                    function=build_function(src, new_def, {"torch": torch}))]
+    return [Rewrite.of(src, new_def, "branch-where", f"{src.fn.__qualname__}: {what} -> torch.where", why)]
 
 
 def _same_block(new_def: ast.FunctionDef, old_def: ast.FunctionDef, block: list[ast.stmt]) -> list[ast.stmt]:

@@ -22,10 +22,8 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, paste_source
-from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin
+from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source
 from nstviz.advisor.rewrites.buffers import methods_of, owner_class, writer_of
 
 __all__ = ["propose_buffer_reads"]
@@ -168,10 +166,5 @@ def _read_once(src: FunctionSource, names: set[str], brk: BreakSite) -> Rewrite:
     why = (f"a branch on an element of {listed} (a buffer no method writes) broke the graph "
            f"({brk.gb_id or 'GB0170'}); read once at the top with .tolist(), the elements are Python numbers and the "
            "branches are decided while tracing (one break at the top instead)")
-    return Rewrite(
-        remedy="buffer-read",
-        description=f"{src.fn.__qualname__}: {listed} read once as Python numbers",
-        source=paste_source(src, new_def, why),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-    )
+    return Rewrite.of(
+        src, new_def, "buffer-read", f"{src.fn.__qualname__}: {listed} read once as Python numbers", why)

@@ -23,8 +23,8 @@ import copy
 
 import torch
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, paste_source, resolve
-from nstviz.advisor.rewrites._source import FunctionSource, build_function
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, resolve
+from nstviz.advisor.rewrites._source import FunctionSource
 
 __all__ = ["HELPERS", "propose_build_once"]
 
@@ -136,12 +136,7 @@ def propose_build_once(fn: object, brk: BreakSite | None = None) -> Proposal:
     what = ", ".join(f"`{c}(...)`" for c in dict.fromkeys(t.done))
     why = (f"{what} built in the compiled code on every call broke the graph (Dynamo cannot build a module there); "
            "each is built once per distinct arguments, outside the graph, by an assume_constant_result helper")
-    out.rewrites.append(Rewrite(
-        remedy="build-once",
-        description=f"{src.fn.__qualname__}: {what} built once per distinct arguments",
-        source=paste_source(src, new_def, why, before=f"import torch\n\n{HELPERS}\n\n"),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-        module_globals=_helpers(),
-    ))
+    out.rewrites.append(Rewrite.of(
+        src, new_def, "build-once", f"{src.fn.__qualname__}: {what} built once per distinct arguments", why,
+        before=f"import torch\n\n{HELPERS}\n\n", module_globals=_helpers()))
     return out

@@ -14,8 +14,6 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
 from nstviz.advisor.rewrites._core import (
     BreakSite,
     Proposal,
@@ -24,11 +22,10 @@ from nstviz.advisor.rewrites._core import (
     begin,
     call,
     function_locals,
-    paste_source,
     pure_expr,
     tensor_bool,
 )
-from nstviz.advisor.rewrites._source import FunctionSource, build_function
+from nstviz.advisor.rewrites._source import FunctionSource
 
 __all__ = ["is_raise_check", "propose_check"]
 
@@ -121,11 +118,6 @@ def propose_check(fn: object, brk: BreakSite | None = None) -> Proposal:
     what = "; ".join(f"`if {d}: raise`" for d in t.done)
     why = (f"the data-dependent check {what} broke the graph (GB0170); torch._assert_async asserts it as a graph op "
            "(a failing check raises RuntimeError)")
-    out.rewrites.append(Rewrite(
-        remedy="check-assert",
-        description=f"{src.fn.__qualname__}: {what} -> torch._assert_async",
-        source=paste_source(src, new_def, why),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-    ))
+    out.rewrites.append(Rewrite.of(
+        src, new_def, "check-assert", f"{src.fn.__qualname__}: {what} -> torch._assert_async", why))
     return out

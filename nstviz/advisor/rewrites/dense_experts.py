@@ -30,10 +30,7 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, paste_source
-from nstviz.advisor.rewrites._source import build_function
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin
 
 __all__ = ["propose_dense_experts"]
 
@@ -121,13 +118,9 @@ def propose_dense_experts(fn: object, brk: BreakSite | None = None) -> Proposal:
     why = ("the eager experts loop over the experts `nonzero` finds has data-dependent shapes (GB0036); every "
            "expert runs on every routed slot, weighted by the router's mask (static shapes; num_experts times "
            "the expert compute)")
-    out.rewrites.append(Rewrite(
-        remedy="experts-dense",
-        description=f"{src.fn.__qualname__}: the loop over nonzero's experts -> every expert, masked",
-        source=paste_source(src, new_def, why),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-    ))
+    out.rewrites.append(Rewrite.of(
+        src, new_def, "experts-dense",
+        f"{src.fn.__qualname__}: the loop over nonzero's experts -> every expert, masked", why))
     return out
 
 

@@ -22,10 +22,7 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, call, paste_source
-from nstviz.advisor.rewrites._source import build_function
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, call
 
 __all__ = ["propose_index_ops"]
 
@@ -172,11 +169,6 @@ def propose_index_ops(fn: object, brk: BreakSite | None = None) -> Proposal:
     what = "; ".join(f"`{d}`" for d in dict.fromkeys(t.done))
     why = (f"{what} read a tensor element as a Python int (GB0033, a graph break); "
            "index_select keeps the index a tensor and the shapes static")
-    out.rewrites.append(Rewrite(
-        remedy="index-select",
-        description=f"{src.fn.__qualname__}: {what} -> torch.index_select",
-        source=paste_source(src, new_def, why),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-    ))
+    out.rewrites.append(Rewrite.of(
+        src, new_def, "index-select", f"{src.fn.__qualname__}: {what} -> torch.index_select", why))
     return out

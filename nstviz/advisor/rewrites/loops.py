@@ -22,12 +22,11 @@ from nstviz.advisor.rewrites._core import (
     begin,
     call,
     function_locals,
-    paste_source,
     pure_expr,
     resolve,
     tensor_bool,
 )
-from nstviz.advisor.rewrites._source import FunctionSource, build_function
+from nstviz.advisor.rewrites._source import FunctionSource
 
 __all__ = ["ELEMENTWISE", "propose_loop"]
 
@@ -125,11 +124,9 @@ def propose_loop(fn: object, brk: BreakSite | None = None) -> Proposal:
             remedy, how = "loop-vmap", "torch.vmap over the first dimension"
         out.rewrites.append(_make(src, node, new, remedy, f"`{text}` -> {how}"))
     for new_def, how, remedy in _append_loops(src, line, local, out.notes):
-        out.rewrites.append(Rewrite(
-            remedy=remedy, description=f"{src.fn.__qualname__}: {how}",
-            source=paste_source(src, new_def, f"a Python loop over a tensor broke the graph; {how}"),
-            original=src.fn, function=build_function(src, new_def, {"torch": torch}),
-        ))
+        out.rewrites.append(Rewrite.of(
+            src, new_def, remedy, f"{src.fn.__qualname__}: {how}",
+            f"a Python loop over a tensor broke the graph; {how}"))
     if any(k in f"{brk.gb_id or ''} {brk.message}" for k in _ITER_BREAK):
         new_def = copy.deepcopy(src.tree)
         changed = False
@@ -141,11 +138,9 @@ def propose_loop(fn: object, brk: BreakSite | None = None) -> Proposal:
                     changed = True
         if changed:
             ast.fix_missing_locations(new_def)
-            out.rewrites.append(Rewrite(
-                remedy="loop-unbind", description=f"{src.fn.__qualname__}: iterate tensors with .unbind(0)",
-                source=paste_source(src, new_def, "iterating a tensor broke the graph; iterate t.unbind(0) instead"),
-                original=src.fn, function=build_function(src, new_def, {"torch": torch}),
-            ))
+            out.rewrites.append(Rewrite.of(
+                src, new_def, "loop-unbind", f"{src.fn.__qualname__}: iterate tensors with .unbind(0)",
+                "iterating a tensor broke the graph; iterate t.unbind(0) instead"))
     return out
 
 
@@ -217,8 +212,4 @@ def _make(src: FunctionSource, target: ast.Call, new: ast.expr, remedy: str, how
     new_def = _Replace(target, new).visit(copy.deepcopy(src.tree))
     ast.fix_missing_locations(new_def)
     why = f"a Python loop over a tensor ({how.split(' -> ')[0]}) broke the graph; {how.split(' -> ')[1]}"
-    return Rewrite(
-        remedy=remedy, description=f"{src.fn.__qualname__}: {how}",
-        source=paste_source(src, new_def, why),
-        original=src.fn, function=build_function(src, new_def, {"torch": torch}),
-    )
+    return Rewrite.of(src, new_def, remedy, f"{src.fn.__qualname__}: {how}", why)

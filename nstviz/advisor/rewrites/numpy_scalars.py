@@ -18,10 +18,9 @@ import math
 import types
 
 import numpy as np
-import torch
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, paste_source, resolve
-from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, build_function, function_source
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, resolve
+from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source
 
 __all__ = ["NUMPY_TO_MATH", "propose_numpy_scalars"]
 
@@ -84,11 +83,7 @@ def propose_numpy_scalars(fn: object, brk: BreakSite | None = None) -> Proposal:
         ast.fix_missing_locations(new_def)
         what = ", ".join(f"`{d}`" for d in conv.done)
         why = f"{what} gave a numpy value that Dynamo traces as an array; math keeps it a Python number"
-        out.rewrites.append(Rewrite(
-            remedy="numpy-to-math",
-            description=f"{t.fn.__qualname__}: {what} -> math",
-            source=paste_source(t, new_def, why, before="import math\n"),
-            original=t.fn,
-            function=build_function(t, new_def, {"math": math, "torch": torch}),
-        ))
+        out.rewrites.append(Rewrite.of(
+            t, new_def, "numpy-to-math", f"{t.fn.__qualname__}: {what} -> math", why, before="import math\n",
+            extras={"math": math}))
     return out

@@ -15,10 +15,7 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call, paste_source
-from nstviz.advisor.rewrites._source import build_function
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, call
 
 __all__ = ["propose_scalar", "size_check_name"]
 
@@ -101,12 +98,8 @@ def propose_scalar(fn: object, brk: BreakSite | None = None) -> Proposal:
     why = (f"{names} from .item()/int() is a size: capture it (capture_scalar_outputs) and tell Dynamo it is >= 0 "
            "so tests on it do not break the graph")
     config_line = "torch._dynamo.config.capture_scalar_outputs = True  # set once, before compiling\n"
-    out.rewrites.append(Rewrite(
-        remedy="item-check",
-        description=f"{src.fn.__qualname__}: {check}(n >= 0) for {names} after .item(), with capture_scalar_outputs=True",
-        source=paste_source(src, new_def, why, before=config_line),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-        config={"capture_scalar_outputs": True},
-    ))
+    out.rewrites.append(Rewrite.of(
+        src, new_def, "item-check",
+        f"{src.fn.__qualname__}: {check}(n >= 0) for {names} after .item(), with capture_scalar_outputs=True",
+        why, before=config_line, config={"capture_scalar_outputs": True}))
     return out

@@ -24,8 +24,6 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
 from nstviz.advisor.rewrites._core import (
     BreakSite,
     Proposal,
@@ -35,11 +33,10 @@ from nstviz.advisor.rewrites._core import (
     begin,
     call,
     function_locals,
-    paste_source,
     pure_block,
     pure_expr,
 )
-from nstviz.advisor.rewrites._source import FunctionSource, build_function
+from nstviz.advisor.rewrites._source import FunctionSource
 
 __all__ = ["propose_size_branch", "with_dynamic_shapes"]
 
@@ -163,14 +160,9 @@ def with_dynamic_shapes(src: FunctionSource, new_def: ast.FunctionDef, remedy: s
     """The rewrite ``new_def`` of ``src``, with ``capture_dynamic_output_shape_ops`` (set, and in the pasted code)."""
     ast.fix_missing_locations(new_def)
     config_line = "torch._dynamo.config.capture_dynamic_output_shape_ops = True  # set once, before compiling\n"
-    return Rewrite(
-        remedy=remedy,
-        description=f"{src.fn.__qualname__}: {what}, with capture_dynamic_output_shape_ops=True",
-        source=paste_source(src, new_def, why, before=config_line),
-        original=src.fn,
-        function=build_function(src, new_def, {"torch": torch}),
-        config=dict(_CONFIG),
-    )
+    return Rewrite.of(
+        src, new_def, remedy, f"{src.fn.__qualname__}: {what}, with capture_dynamic_output_shape_ops=True",
+        why, before=config_line, config=dict(_CONFIG))
 
 
 def _cond_return(test: ast.expr, small: list[ast.stmt], large: list[ast.stmt]) -> list[ast.stmt]:
