@@ -212,3 +212,63 @@ def test_a_name_only_the_shortcut_binds_is_not_dropped():
 
     p = propose_branch(only_in_branch, BreakSite("GB0170", _line_of(only_in_branch, "if x.sum")))
     assert "branch-keep" not in [r.remedy for r in p.rewrites]
+
+
+class GatedCrossAttention(torch.nn.Module):
+    """Evolla's aligner in small: cross-attention and a feed-forward only when a modality is given and has a token."""
+
+    def __init__(self):
+        super().__init__()
+        self.attend = torch.nn.MultiheadAttention(8, 2, dropout=0.1, batch_first=True)
+        self.ff = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Dropout(0.1))
+        self.gate = torch.nn.Parameter(torch.tensor(0.5))
+
+    def forward(self, query, kv=None, kv_mask=None):
+        hidden = query
+        if kv is not None and kv_mask.any() or (kv is None and query.mean() > 10):
+            residual = hidden
+            hidden = self.attend(hidden, kv, kv, key_padding_mask=~kv_mask)[0] * torch.tanh(self.gate)
+            hidden = residual + hidden
+            hidden = hidden + self.ff(hidden)
+        return hidden
+
+
+def _gated_sets():
+    kv = torch.randn(2, 5, 8)
+    return [(torch.randn(2, 3, 8), kv, torch.tensor([[True] * 5, [True, True, False, False, False]])),
+            (torch.randn(2, 3, 8), kv, torch.zeros(2, 5, dtype=torch.bool))]
+
+
+def test_a_guard_around_submodule_calls_becomes_torch_cond_in_eval_mode_only():
+    torch.manual_seed(0)
+    model = GatedCrossAttention().eval()
+    fn = GatedCrossAttention.forward
+    p = propose_branch(fn, BreakSite("GB0170", _line_of(fn, "if kv is not None")))
+    assert [r.remedy for r in p.rewrites] == ["branch-cond"]  # torch.where would run the submodules always
+    r = p.rewrites[0]
+    # `kv is not None` keeps Python's short circuit: kv_mask is never read where kv is None
+    assert "(kv_mask.any() if kv is not None else torch.tensor(False))" in r.source
+    assert "if self.training:" in r.source
+    with torch.no_grad():
+        v = verify(fn, r, _gated_sets(), entry=model)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
+    model.train()  # in training the code runs as written: torch.cond's backward would redraw the dropout masks
+    v = verify(fn, r, _gated_sets(), entry=model)
+    assert not v.kept and v.graphs_after == v.graphs_before == 2, v
+    assert GatedCrossAttention.forward is fn
+
+
+def test_a_submodule_call_outside_self_or_a_guard_on_none_only_is_not_rewritten():
+    def other_module(m, x):
+        if x.sum() > 0:
+            x = m(x)
+        return x
+
+    assert propose_branch(other_module, BreakSite("GB0170", _line_of(other_module, "if x.sum"))).rewrites == []
+
+    def none_only(x, y=None):
+        if y is not None:
+            x = x + y
+        return x
+
+    assert propose_branch(none_only, BreakSite("GB0170", _line_of(none_only, "if y is"))).rewrites == []

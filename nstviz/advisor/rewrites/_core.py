@@ -240,13 +240,36 @@ def function_locals(tree: ast.FunctionDef) -> set[str]:
     return out
 
 
-def tensor_bool(node: ast.expr) -> ast.expr:
-    """A condition as a tensor expression: ``and``/``or``/``not`` become ``&``/``|``/``~``."""
+def static_test(node: ast.expr) -> bool:
+    """A condition Dynamo decides while tracing, never on tensor data: ``x is None``, ``isinstance(...)``, ``"a" in d``."""
+    if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"isinstance", "hasattr", "callable"}:
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return static_test(node.operand)
     if isinstance(node, ast.BoolOp):
-        op: ast.operator = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
-        out = tensor_bool(node.values[0])
-        for v in node.values[1:]:
-            out = ast.BinOp(left=out, op=op, right=tensor_bool(v))
+        return all(static_test(v) for v in node.values)
+    return isinstance(node, ast.Constant)
+
+
+def tensor_bool(node: ast.expr) -> ast.expr:
+    """A condition as a tensor expression: ``and``/``or``/``not`` become ``&``/``|``/``~``.
+
+    Operands decided while tracing (``x is not None``) keep Python's short circuit, as conditional
+    expressions: ``x is not None and m.any()`` -> ``(m.any() if x is not None else torch.tensor(False))``,
+    so ``m`` is never read where it is None.
+    """
+    if isinstance(node, ast.BoolOp):
+        is_and = isinstance(node.op, ast.And)
+        op: ast.operator = ast.BitAnd() if is_and else ast.BitOr()
+        out = tensor_bool(node.values[-1])
+        for v in reversed(node.values[:-1]):
+            if static_test(v):
+                short = call("torch.tensor", ast.Constant(value=not is_and))
+                out = ast.IfExp(test=v, body=out, orelse=short) if is_and else ast.IfExp(test=v, body=short, orelse=out)
+            else:
+                out = ast.BinOp(left=tensor_bool(v), op=op, right=out)
         return out
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return ast.UnaryOp(op=ast.Invert(), operand=tensor_bool(node.operand))

@@ -29,6 +29,7 @@ from nstviz.advisor.rewrites._core import (
     function_locals,
     pure_block,
     pure_expr,
+    static_test,
     tensor_bool,
 )
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError
@@ -61,17 +62,28 @@ def shape_only(node: ast.expr) -> bool:
 def maybe_data(test: ast.expr, line_known: bool) -> bool:
     """Whether a condition can be on tensor data: never ``is``/``isinstance``/``hasattr`` tests.
 
-    Without the break's line, only comparisons and calls (``s > 1``, ``.any()``) count: a bare
-    ``if flag:`` or ``if self.config.x:`` is not taken for a data-dependent branch.
+    Such tests may be operands of ``and``/``or`` beside data ones (``x is not None and m.any()``):
+    the data operands decide. Without the break's line, only comparisons and calls (``s > 1``,
+    ``.any()``) count: a bare ``if flag:`` or ``if self.config.x:`` is not taken for a data-dependent branch.
     """
-    for n in ast.walk(test):
-        if isinstance(n, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in n.ops):
+    parts = _data_parts(test)
+    if not parts:
+        return False
+    for n in (n for part in parts for n in ast.walk(part)):
+        if (isinstance(n, ast.Constant) and isinstance(n.value, str)) or (not isinstance(n, ast.Constant) and static_test(n)):
             return False
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in {"isinstance", "hasattr", "callable"}:
-            return False
-        if isinstance(n, ast.Constant) and isinstance(n.value, str):
-            return False
-    return line_known or any(isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(test))
+    return line_known or any(isinstance(n, (ast.Call, ast.Compare)) for part in parts for n in ast.walk(part))
+
+
+def _data_parts(test: ast.expr) -> list[ast.expr]:
+    """The operands of ``and``/``or``/``not`` that are not decided while tracing (``x is not None`` is)."""
+    if static_test(test):
+        return []
+    if isinstance(test, ast.BoolOp):
+        return [p for v in test.values for p in _data_parts(v)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _data_parts(test.operand)
+    return [test]
 
 
 def _shape_source(node: ast.expr) -> bool:
@@ -167,11 +179,14 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
         tail: list[ast.stmt] = []
         if isinstance(body[-1], ast.Return) and not orelse and idx + 1 < len(block) and isinstance(block[idx + 1], ast.Return):
             orelse, tail = [block[idx + 1]], [block[idx + 1]]
+        module_calls = False
         if not (pure_block(body, src, local) and pure_block(orelse, src, local) and pure_expr(node.test, src, local)):
-            out.notes.append(f"`if {ast.unparse(node.test)}`: a branch is not side-effect free tensor code; not rewritten")
-            continue
+            module_calls = _pure_but_submodules(body, orelse, node.test, src, local)
+            if not module_calls:
+                out.notes.append(f"`if {ast.unparse(node.test)}`: a branch is not side-effect free tensor code; not rewritten")
+                continue
         size = sum(1 for s in [*body, *orelse] for _ in ast.walk(s))
-        if size > _MAX_NODES:
+        if size > _MAX_NODES and not module_calls:  # torch.cond runs one branch: any size
             out.notes.append(f"`if {ast.unparse(node.test)}`: branches too large to compute both ({size} nodes)")
             continue
         returns = isinstance(body[-1], ast.Return)
@@ -191,9 +206,11 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
             out.rewrites.append(keep)  # neither torch.where nor torch.cond can give None
             continue
         cond = tensor_bool(copy.deepcopy(node.test))
-        for kind in ("where", "cond"):
+        for kind in ("cond",) if module_calls else ("where", "cond"):
             new_stmts = _where_stmts(cond, body, orelse, names, returns) if kind == "where" else \
-                _cond_stmts(cond, body, orelse, names, returns, local)
+                _cond_stmts(cond, body, orelse, names, returns, local, closure=module_calls)
+            if module_calls:
+                new_stmts = [_in_eval_only(src, [copy.deepcopy(node), *copy.deepcopy(tail)], new_stmts)]
             new_def = copy.deepcopy(src.tree)
             new_block = _same_block(new_def, src.tree, block)
             j = idx
@@ -202,6 +219,9 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
             why = (f"the data-dependent `if {ast.unparse(node.test)}` broke the graph (GB0170); "
                    + ("both sides are computed and selected with torch.where"
                       if kind == "where" else "the branches run as torch.cond"))
+            if module_calls:
+                why += (" in eval mode (its branch calls submodules: in training, their dropout would draw new masks"
+                        " in torch.cond's backward, so the code as written runs there)")
             try:
                 out.rewrites.append(Rewrite.of(
                     src, new_def, f"branch-{kind}",
@@ -306,14 +326,62 @@ def _where_stmts(cond: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], n
     return out
 
 
+def _pure_but_submodules(body: list[ast.stmt], orelse: list[ast.stmt], test: ast.expr, src: FunctionSource,
+                         local: set[str]) -> bool:
+    """Pure tensor code but for calls of the instance's submodules (``self.ff(h)``), in a method."""
+    params = node_args(src.tree)
+    if not params or not pure_expr(test, src, local):
+        return False
+    me = params[0].arg
+    stripped = _StripSubmoduleCalls(me)
+    copies = [stripped.visit(copy.deepcopy(s)) for s in [*body, *orelse]]
+    return stripped.found and pure_block(copies, src, local - {me})
+
+
+class _StripSubmoduleCalls(ast.NodeTransformer):
+    """``self.ff(h, m)`` -> ``(h, m)``, to check what remains; ``self`` read otherwise fails the check."""
+
+    def __init__(self, me: str) -> None:
+        self.me, self.found = me, False
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == self.me:
+            self.found = True
+            return ast.Tuple(elts=[self.visit(a) for a in [*node.args, *(k.value for k in node.keywords)]],
+                             ctx=ast.Load())
+        return self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id == self.me:  # `self.gate` (a parameter) stays a read of an outer name: allowed
+            return ast.copy_location(ast.Name(id=f"_nstviz_{self.me}", ctx=node.ctx), node)
+        return node
+
+
+def _in_eval_only(src: FunctionSource, original: list[ast.stmt], rewritten: list[ast.stmt]) -> ast.If:
+    """``if self.training: <as written> else: <rewritten>``: Dynamo decides it while tracing."""
+    me = node_args(src.tree)[0].arg
+    test = ast.Attribute(value=ast.Name(id=me, ctx=ast.Load()), attr="training", ctx=ast.Load())
+    return ast.If(test=test, body=original, orelse=rewritten)
+
+
 def _cond_stmts(cond: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], names: list[str], returns: bool,
-                local: set[str]) -> list[ast.stmt]:
-    ops = [n for n in dict.fromkeys([*_free_loads(body), *_free_loads(orelse),
-                                     *(n for n in names if n not in assigned_names(orelse))]) if n in local]
+                local: set[str], closure: bool = False) -> list[ast.stmt]:
+    """``torch.cond`` of the two branches.
+
+    With ``closure``, the branches read every name as a free variable: their operands may be None
+    or modules, which torch.cond does not take.
+    """
+    ops = [] if closure else [
+        n for n in dict.fromkeys([*_free_loads(body), *_free_loads(orelse),
+                                  *(n for n in names if n not in assigned_names(orelse))]) if n in local]
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in ops], kwonlyargs=[], kw_defaults=[], defaults=[])
 
     def fn(name: str, stmts: list[ast.stmt]) -> ast.FunctionDef:
         stmts = copy.deepcopy(stmts)
+        if closure:  # a name the branch reads, then rebinds, is read from an outer alias (else unbound)
+            rebound = [n for n in _free_loads(stmts) if n in assigned_names(stmts)]
+            stmts = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=_name(f"_nstviz_{n}")) for n in rebound] + stmts
         if not returns:
             assigned = set(assigned_names(stmts))
             # an output that is an input unchanged must be a copy: torch.cond refuses aliases
@@ -322,7 +390,11 @@ def _cond_stmts(cond: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], na
         return ast.FunctionDef(name=name, args=copy.deepcopy(args), body=stmts or [ast.Pass()], decorator_list=[],
                                returns=None, type_params=[])
 
-    out: list[ast.stmt] = [fn("_nstviz_true", body), fn("_nstviz_false", orelse)]
+    aliases = [n for n in dict.fromkeys([*_free_loads(body), *_free_loads(orelse)])
+               if closure and n in [*assigned_names(body), *assigned_names(orelse)]]
+    out: list[ast.stmt] = [ast.Assign(targets=[ast.Name(id=f"_nstviz_{n}", ctx=ast.Store())], value=_name(n))
+                           for n in aliases]
+    out += [fn("_nstviz_true", body), fn("_nstviz_false", orelse)]
     c = call("torch.cond", cond, _name("_nstviz_true"), _name("_nstviz_false"),
              ast.Tuple(elts=[_name(n) for n in ops], ctx=ast.Load()))
     if returns:
