@@ -51,7 +51,9 @@ __all__ = [
 EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 """Data-dependent breaks (``.item()``, data-dependent operators, ``nonzero``): no mark traces
 them, their own flag may; tried after the targeted rewrites, before any mark."""
-TARGETED_REWRITES = frozenset({"experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op", "build-once"})
+TARGETED_REWRITES = frozenset({
+    "experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op", "build-once", "loop-range",
+})
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
 FLAG_REWRITES = frozenset({"size-cond", "size-check"})
 """Rewrites of the break an early config flag moved, with that flag in their own config."""

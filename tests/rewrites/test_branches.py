@@ -225,7 +225,7 @@ class GatedCrossAttention(torch.nn.Module):
 
     def forward(self, query, kv=None, kv_mask=None):
         hidden = query
-        if kv is not None and kv_mask.any() or (kv is None and query.mean() > 10):
+        if (kv is not None and kv_mask.any()) or (kv is None and query.mean() > 10):
             residual = hidden
             hidden = self.attend(hidden, kv, kv, key_padding_mask=~kv_mask)[0] * torch.tanh(self.gate)
             hidden = residual + hidden

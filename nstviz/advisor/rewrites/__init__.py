@@ -33,6 +33,7 @@ from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
 from nstviz.advisor.rewrites.indices import propose_index_ops
+from nstviz.advisor.rewrites.known_values import propose_known_values
 from nstviz.advisor.rewrites.loops import propose_loop
 from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
@@ -60,6 +61,7 @@ __all__ = [
     "propose_custom_op",
     "propose_dense_experts",
     "propose_index_ops",
+    "propose_known_values",
     "propose_loop",
     "propose_numpy_op",
     "propose_numpy_scalars",
@@ -91,7 +93,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         # two unbacked sizes a call needs equal: a torch._check; a tensor element as an index: shapes
         # stay static; a test on an unbacked size: torch.cond
-        remedies += [propose_size_check, propose_index_ops, propose_size_branch, propose_scalar]
+        remedies += [propose_known_values, propose_size_check, propose_index_ops, propose_size_branch, propose_scalar]
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)

@@ -39,7 +39,8 @@ class Rewrite(Remedy):
     """One rewrite of a function, applicable live and pasteable (a capture :class:`~nstviz.capture.remedy.Remedy`)."""
 
     remedy: str
-    """``branch-where``, ``branch-cond``, ``branch-keep``, ``item-check``, ``loop-vectorise``, ``loop-vmap``, ``loop-unbind``, ``custom-op``."""
+    """``branch-where``, ``branch-cond``, ``branch-keep``, ``item-check``, ``loop-vectorise``, ``loop-vmap``, ``loop-unbind``,
+    ``loop-range``, ``custom-op``, ..."""
     description: str
     source: str
     """Paste-ready code: the full rewritten ``def`` (and any helper it needs), with a comment why."""
