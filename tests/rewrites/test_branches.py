@@ -243,7 +243,7 @@ def test_a_guard_around_submodule_calls_becomes_torch_cond_in_eval_mode_only():
     torch.manual_seed(0)
     model = GatedCrossAttention().eval()
     fn = GatedCrossAttention.forward
-    p = propose_branch(fn, BreakSite("GB0170", _line_of(fn, "kv_mask.any() or")))
+    p = propose_branch(fn, BreakSite("GB0170", _line_of(fn, "kv_mask.any()) or")))
     assert [r.remedy for r in p.rewrites] == ["branch-cond"]  # torch.where would run the submodules always
     r = p.rewrites[0]
     # `kv is not None` keeps Python's short circuit: kv_mask is never read where kv is None
