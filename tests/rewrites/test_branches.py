@@ -248,13 +248,22 @@ def test_a_guard_around_submodule_calls_becomes_torch_cond_in_eval_mode_only():
     r = p.rewrites[0]
     # `kv is not None` keeps Python's short circuit: kv_mask is never read where kv is None
     assert "(kv_mask.any() if kv is not None else torch.tensor(False))" in r.source
-    assert "if self.training:" in r.source
+    assert "if self.training or not torch.compiler.is_compiling():" in r.source
     with torch.no_grad():
         v = verify(fn, r, _gated_sets(), entry=model)
     assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 2, 1, [True, True]), v
     model.train()  # in training the code runs as written: torch.cond's backward would redraw the dropout masks
     v = verify(fn, r, _gated_sets(), entry=model)
     assert not v.kept and v.graphs_after == v.graphs_before == 2, v
+    model.eval()
+    args = _gated_sets()[0]
+    with torch.no_grad():
+        written = model(*args)
+    counters = torch._dynamo.utils.counters
+    frames = counters["stats"]["calls_captured"]
+    with r.applied(), torch.no_grad():  # run eagerly, the code as written runs: no torch.cond, no compile
+        assert torch.equal(model(*args), written)
+    assert counters["stats"]["calls_captured"] == frames
     assert GatedCrossAttention.forward is fn
 
 
