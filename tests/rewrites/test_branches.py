@@ -281,3 +281,14 @@ def test_a_submodule_call_outside_self_or_a_guard_on_none_only_is_not_rewritten(
         return x
 
     assert propose_branch(none_only, BreakSite("GB0170", _line_of(none_only, "if y is"))).rewrites == []
+
+
+def test_a_branch_that_draws_random_numbers_gets_no_torch_cond():
+    def noisy(h, p: float = 0.1):
+        if h.sum() > 0:
+            h = torch.nn.functional.dropout(h, p) * 2
+        return h
+
+    p = propose_branch(noisy, BreakSite("GB0170", _line_of(noisy, "if h.sum")))
+    assert [r.remedy for r in p.rewrites] == ["branch-where"]  # its draws show in the outputs; cond's only in grads
+    assert any("draws random numbers" in n for n in p.notes)

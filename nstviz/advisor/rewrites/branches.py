@@ -206,7 +206,13 @@ def propose_branch(fn: object, brk: BreakSite | None = None) -> Proposal:
             out.rewrites.append(keep)  # neither torch.where nor torch.cond can give None
             continue
         cond = tensor_bool(copy.deepcopy(node.test))
-        for kind in ("cond",) if module_calls else ("where", "cond"):
+        kinds = ("cond",) if module_calls else ("where", "cond")
+        if not module_calls and _draws_random([*body, *orelse]):
+            # torch.cond's backward runs the branch again: a dropout there draws new masks, and the
+            # gradients differ from eager's while the outputs match (torch.where's draws show in the outputs)
+            kinds = ("where",)
+            out.notes.append(f"`if {ast.unparse(node.test)}`: a branch draws random numbers; no torch.cond")
+        for kind in kinds:
             new_stmts = _where_stmts(cond, body, orelse, names, returns) if kind == "where" else \
                 _cond_stmts(cond, body, orelse, names, returns, local, closure=module_calls)
             if module_calls:
@@ -325,6 +331,18 @@ def _where_stmts(cond: ast.expr, body: list[ast.stmt], orelse: list[ast.stmt], n
         out.append(ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())],
                               value=call("torch.where", _name("_nstviz_c"), _name(tmap[n]), _name(fmap.get(n, n)))))
     return out
+
+
+_RANDOM_CALLS = frozenset({"dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+                           "rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
+                           "bernoulli", "multinomial", "normal", "poisson", "uniform_", "normal_"})
+
+
+def _draws_random(stmts: list[ast.stmt]) -> bool:
+    """A call of a random op (``F.dropout``, ``torch.rand``, ``x.bernoulli()``) in the statements."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))
+               and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in _RANDOM_CALLS
+               for s in stmts for n in ast.walk(s))
 
 
 def _pure_but_submodules(body: list[ast.stmt], orelse: list[ast.stmt], test: ast.expr, src: FunctionSource,
