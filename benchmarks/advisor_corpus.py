@@ -3,7 +3,7 @@
 Run (one job at a time, each step in a fresh process)::
 
     PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 60]
-        [--corpus 19|27|fresh|heldout|third] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
+        [--corpus 19|27|fresh|heldout|third|fourth] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
     python benchmarks/advisor_corpus.py --render out.json   # the table of a saved run
 
 Jobs: ``tests/models/corpus.py`` and ``tests/models/corpus19.py`` (``--corpus 19``, the default:
@@ -11,7 +11,8 @@ all of both), ``tests/models/corpus27.py`` (``--corpus 27``: families the adviso
 on, its held-out jobs last), or ``tests/models/corpus_fresh.py`` (``--corpus fresh``: families
 kept aside until every remedy was built, run once at the end), or ``tests/models/corpus_heldout.py``
 (``--corpus heldout``: families chosen after the last remedy was built, measured once), or
-``tests/models/corpus_third.py`` (``--corpus third``: a third such set, scanned on 2026-12-05); ``--jobs``
+``tests/models/corpus_third.py`` (``--corpus third``: a third such set, scanned on 2026-12-05),
+``tests/models/corpus_fourth.py`` (``--corpus fourth``: a fourth, scanned after stop 45); ``--jobs``
 picks some of any of them. For every job, three fresh processes:
 
 1. **advise**: ``nstviz.compare(model, auto=True, budget_s=..., max_attempts=...)``; the
@@ -93,16 +94,22 @@ def _exec_code(code: str, model: Any = None) -> None:
 def _jobs():
     from tests.models.corpus19 import MEASURABLE
     from tests.models.corpus27 import MEASURABLE as MEASURABLE27
+    from tests.models.corpus_fourth import MEASURABLE as MEASURABLE_FOURTH
     from tests.models.corpus_fresh import MEASURABLE as MEASURABLE_FRESH
     from tests.models.corpus_heldout import MEASURABLE as MEASURABLE_HELDOUT
     from tests.models.corpus_third import MEASURABLE as MEASURABLE_THIRD
 
-    return {**MEASURABLE, **MEASURABLE27, **MEASURABLE_FRESH, **MEASURABLE_HELDOUT, **MEASURABLE_THIRD}
+    return {**MEASURABLE, **MEASURABLE27, **MEASURABLE_FRESH, **MEASURABLE_HELDOUT, **MEASURABLE_THIRD,
+            **MEASURABLE_FOURTH}
 
 
 def _corpus_jobs(corpus: str) -> list[str]:
     """The default job list of ``--corpus``: 19 (corpus.py and corpus19.py), 27 (corpus27.py, held-out jobs last),
-    fresh, heldout, third."""
+    fresh, heldout, third, fourth."""
+    if corpus == "fourth":
+        from tests.models.corpus_fourth import JOBS as FOURTH
+
+        return list(FOURTH)
     if corpus == "third":
         from tests.models.corpus_third import JOBS as THIRD
 
@@ -366,11 +373,11 @@ def remaining(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--jobs", default="", help="comma-separated job names (default: every job of --corpus)")
-    p.add_argument("--corpus", choices=("19", "27", "fresh", "heldout", "third"), default="19",
+    p.add_argument("--corpus", choices=("19", "27", "fresh", "heldout", "third", "fourth"), default="19",
                    help="19: tests/models/corpus.py and corpus19.py; 27: corpus27.py (families of issue 27); "
                    "fresh: corpus_fresh.py (families kept aside until the end); heldout: corpus_heldout.py "
                    "(families never looked at while the remedies were built, measured once); third: corpus_third.py "
-                   "(a third set of such families, scanned 2026-12-05)")
+                   "(a third set of such families, scanned 2026-12-05); fourth: corpus_fourth.py (a fourth, after stop 45)")
     p.add_argument("--budget", type=float, default=None,
                    help="advisor budget_s per job (default: compare()'s, 60 s or five runs of the job)")
     p.add_argument("--max-attempts", type=int, default=8)
