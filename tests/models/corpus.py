@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["JOBS", "Job", "seed_all"]
+__all__ = ["JOBS", "Job", "merge_corpora", "seed_all"]
 
 
 def seed_all(seed: int = 0) -> None:
@@ -59,6 +59,19 @@ def _boxes(n: int, classes: int) -> dict[str, torch.Tensor]:
 def _pick(jobs: dict[str, Job], *names: str) -> dict[str, Job]:
     """The jobs of ``jobs`` named ``names``, in that order."""
     return {n: jobs[n] for n in names}
+
+
+def merge_corpora(*parts: Any) -> tuple[dict[str, Job], dict[str, Job], dict[str, Job], dict[str, str], dict[str, Job]]:
+    """A held-out corpus made of ``parts`` (modules of the same shape, e.g. its vision and text files).
+
+    Returns ``(JOBS, NEAR_COPIES, NOT_BREAKING, NOT_BUILT, MEASURABLE)``: the breaking jobs, each
+    breaking at least once in its own family's code; breaking jobs whose every break is at code
+    copied from a family already used; jobs measured with 0 graph breaks; jobs tried and dropped,
+    with the reason; and every job the parts define, the non-breaking ones included.
+    """
+    names = ("JOBS", "NEAR_COPIES", "NOT_BREAKING", "NOT_BUILT", "MEASURABLE")
+    merged = [{k: v for part in parts for k, v in getattr(part, name).items()} for name in names]
+    return merged[0], merged[1], merged[2], merged[3], merged[4]
 
 
 def _bigbird(train: bool):

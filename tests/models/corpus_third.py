@@ -13,17 +13,8 @@ from __future__ import annotations
 
 from tests.models import corpus_third_text as _text
 from tests.models import corpus_third_vision as _vision
-from tests.models.corpus import Job
+from tests.models.corpus import merge_corpora
 
 __all__ = ["JOBS", "MEASURABLE", "NEAR_COPIES", "NOT_BREAKING", "NOT_BUILT"]
 
-JOBS: dict[str, Job] = {**_vision.JOBS, **_text.JOBS}
-"""The breaking jobs, each breaking at least once in its own family's code."""
-NEAR_COPIES: dict[str, Job] = {**_vision.NEAR_COPIES, **_text.NEAR_COPIES}
-"""Breaking jobs whose every break is at code copied from a family already used."""
-NOT_BREAKING: dict[str, Job] = {**_vision.NOT_BREAKING, **_text.NOT_BREAKING}
-"""Measured with 0 graph breaks: not in :data:`JOBS`."""
-NOT_BUILT: dict[str, str] = {**_vision.NOT_BUILT, **_text.NOT_BUILT}
-"""Tried and dropped, with the reason."""
-MEASURABLE: dict[str, Job] = {**_vision.MEASURABLE, **_text.MEASURABLE}
-"""Every job both files define, the non-breaking ones included."""
+JOBS, NEAR_COPIES, NOT_BREAKING, NOT_BUILT, MEASURABLE = merge_corpora(_vision, _text)
