@@ -23,6 +23,7 @@ from nstviz.capture import _torch_compat, adapters, marking
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.deadline import Deadline
+from nstviz.capture.grad_check import Gradients, gradients, gradients_differ, trains
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 from nstviz.capture.recorder import Backend
@@ -209,10 +210,11 @@ class Trials:
 
         torch.manual_seed(0)
         start = rng_state()  # numpy's and random's too: code that draws a mask draws the same one in both runs
-        n = 0
+        n, graded = 0, False
         try:
             for eager, sets in checks:
-                sets, want, refused = _sets_eager_takes(eager, sets, start)
+                with_grads = trains(eager)
+                sets, want, want_grads, refused = _sets_eager_takes(eager, sets, start, with_grads=with_grads)
                 if not sets:
                     return None, f"no second input set: the code as written raises on the varied inputs ({refused})"
                 _torch_compat.dynamo_reset()
@@ -223,19 +225,25 @@ class Trials:
                 ):
                     redefine()  # the cell's own definitions, as the observing run left them
                     compiled = torch.compile(eager, backend="eager")
-                    for (a, k), w in zip(sets, want, strict=True):
+                    for (a, k), w, w_grads in zip(sets, want, want_grads, strict=True):
                         n += 1
                         set_rng_state(start)
-                        got = snapshot({"return": compiled(*a, **k)})
+                        returned = compiled(*a, **k)
+                        got = snapshot({"return": returned})
                         c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
                         if c.match is False:
                             return False, f"outputs differ from eager on input set {n + 1} (same shapes, other values)"
+                        if w_grads is not None:
+                            if differs := _gradients_differ(w_grads, returned):
+                                return False, f"gradients differ from eager on input set {n + 1}: {differs}"
+                            graded = True
         except Exception as e:  # a rewrite that fails on other values is not kept
             return False, f"failed on another input set: {_in_one_line(e)}"
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
-        return True, f"outputs equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
+        what = "outputs and gradients" if graded else "outputs"
+        return True, f"{what} equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
 
     @_grad_mode_kept
     def graphs_elsewhere(
@@ -426,18 +434,21 @@ def other_input_sets(
 
     g = torch.Generator().manual_seed(seed)
 
+    def leaf_like(new: Any, a: Any) -> Any:  # a varied input is a leaf as its original is, not a function of it
+        return new.detach().requires_grad_(a.requires_grad)
+
     def other(a: Any, ints: bool = True) -> Any:
         if not isinstance(a, torch.Tensor) or a.numel() == 0:
             return a
         if a.is_floating_point():
             spread = a.float().std() if a.numel() > 1 else torch.tensor(1.0)
-            return (torch.randn(a.shape, generator=g) * spread + a.float().mean()).to(a.dtype).to(a.device)
+            return leaf_like((torch.randn(a.shape, generator=g) * spread + a.float().mean()).to(a.dtype).to(a.device), a)
         if ints and a.dtype in (torch.int32, torch.int64) and int(a.min()) < int(a.max()):
             return torch.randint(int(a.min()), int(a.max()) + 1, a.shape, generator=g, dtype=a.dtype).to(a.device)
         return a
 
     def neg(a: Any) -> Any:
-        return -a if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+        return leaf_like(-a, a) if isinstance(a, torch.Tensor) and a.is_floating_point() else a
 
     def floats_only(a: Any) -> Any:
         return other(a, ints=False)
@@ -451,28 +462,45 @@ def other_input_sets(
     return out
 
 
+def _eager_gradients(returned: Any) -> Gradients | None:
+    """The code as written's gradients, or None when its own backward fails (nothing to compare)."""
+    try:
+        return gradients(returned)
+    except Exception:
+        return None
+
+
+def _gradients_differ(want: Gradients, returned: Any) -> str | None:
+    got = gradients(returned)
+    return "no gradient reaches the parameters" if got is None else gradients_differ(want, got)
+
+
 def _sets_eager_takes(
-    eager: Callable[..., Any], sets: list[InputSet], start: Any
-) -> tuple[list[InputSet], list[Mapping[str, Any]], str]:
-    """The input sets the code as written runs on, at most two, with its outputs; why others were dropped.
+    eager: Callable[..., Any], sets: list[InputSet], start: Any, *, with_grads: bool = False
+) -> tuple[list[InputSet], list[Mapping[str, Any]], list[Gradients | None], str]:
+    """The input sets the code as written runs on, at most two, with its outputs and gradients; why others were dropped.
 
     A set the code itself raises on says nothing about a rewrite: it is dropped, and the
-    fallback set (last, see :func:`other_input_sets`) takes its place.
+    fallback set (last, see :func:`other_input_sets`) takes its place. The gradients
+    (:mod:`nstviz.capture.grad_check`) are taken only ``with_grads``, None otherwise.
     """
     taken: list[InputSet] = []
     outputs: list[Mapping[str, Any]] = []
+    grads: list[Gradients | None] = []
     refused = ""
     for a, k in sets:
         if len(taken) == 2:
             break
         set_rng_state(start)
         try:
-            outputs.append(snapshot({"return": eager(*a, **k)}))
+            returned = eager(*a, **k)
+            outputs.append(snapshot({"return": returned}))
+            grads.append(_eager_gradients(returned) if with_grads else None)
         except Exception as e:
             refused = refused or _in_one_line(e)
             continue
         taken.append((a, k))
-    return taken, outputs, refused
+    return taken, outputs, grads, refused
 
 
 def _modules_for_files(files: Iterable[str]) -> list[Any]:

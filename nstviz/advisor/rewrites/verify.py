@@ -11,6 +11,7 @@ import torch
 
 from nstviz.advisor.rewrites._core import Rewrite
 from nstviz.capture._torch_compat import dynamo_explain, dynamo_reset
+from nstviz.capture.grad_check import gradients, gradients_differ, trains
 from nstviz.capture.state import rng_state, set_rng_state
 
 __all__ = ["Verdict", "choose", "graph_count", "input_variants", "verify"]
@@ -77,7 +78,8 @@ def verify(
     """Run ``entry`` (default: ``original``) eagerly, then compiled with the rewrite applied.
 
     The rewrite is kept only when the compiled outputs equal eager (``torch.testing.assert_close``
-    tolerances) on every input set (at least two) and ``explain``'s graph count on the first set
+    tolerances) on every input set (at least two), their gradients too where ``entry`` trains
+    (:func:`~nstviz.capture.grad_check.trains`), and ``explain``'s graph count on the first set
     goes down (never to 0: that is a frame Dynamo skipped); a frame that had no graph before
     (Dynamo skipped it, e.g. a break inside a ``for`` loop) and now compiles whole also counts. Nothing stays patched: the rewrite is undone and Dynamo's caches reset after.
     ``before``: the graph count of ``entry`` as written on the first input set, when the caller
@@ -89,10 +91,11 @@ def verify(
     # each input set runs eagerly and compiled from the same RNG states (numpy's too): a random mask
     # drawn in the code is then the same mask in both
     start = rng_state()
-    eager = []
+    eager, eager_grads = [], []
     for args in input_sets:
         set_rng_state(start)
         eager.append(call(*args))
+        eager_grads.append(gradients(eager[-1]) if trains(call) else None)
     try:
         if before is None:
             before = graph_count(call, input_sets[0])
@@ -103,10 +106,16 @@ def verify(
             after, after_breaks = _explain(live, input_sets[0])
             dynamo_reset()
             compiled = torch.compile(live, backend=backend)
-            for args, want in zip(input_sets, eager, strict=False):
+            for args, want, want_grads in zip(input_sets, eager, eager_grads, strict=False):
                 set_rng_state(start)
                 try:
-                    matches.append(_same(compiled(*args), want))
+                    got = compiled(*args)
+                    matches.append(_same(got, want))
+                    if matches[-1] and want_grads is not None:
+                        got_grads = gradients(got)
+                        if got_grads is None or (differs := gradients_differ(want_grads, got_grads)):
+                            why = differs if got_grads is not None else "no gradient reaches the parameters"
+                            return Verdict(False, before, after, matches, f"gradients differ from eager: {why}")
                 except Exception as e:  # a rewrite that fails to run is not kept
                     matches.append(False)
                     reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
