@@ -93,7 +93,7 @@ def _attempts_for(
         notes = proposal.notes
     where = _short_break(brk)
     base_key = f"rewrite: {p.name}"
-    rewrites = [r for r in (proposal.rewrites if proposal else []) if only is None or r.remedy in only]
+    rewrites = [r for r in (proposal.rewrites if proposal else []) if only is None or r.remedy in only or r.stands_for in only]
     if not rewrites:
         if notes and only is None and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
             order.append(base_key)

@@ -6,8 +6,10 @@ calls scipy's ``linear_sum_assignment`` on a CPU cost matrix (GB0007: a function
 
 from __future__ import annotations
 
+import decimal
 import inspect
 
+import numpy as np
 import pytest
 import torch
 
@@ -141,3 +143,36 @@ def test_the_fake_is_built_from_the_calls_on_the_input_sets_the_code_itself_take
     # the graph count on another input set met the ids it raises on, inside the matcher's no_grad:
     # compiled code that raises there leaves grad mode off, and the check put it back
     assert torch.is_grad_enabled()
+
+
+def batch_frexp(inputs, max_bit=31):
+    """I-BERT's quantizer in small: numpy's frexp of the values, then a Python loop over the mantissas."""
+    shape = inputs.size()
+    inputs = inputs.view(-1)
+    output_m, output_e = np.frexp(inputs.cpu().numpy())
+    tmp_m = [int(decimal.Decimal(m * (2**max_bit)).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+             for m in output_m]
+    output_e = float(max_bit) - output_e
+    return torch.from_numpy(np.array(tmp_m)).view(shape), torch.from_numpy(output_e).view(shape)
+
+
+def scaled(x, scale):
+    m, e = batch_frexp(scale * 2)
+    return x * m / (2.0**e)
+
+
+def test_a_function_that_loops_over_the_calls_outputs_gets_the_whole_function_op_first():
+    # the call alone as an op would hand the loop tensors where Decimal needs numbers: the whole
+    # function as an op is tried first (I-BERT: 44 -> 1 graphs that way; the call op did not compile)
+    sets = [(torch.randn(3, 4), torch.rand(4, dtype=torch.float64) + 0.1 * k) for k in (1, 5)]  # I-BERT's are doubles
+    with recorded_calls(batch_frexp) as calls:
+        for s in sets:
+            scaled(*s)
+    line = inspect.getsourcelines(batch_frexp)[1] + 4
+    brk = BreakSite("GB0294", line, "attempted to trace numpy function unsupported by PyTorch: numpy.frexp")
+    p = propose(batch_frexp, brk, calls)
+    assert [r.remedy for r in p.rewrites] == ["custom-op", "call-op"], p.notes
+    assert p.rewrites[1].values_iterated and p.rewrites[0].stands_for == "call-op"  # tried as early
+    v = verify(batch_frexp, p.rewrites[0], sets, entry=scaled)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 5, 1, [True, True]), v
+    assert propose(match, GB0007, _calls()).rewrites[0].remedy == "call-op"  # the matcher's pairs: no function op

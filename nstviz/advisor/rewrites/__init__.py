@@ -119,10 +119,14 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         out.rewrites += p.rewrites
         out.notes += p.notes
     if len(calls) >= 2:  # the opaque call alone as an op first (the rest stays in the graph), then the function
-        p = propose_call_op(fn, brk, calls)
-        out.rewrites += p.rewrites
-        out.notes += p.notes if p.fits else []
-        p = propose_custom_op(fn, brk, calls)
-        out.rewrites += p.rewrites
-        out.notes += p.notes
+        call_op = propose_call_op(fn, brk, calls)
+        whole = propose_custom_op(fn, brk, calls)
+        # unless the function loops over the call's outputs in Python: it needs their values, not tensors,
+        # so the whole function as an op comes first, and as early as the call's op would
+        iterated = any(getattr(r, "values_iterated", False) for r in call_op.rewrites)
+        if iterated:
+            for r in whole.rewrites:
+                r.stands_for = "call-op"
+        out.rewrites += whole.rewrites + call_op.rewrites if iterated else call_op.rewrites + whole.rewrites
+        out.notes += (call_op.notes if call_op.fits else []) + whole.notes
     return out

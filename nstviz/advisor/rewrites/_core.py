@@ -49,6 +49,10 @@ class Rewrite(Remedy):
     """The rewritten function, with the original's globals, defaults and closure."""
     config: dict[str, Any] = field(default_factory=dict)
     """``torch._dynamo.config`` flags the rewrite needs (applied with ``config.patch``)."""
+    stands_for: str = ""
+    """Another remedy whose place it takes in the advisor's order: the whole function as an op
+    (``custom-op``) goes where the op of its C call (``call-op``) would, when the function needs that
+    call's values in Python."""
     module_globals: dict[str, Any] = field(default_factory=dict)
     """Helpers the rewritten code reads as globals of the original's module (its pasted source
     defines them and binds them there): set while the rewrite is applied, so the original's

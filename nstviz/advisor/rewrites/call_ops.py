@@ -175,8 +175,20 @@ def propose_call_op(fn: object, brk: BreakSite | None, calls: Sequence[tuple[Any
         callee=callee,
         src=src,
         new_def=new_def,
+        values_iterated=_outputs_iterated(src.tree, node),
     ))
     return out
+
+
+def _outputs_iterated(tree: ast.FunctionDef, call: ast.Call) -> bool:
+    """Whether a name the statement holding ``call`` assigns is iterated by a ``for`` or a comprehension."""
+    bound = {
+        t.id
+        for stmt in ast.walk(tree) if isinstance(stmt, ast.Assign) and any(n is call for n in ast.walk(stmt.value))
+        for target in stmt.targets for t in ast.walk(target) if isinstance(t, ast.Name)
+    }
+    loops = [n.iter for n in ast.walk(tree) if isinstance(n, ast.For | ast.comprehension)]
+    return any(isinstance(n, ast.Name) and n.id in bound for it in loops for n in ast.walk(it))
 
 
 def _spec(name: str, seen: list[tuple[tuple[Any, ...], Any]]) -> tuple[str, Any]:
@@ -311,6 +323,9 @@ class CallOpRewrite(Rewrite):
     callee: Any = None
     src: FunctionSource | None = None
     new_def: ast.FunctionDef | None = None
+    values_iterated: bool = False
+    """The function loops over the call's outputs in Python (``for m in out``): each element would be a
+    tensor in the graph where the code needs a number, so the whole function as an op goes first."""
 
     @contextlib.contextmanager
     def applied(self) -> Iterator[None]:
