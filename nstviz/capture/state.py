@@ -14,7 +14,7 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,27 @@ def set_rng_state(state: dict[str, Any]) -> None:
     np = sys.modules.get("numpy")
     if np is not None and "numpy" in state:
         np.random.set_state(state["numpy"])
+
+
+def buffers_kept(fn: Any) -> Callable[[], None]:
+    """A function that puts the buffers of ``fn``'s module (``fn`` a module or one's bound method) back as they are now.
+
+    A training forward updates running statistics (BatchNorm's, a quantizer's observed min and max):
+    without this, the second of two runs meant to be compared starts where the first left off.
+    Anything else: a function that does nothing.
+    """
+    owner = fn if isinstance(fn, torch.nn.Module) else getattr(fn, "__self__", None)
+    if not isinstance(owner, torch.nn.Module):
+        return lambda: None
+    saved = [(b, b.detach().clone()) for b in owner.buffers()]
+
+    def put_back() -> None:
+        with torch.no_grad():
+            for live, copy in saved:
+                if live.shape == copy.shape and live.dtype == copy.dtype:
+                    live.copy_(copy)
+
+    return put_back
 
 
 def _patched_attrs() -> dict[str, Any]:

@@ -29,7 +29,7 @@ from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 from nstviz.capture.recorder import Backend
 from nstviz.capture.remedy import Mark, refreshing, rewrites_applied, rewrites_in, split_remedies
 from nstviz.capture.runner import Body, RunResult
-from nstviz.capture.state import rng_state, set_rng_state
+from nstviz.capture.state import buffers_kept, rng_state, set_rng_state
 from nstviz.capture.subject import Subject
 from nstviz.capture.timing import time_calls
 from nstviz.passes.headline import compile_failed
@@ -213,8 +213,12 @@ class Trials:
         n, graded = 0, False
         try:
             for eager, sets in checks:
+                # each run starts from the same module state (a training forward updates running statistics
+                # and lazy attributes); a cell's redefinitions live in its namespace, so there only the buffers
+                put_back = self.checkpoint.restore if subject.entry == "compare" else buffers_kept(eager)
                 with_grads = trains(eager)
-                sets, want, want_grads, refused = _sets_eager_takes(eager, sets, start, with_grads=with_grads)
+                sets, want, want_grads, refused = _sets_eager_takes(
+                    eager, sets, start, with_grads=with_grads, before_each=put_back)
                 if not sets:
                     return None, f"no second input set: the code as written raises on the varied inputs ({refused})"
                 _torch_compat.dynamo_reset()
@@ -228,6 +232,7 @@ class Trials:
                     for (a, k), w, w_grads in zip(sets, want, want_grads, strict=True):
                         n += 1
                         set_rng_state(start)
+                        put_back()
                         returned = compiled(*a, **k)
                         got = snapshot({"return": returned})
                         c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
@@ -476,13 +481,16 @@ def _gradients_differ(want: Gradients, returned: Any) -> str | None:
 
 
 def _sets_eager_takes(
-    eager: Callable[..., Any], sets: list[InputSet], start: Any, *, with_grads: bool = False
+    eager: Callable[..., Any], sets: list[InputSet], start: Any, *, with_grads: bool = False,
+    before_each: Callable[[], None] = lambda: None,
 ) -> tuple[list[InputSet], list[Mapping[str, Any]], list[Gradients | None], str]:
     """The input sets the code as written runs on, at most two, with its outputs and gradients; why others were dropped.
 
     A set the code itself raises on says nothing about a rewrite: it is dropped, and the
     fallback set (last, see :func:`other_input_sets`) takes its place. The gradients
     (:mod:`nstviz.capture.grad_check`) are taken only ``with_grads``, None otherwise.
+    ``before_each`` runs before each call (it puts the module's state back, so each set starts
+    from the same running statistics).
     """
     taken: list[InputSet] = []
     outputs: list[Mapping[str, Any]] = []
@@ -492,6 +500,7 @@ def _sets_eager_takes(
         if len(taken) == 2:
             break
         set_rng_state(start)
+        before_each()
         try:
             returned = eager(*a, **k)
             outputs.append(snapshot({"return": returned}))
