@@ -176,3 +176,7 @@ def test_a_function_that_loops_over_the_calls_outputs_gets_the_whole_function_op
     v = verify(batch_frexp, p.rewrites[0], sets, entry=scaled)
     assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 5, 1, [True, True]), v
     assert propose(match, GB0007, _calls()).rewrites[0].remedy == "call-op"  # the matcher's pairs: no function op
+    # pasted, the op's function keeps the original's default (scaled leaves max_bit out)
+    assert "def batch_frexp(inputs, max_bit=31):" in p.rewrites[0].source
+    call = "scaled, (torch.randn(3, 4), torch.rand(4, dtype=torch.float64) + 0.1)"
+    assert graphs_in_fresh_process([batch_frexp, scaled], p.rewrites[0].source, call, "import decimal\n") == 1

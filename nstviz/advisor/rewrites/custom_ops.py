@@ -77,7 +77,7 @@ def _dim_expr(d: int, i: int, outs: list[list[torch.Tensor]], calls: Sequence[tu
         arg0 = calls[0][j]
         if not isinstance(arg0, torch.Tensor):
             continue
-        for e in range(arg0.dim()):
+        for e in sorted(range(arg0.dim()), key=lambda e: e != d):  # the same dimension first: (1, 1, n) is ambiguous
             if all(isinstance(c[j], torch.Tensor) and c[j].dim() == arg0.dim() and c[j].shape[e] == s
                    for c, s in zip(calls, sizes, strict=True)):
                 return f"{name}.shape[{e}]"
@@ -151,7 +151,8 @@ def propose_custom_op(fn: Any, brk: BreakSite | None, calls: Sequence[tuple[Any,
         fakes.append(f"torch.empty({shape}, dtype={o0.dtype}, device={dev})")
     name = re.sub(r"\W", "_", raw.__qualname__.replace(".<locals>.", "_"))
     returns = "torch.Tensor" if isinstance(raw(*calls[0]), torch.Tensor) else f"tuple[{', '.join(['torch.Tensor'] * len(fakes))}]"
-    source = _code(name, f"{NAMESPACE}::{name}", params, ann, returns, fakes, aliases, raw.__name__, brk)
+    source = _code(name, f"{NAMESPACE}::{name}", params, ann, returns, fakes, aliases, raw.__name__, brk,
+                   _with_defaults(params, raw, src.tree))
     out.rewrites.append(op_rewrite(
         "custom-op", f"{raw.__qualname__} runs as the custom op {NAMESPACE}::{name} (fake from {len(calls)} observed calls)",
         raw, src, source, name,
@@ -220,8 +221,25 @@ class CustomOpRewrite(Rewrite):
             drop_custom_op(op, live)
 
 
+def _with_defaults(params: list[str], raw: Any, tree: ast.FunctionDef) -> str:
+    """``params`` as the original's signature writes them: its defaults kept (callers may leave them out).
+
+    A default is written as its value where that is a literal, else as the original's source text.
+    """
+    values, nodes = raw.__defaults__ or (), tree.args.defaults
+    first = len(params) - len(values)
+
+    def text(k: int) -> str:
+        with contextlib.suppress(ValueError, SyntaxError, TypeError):
+            ast.literal_eval(repr(values[k]))
+            return repr(values[k])
+        return ast.unparse(nodes[k])
+
+    return ", ".join(p if i < first else f"{p}={text(i - first)}" for i, p in enumerate(params))
+
+
 def _code(name: str, qual: str, params: list[str], ann: list[str], returns: str, fakes: list[str], aliases: bool,
-          fname: str, brk: BreakSite | None) -> str:
+          fname: str, brk: BreakSite | None, signature: str) -> str:
     sig = ", ".join(f"{p}: {t}" for p, t in zip(params, ann, strict=True))
     plain = ", ".join(params)
     call = f"_{name}_eager({plain})"
@@ -246,6 +264,6 @@ def _{name}_fake({plain}):
 
 
 # nstviz: {why}: it runs as one custom op (paste after the original def; inference only, no backward)
-def {fname}({plain}):
+def {fname}({signature}):
     return _{name}_op({plain})
 '''
