@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["Gradients", "gradients", "gradients_differ", "trains"]
+__all__ = ["Gradients", "gradients", "gradients_changed", "gradients_differ", "trains"]
 
 Gradients = dict[int, tuple[torch.Tensor, torch.Tensor]]
 """``id(leaf) -> (leaf, its gradient)`` for every leaf the outputs depend on."""
@@ -110,3 +110,15 @@ def gradients_differ(want: Gradients, got: Gradients) -> str | None:
             shape = "x".join(map(str, leaf.shape)) or "scalar"
             return f"the gradient of a {shape} {'parameter' if isinstance(leaf, torch.nn.Parameter) else 'tensor'}"
     return None
+
+
+def gradients_changed(want: Gradients | None, returned: Any) -> str | None:
+    """Why the gradients of ``returned`` (a compiled call's outputs) differ from ``want``; None when they agree.
+
+    None too when there is nothing to compare (``want`` is None: the code does not train, or its
+    own backward failed).
+    """
+    if want is None:
+        return None
+    got = gradients(returned)
+    return "no gradient reaches the parameters" if got is None else gradients_differ(want, got)

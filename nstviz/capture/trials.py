@@ -23,7 +23,7 @@ from nstviz.capture import _torch_compat, adapters, marking
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.deadline import Deadline
-from nstviz.capture.grad_check import Gradients, gradients, gradients_differ, trains
+from nstviz.capture.grad_check import Gradients, gradients, gradients_changed, trains
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 from nstviz.capture.recorder import Backend
@@ -196,16 +196,9 @@ class Trials:
         if not self._in_time("a rewrite's check on other inputs", repeats_last=True):
             return None, "not checked on other inputs: the time budget ran out"
         self.checkpoint.restore()
-        if subject.entry == "compare" and subject.eager_body is not None:
-            calls = [self._eager_call()]
-        elif subject.code_namespace is not None:  # a cell: the compiled calls it makes, seen eagerly
-            calls = cell_calls(subject.body)
-        else:
-            return None, "no second input set: the code is not a callable with inputs"
-        checks = [(fn, sets) for fn, args, kwargs in calls if (sets := other_input_sets(args, kwargs, fallback=True))]
+        checks, why = self._calls_to_vary()
         if not checks:
             self.checkpoint.restore()
-            why = "the inputs have no tensors to vary" if calls else "the code made no compiled call to vary"
             return None, f"no second input set: {why}"
 
         torch.manual_seed(0)
@@ -238,10 +231,9 @@ class Trials:
                         c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
                         if c.match is False:
                             return False, f"outputs differ from eager on input set {n + 1} (same shapes, other values)"
-                        if w_grads is not None:
-                            if differs := _gradients_differ(w_grads, returned):
-                                return False, f"gradients differ from eager on input set {n + 1}: {differs}"
-                            graded = True
+                        if differs := gradients_changed(w_grads, returned):
+                            return False, f"gradients differ from eager on input set {n + 1}: {differs}"
+                        graded |= w_grads is not None
         except Exception as e:  # a rewrite that fails on other values is not kept
             return False, f"failed on another input set: {_in_one_line(e)}"
         finally:
@@ -249,6 +241,18 @@ class Trials:
             self.checkpoint.restore()
         what = "outputs and gradients" if graded else "outputs"
         return True, f"{what} equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
+
+    def _calls_to_vary(self) -> tuple[list[tuple[Callable[..., Any], list[InputSet]]], str]:
+        """Each compiled call the code makes (as written, eagerly) with its other input sets; or why there are none."""
+        subject = self.subject
+        if subject.entry == "compare" and subject.eager_body is not None:
+            calls = [self._eager_call()]
+        elif subject.code_namespace is not None:  # a cell: the compiled calls it makes, seen eagerly
+            calls = cell_calls(subject.body)
+        else:
+            return [], "the code is not a callable with inputs"
+        checks = [(fn, sets) for fn, args, kwargs in calls if (sets := other_input_sets(args, kwargs, fallback=True))]
+        return checks, "the inputs have no tensors to vary" if calls else "the code made no compiled call to vary"
 
     @_grad_mode_kept
     def graphs_elsewhere(
@@ -473,11 +477,6 @@ def _eager_gradients(returned: Any) -> Gradients | None:
         return gradients(returned)
     except Exception:
         return None
-
-
-def _gradients_differ(want: Gradients, returned: Any) -> str | None:
-    got = gradients(returned)
-    return "no gradient reaches the parameters" if got is None else gradients_differ(want, got)
 
 
 def _sets_eager_takes(
