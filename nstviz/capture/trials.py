@@ -23,7 +23,7 @@ from nstviz.capture import _torch_compat, adapters, marking
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.deadline import Deadline
-from nstviz.capture.grad_check import Gradients, gradients, gradients_changed, trains
+from nstviz.capture.grad_check import Gradients, gradients_changed, gradients_or_none, trains
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 from nstviz.capture.recorder import Backend
@@ -471,14 +471,6 @@ def other_input_sets(
     return out
 
 
-def _eager_gradients(returned: Any) -> Gradients | None:
-    """The code as written's gradients, or None when its own backward fails (nothing to compare)."""
-    try:
-        return gradients(returned)
-    except Exception:
-        return None
-
-
 def _sets_eager_takes(
     eager: Callable[..., Any], sets: list[InputSet], start: Any, *, with_grads: bool = False,
     before_each: Callable[[], None] = lambda: None,
@@ -503,7 +495,7 @@ def _sets_eager_takes(
         try:
             returned = eager(*a, **k)
             outputs.append(snapshot({"return": returned}))
-            grads.append(_eager_gradients(returned) if with_grads else None)
+            grads.append(gradients_or_none(returned) if with_grads else None)
         except Exception as e:
             refused = refused or _in_one_line(e)
             continue

@@ -11,7 +11,7 @@ import torch
 
 from nstviz.advisor.rewrites._core import Rewrite
 from nstviz.capture._torch_compat import dynamo_explain, dynamo_reset
-from nstviz.capture.grad_check import gradients, gradients_changed, trains
+from nstviz.capture.grad_check import gradients_changed, gradients_or_none, trains
 from nstviz.capture.state import rng_state, set_rng_state
 
 __all__ = ["Verdict", "choose", "graph_count", "input_variants", "verify"]
@@ -91,11 +91,11 @@ def verify(
     # each input set runs eagerly and compiled from the same RNG states (numpy's too): a random mask
     # drawn in the code is then the same mask in both
     start = rng_state()
-    eager, eager_grads = [], []
+    eager, eager_grads, with_grads = [], [], trains(call)
     for args in input_sets:
         set_rng_state(start)
         eager.append(call(*args))
-        eager_grads.append(gradients(eager[-1]) if trains(call) else None)
+        eager_grads.append(gradients_or_none(eager[-1]) if with_grads else None)
     try:
         if before is None:
             before = graph_count(call, input_sets[0])
