@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from nstviz._version import __version__
-from nstviz.capture import _torch_compat, adapters, marking, one_capture, plain, state
+from nstviz.capture import _torch_compat, adapters, gc_pace, marking, one_capture, plain, state
 from nstviz.capture._introspect import code_key, qualified_name, unwrap
 from nstviz.capture.cell_inputs import rewrites_redefined
 from nstviz.capture.deadline import Deadline
@@ -120,7 +120,7 @@ class Session:
 
     def capture(self, subject: Subject, plan: RunPlan) -> Report:
         """Run ``subject`` by ``plan``; return the Report (the live user exception attached)."""
-        with _torch_compat.noting_lost_features() as self._lost:
+        with _torch_compat.noting_lost_features() as self._lost, gc_pace.fewer_collections():
             _torch_compat.gb_registry()  # notes a registry this torch lacks (breaks then go unexplained)
             return self._capture(subject, plan)
 
