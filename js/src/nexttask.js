@@ -1,5 +1,15 @@
 // nexttask.js — one helper shared by the loading steps and the sliced work.
 // Owns: yielding to the event loop. Must not: do any work of its own.
 
-/** Gives the event loop a turn (a new task: input and painting may run in between). */
-export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+const channel = typeof MessageChannel === "function" ? new MessageChannel() : null;
+const waiting = [];
+if (channel) channel.port1.onmessage = () => { const resolve = waiting.shift(); if (resolve) resolve(); };
+
+/** Gives the event loop a turn (a new task: input and painting may run in between).
+ * A message task, not `setTimeout(0)`: browsers hold nested timeouts back 4 ms each, which a
+ * sliced load of 10,000 nodes paid a dozen times. */
+export const nextTask = () => new Promise((resolve) => {
+  if (!channel) { setTimeout(resolve, 0); return; }
+  waiting.push(resolve);
+  channel.port2.postMessage(0);
+});

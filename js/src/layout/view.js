@@ -6,6 +6,7 @@
 
 import { layeredLayout } from "./layered.js";
 import { KIND_OUTPUT, tensorText } from "../contract/graphmodel.js";
+import { nextTask } from "../nexttask.js";
 
 export const NODE_H = 34;
 export const GROUP_H = 50;
@@ -62,7 +63,7 @@ export async function computeViewAsync(gm, tree, expanded, opts = {}, sliceMs = 
   const steps = viewSteps(gm, tree, expanded, opts, sliceMs);
   let r = steps.next();
   while (!r.done) {
-    await new Promise((res) => setTimeout(res, 0));
+    await nextTask();
     if (isStale()) return null;
     r = steps.next();
   }
