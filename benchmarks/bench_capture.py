@@ -3,9 +3,10 @@
 ``--side-by-side`` (issue 28): in ONE process per model size (12 and 48 blocks by default,
 caches off), interleaved, best of ``--repeat``:
 
-- R1 = ``compare(time=False)`` / two plain ``torch.compile(backend="aot_eager")`` compiles
-  (as written, then with ``torch._dynamo.nonstrict_trace`` on the helper)   target <= 1.10
-- R2 = ``compare(time=False)`` / two plain inductor compiles                 target <= 0.20
+- R1 = ``compare(backend="aot_eager", time=False)`` / two plain ``torch.compile(backend="aot_eager")``
+  compiles (as written, then with ``torch._dynamo.nonstrict_trace`` on the helper)   target <= 1.10;
+  ``R1_record`` is the same with compare()'s default backend (``"record"``)
+- R2 = ``compare(time=False)`` (default backend) / two plain inductor compiles  target <= 0.20
 
 wall and CPU (``time.process_time``, all threads) each, with the Dynamo frame compiles and AOT
 compiles each side made (they should be equal).
@@ -172,11 +173,11 @@ SIDE_BY_SIDE = MODEL + textwrap.dedent(
         torch._dynamo.reset()
         return t2[0] - t[0], t2[1] - t[1], compiles()
 
-    def capture(layers):
+    def capture(layers, **backend):
         model, idx = make(layers)
         counters.clear()
         t = clock()
-        nstviz.compare(model, idx, nonstrict=[block_scale], time=False)
+        nstviz.compare(model, idx, nonstrict=[block_scale], time=False, **backend)
         t2 = clock()
         return t2[0] - t[0], t2[1] - t[1], compiles()
 
@@ -191,7 +192,8 @@ SIDE_BY_SIDE = MODEL + textwrap.dedent(
         finally:
             session.gc_pace.fewer_collections = paced
 
-    kinds = {"aot_eager": lambda n: plain_pair("aot_eager", n), "compare": capture}
+    kinds = {"aot_eager": lambda n: plain_pair("aot_eager", n), "compare": capture,
+             "compare_aot_eager": lambda n: capture(n, backend="aot_eager")}
     if UNPACED:
         kinds["compare_unpaced"] = capture_unpaced
     if INDUCTOR:
@@ -322,10 +324,14 @@ def _side_by_side(sizes: list[int], repeat: int, *, inductor: bool, unpaced: boo
         best = json.loads(_run("side_by_side", LAYERS=layers, REPEAT=repeat, INDUCTOR=inductor, UNPACED=unpaced)[-1])
         row: dict[str, object] = {k: {m: round(v, 3) if isinstance(v, float) else v for m, v in b.items()}
                                   for k, b in best.items()}
-        for suffix, cmp in (("", best["compare"]), ("_unpaced", best.get("compare_unpaced"))):
-            for label, plain in (("R1_over_2x_aot_eager", "aot_eager"), ("R2_over_2x_inductor", "inductor")):
-                if plain in best and cmp is not None:
-                    row[label + suffix] = {m: round(cmp[m] / best[plain][m], 3) for m in ("wall", "cpu")}
+        ratios = (("R1_over_2x_aot_eager", "compare_aot_eager", "aot_eager"),  # compare(backend="aot_eager")
+                  ("R1_record_over_2x_aot_eager", "compare", "aot_eager"),  # the default backend, "record"
+                  ("R2_over_2x_inductor", "compare", "inductor"),
+                  ("R1_record_over_2x_aot_eager_unpaced", "compare_unpaced", "aot_eager"),
+                  ("R2_over_2x_inductor_unpaced", "compare_unpaced", "inductor"))
+        for label, mine, plain in ratios:
+            if plain in best and mine in best:
+                row[label] = {m: round(best[mine][m] / best[plain][m], 3) for m in ("wall", "cpu")}
         figures[f"{layers}_blocks"] = row
     print(json.dumps(figures, indent=2))
 
