@@ -39,6 +39,8 @@ from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
 from nstviz.advisor.rewrites.scalars import propose_scalar
+from nstviz.advisor.rewrites.segments import propose_segment_mask
+from nstviz.advisor.rewrites.selection_sizes import propose_mask_count
 from nstviz.advisor.rewrites.size_checks import propose_size_check
 from nstviz.advisor.rewrites.sizes import propose_size_branch
 from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
@@ -63,9 +65,11 @@ __all__ = [
     "propose_index_ops",
     "propose_known_values",
     "propose_loop",
+    "propose_mask_count",
     "propose_numpy_op",
     "propose_numpy_scalars",
     "propose_scalar",
+    "propose_segment_mask",
     "propose_size_branch",
     "propose_size_check",
     "recorded_calls",
@@ -92,8 +96,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         # two unbacked sizes a call needs equal: a torch._check; a tensor element as an index: shapes
-        # stay static; a test on an unbacked size: torch.cond
-        remedies += [propose_known_values, propose_size_check, propose_index_ops, propose_size_branch, propose_scalar]
+        # stay static; a test on an unbacked size: torch.cond; attention per segment of a split: one masked call
+        remedies += [propose_segment_mask, propose_known_values, propose_size_check, propose_index_ops, propose_size_branch, propose_scalar]
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)
@@ -108,7 +112,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     branch = not known or "GB0170" in text or "generic_jump" in text
     remedies += [propose_buffer_reads, propose_buffer_ints] if on_method and branch else []
     if not known or "GB0036" in text or "Dynamic shape" in text:
-        remedies += [propose_experts_implementation, propose_dense_experts]
+        remedies += [propose_mask_count, propose_experts_implementation, propose_dense_experts]
     out = Proposal()
     for remedy in dict.fromkeys(remedies):
         p = remedy(fn, brk)

@@ -1,0 +1,94 @@
+"""Remedy: the size of a boolean-mask selection becomes a count of the mask (``mask-count``).
+
+``inputs_embeds[mask].numel() == features.numel()`` checks that a multimodal model has as many
+placeholder tokens as features. The selection has a size only known from the data (GB0036,
+"Dynamic shape operator"), so Dynamo breaks the graph to build a tensor that is only measured.
+The size needs no selection: a boolean mask over ``x``'s leading dimensions selects
+``mask.sum()`` rows of ``x.numel() // mask.numel()`` elements each::
+
+    x[mask].numel()   ->   mask.sum() * (x.numel() // mask.numel())
+
+which is a tensor op of static shape. A check that raises on it (``if ... != n: raise``) becomes
+``torch._assert_async`` in the same rewrite (see :mod:`.checks`), since a Python ``if`` on the
+count would break the graph again. Checked against eager like every rewrite: where ``mask`` is not
+a boolean mask over ``x``'s leading dimensions, the values differ and the rewrite is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, call, function_locals
+from nstviz.advisor.rewrites._source import FunctionSource
+from nstviz.advisor.rewrites.checks import _ChecksToAsserts
+
+__all__ = ["propose_mask_count"]
+
+
+def _plain(node: ast.expr) -> bool:
+    """``x`` or ``self.x``: read twice by the rewrite at no cost."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+class _SelectionSizes(ast.NodeTransformer):
+    def __init__(self) -> None:
+        self.done: list[str] = []
+        self.lines: list[tuple[int, int]] = []
+
+    def visit_Call(self, node: ast.Call) -> ast.expr:
+        self.generic_visit(node)
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and f.attr == "numel" and not node.args and not node.keywords):
+            return node
+        sel = f.value
+        if not (isinstance(sel, ast.Subscript) and isinstance(sel.ctx, ast.Load) and _plain(sel.value)
+                and _plain(sel.slice)):
+            return node
+        x, mask = sel.value, sel.slice
+        self.done.append(ast.unparse(node))
+        self.lines.append((node.lineno, node.end_lineno or node.lineno))
+        per_row = ast.BinOp(left=call(f"{ast.unparse(x)}.numel"), op=ast.FloorDiv(), right=call(f"{ast.unparse(mask)}.numel"))
+        return ast.copy_location(ast.BinOp(left=call(f"{ast.unparse(mask)}.sum"), op=ast.Mult(), right=per_row), node)
+
+
+class _ChecksOnCounts(_ChecksToAsserts):
+    """Only the ``if ...: raise`` checks whose test holds a rewritten count."""
+
+    def __init__(self, src: FunctionSource, local: set[str], counts: set[str]) -> None:
+        super().__init__(src, local)
+        self.counts = counts
+
+    def visit_If(self, node: ast.If) -> ast.stmt:
+        if not any(ast.unparse(n) in self.counts for n in ast.walk(node.test) if isinstance(n, ast.BinOp)):
+            self.generic_visit(node)
+            return node
+        return super().visit_If(node)
+
+
+def propose_mask_count(fn: object, brk: BreakSite | None = None) -> Proposal:
+    """Every ``x[mask].numel()`` of ``fn`` as ``mask.sum() * (x.numel() // mask.numel())``, its checks as asserts."""
+    brk, out, src = begin(fn, brk)
+    if src is None:
+        return out
+    sizes = _SelectionSizes()
+    new_def = sizes.visit(copy.deepcopy(src.tree))
+    if not sizes.done or not at_break(src, brk, sizes.lines):
+        out.fits = False
+        out.notes.append("no `x[mask].numel()` at the break")
+        return out
+    ast.fix_missing_locations(new_def)
+    counts = {ast.unparse(n) for n in ast.walk(new_def) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)
+              and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.FloorDiv)}
+    checks = _ChecksOnCounts(src, function_locals(new_def), counts)
+    new_def = checks.visit(new_def)
+    ast.fix_missing_locations(new_def)
+    what = "; ".join(f"`{d}`" for d in sizes.done)
+    asserted = f", and `if {checks.done[0]}: raise` as torch._assert_async" if checks.done else ""
+    why = (f"{what} measured a boolean-mask selection, whose size only the data gives (a graph break); the count of "
+           f"the mask is the same number with static shapes{asserted}")
+    out.rewrites.append(Rewrite.of(src, new_def, "mask-count", f"{src.fn.__qualname__}: {what} -> a count of the mask",
+                                   why))
+    return out
