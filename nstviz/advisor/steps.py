@@ -53,7 +53,7 @@ EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 them, their own flag may; tried after the targeted rewrites, before any mark."""
 TARGETED_REWRITES = frozenset({
     "experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op", "build-once", "loop-range",
-    "segment-mask", "mask-count",
+    "segment-mask", "mask-count", "masked-reduce",
 })
 """Rewrites made for one kind of code, tried before any mark when a break fits them."""
 FLAG_REWRITES = frozenset({"size-cond", "size-check"})

@@ -106,3 +106,58 @@ def test_the_size_of_a_mask_selection_becomes_a_count_and_its_check_an_assert():
 def test_no_count_without_a_selection_measured_at_the_break():
     p = propose_mask_count(toys.eager_attention, BreakSite("GB0036", None, SELECTION))
     assert p.rewrites == [] and not p.fits
+
+
+def _depth_sets():
+    g = torch.Generator().manual_seed(2)
+    sets = []
+    for p in (0.3, 0.6):
+        target = torch.rand(2, 1, 6, 6, generator=g) + 0.1
+        target[torch.rand(2, 1, 6, 6, generator=g) < p] = 0.0  # pixels without a depth
+        sets.append((torch.rand(2, 1, 6, 6, generator=g).add(0.1).requires_grad_(), target))
+    return sets
+
+
+def test_a_loss_over_selected_pixels_becomes_masked_sums_with_the_same_gradients():
+    loss = toys.LogDepthLoss().train()
+    fwd = toys.LogDepthLoss.forward
+    p = propose(fwd, BreakSite("GB0036", _line(fwd, "target[valid_mask]"), SELECTION))
+    assert [r.remedy for r in p.rewrites][:1] == ["masked-reduce"], p.notes
+    body = p.rewrites[0].source.split("def ", 1)[1]
+    assert "[valid_mask]" not in body and "torch.where(keep, target, 1)" in body
+    v = verify(fwd, p.rewrites[0], _depth_sets(), entry=loss)
+    assert (v.kept, v.graphs_before, v.graphs_after, v.outputs_match) == (True, 3, 1, [True, True]), v
+    pred, target = _depth_sets()[1]
+    want = torch.autograd.grad(loss(pred, target), pred)[0]
+    with p.rewrites[0].applied():
+        got = torch.autograd.grad(loss(pred, target), pred)[0]
+    assert torch.isfinite(got).all()  # the pixels without a depth were computed on 1, then zeroed
+    torch.testing.assert_close(got, want)
+
+
+def test_a_row_mask_over_the_leading_dimension_keeps_its_sum():
+    g = torch.Generator().manual_seed(3)
+    sets = [(torch.randn(5, 3, generator=g), torch.randn(5, 3, generator=g), torch.tensor(rows))
+            for rows in ([True, False, True, True, False], [False, True, False, False, True])]
+    p = propose(toys.masked_rows_l1, BreakSite("GB0036", None, SELECTION))
+    assert [r.remedy for r in p.rewrites][:1] == ["masked-reduce"], p.notes
+    v = verify(toys.masked_rows_l1, p.rewrites[0], sets)
+    assert (v.kept, v.graphs_after, v.outputs_match) == (True, 1, [True, True]), v
+
+
+def test_no_masked_reduction_when_the_selection_itself_is_used():
+    from nstviz.advisor.rewrites import propose_masked_reduce
+
+    p = propose_masked_reduce(toys.selection_returned, BreakSite("GB0036", None, SELECTION))
+    assert p.rewrites == [] and not p.fits
+
+
+def test_a_check_helper_on_the_count_becomes_an_assert_with_the_message_fixed_text():
+    fn = toys.merge_features_checked
+    p = propose(fn, BreakSite("GB0036", _line(fn, ".numel()"), SELECTION))
+    r = p.rewrites[0]
+    assert r.remedy == "mask-count", p.notes
+    assert "torch._assert_async(mask.sum() * (embeds.numel() // mask.numel()) == features.numel(), " \
+           "'tokens: ..., features: ...')" in r.source
+    v = verify(fn, r, _merge_sets())
+    assert (v.kept, v.graphs_after, v.outputs_match) == (True, 1, [True, True]), v

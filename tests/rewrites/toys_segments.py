@@ -66,3 +66,39 @@ def merge_features(embeds, input_ids, features, token_id: int = 7):
     if embeds[mask].numel() != features.numel():
         raise ValueError("image features and image tokens do not match")
     return embeds.masked_scatter(mask, features) * 2
+
+
+class LogDepthLoss(torch.nn.Module):
+    """A scale-invariant log loss over the pixels with a depth, as depth estimators train."""
+
+    def forward(self, pred, target):
+        valid_mask = (target > 0).detach()
+        diff_log = torch.log(target[valid_mask]) - torch.log(pred[valid_mask])
+        return torch.sqrt(torch.pow(diff_log, 2).mean() - 0.5 * torch.pow(diff_log.mean(), 2))
+
+
+def masked_rows_l1(pred, target, keep_rows):
+    """An L1 over the kept rows only (a row mask over the leading dimension)."""
+    return (pred[keep_rows] - target[keep_rows]).abs().sum()
+
+
+def selection_returned(pred, keep_rows):
+    """The selection itself is returned: no reduction to rewrite."""
+    picked = pred[keep_rows]
+    return picked.mean(), picked
+
+
+def check_that(cond, msg):
+    """A check helper in the style of transformers' ``torch_compilable_check``."""
+    if isinstance(cond, torch.Tensor):
+        torch._check_tensor_all(cond, lambda: msg)
+    else:
+        torch._check(cond, lambda: msg)
+
+
+def merge_features_checked(embeds, input_ids, features, token_id: int = 7):
+    """The placeholder count checked by a helper rather than an ``if``."""
+    mask = (input_ids == token_id).unsqueeze(-1).expand_as(embeds)
+    n_tokens = mask.sum()
+    check_that(embeds[mask].numel() == features.numel(), f"tokens: {n_tokens}, features: {features.shape[0]}")
+    return embeds.masked_scatter(mask, features) * 2

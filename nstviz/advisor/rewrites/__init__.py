@@ -35,6 +35,7 @@ from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
 from nstviz.advisor.rewrites.indices import propose_index_ops
 from nstviz.advisor.rewrites.known_values import propose_known_values
 from nstviz.advisor.rewrites.loops import propose_loop
+from nstviz.advisor.rewrites.masked_reductions import propose_masked_reduce
 from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
 from nstviz.advisor.rewrites.numpy_scalars import propose_numpy_scalars
 from nstviz.advisor.rewrites.routers import propose_experts_implementation
@@ -66,6 +67,7 @@ __all__ = [
     "propose_known_values",
     "propose_loop",
     "propose_mask_count",
+    "propose_masked_reduce",
     "propose_numpy_op",
     "propose_numpy_scalars",
     "propose_scalar",
@@ -112,7 +114,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     branch = not known or "GB0170" in text or "generic_jump" in text
     remedies += [propose_buffer_reads, propose_buffer_ints] if on_method and branch else []
     if not known or "GB0036" in text or "Dynamic shape" in text:
-        remedies += [propose_mask_count, propose_experts_implementation, propose_dense_experts]
+        remedies += [propose_mask_count, propose_masked_reduce, propose_experts_implementation, propose_dense_experts]
     out = Proposal()
     for remedy in dict.fromkeys(remedies):
         p = remedy(fn, brk)

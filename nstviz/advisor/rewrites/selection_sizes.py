@@ -10,7 +10,8 @@ The size needs no selection: a boolean mask over ``x``'s leading dimensions sele
 
 which is a tensor op of static shape. A check that raises on it (``if ... != n: raise``) becomes
 ``torch._assert_async`` in the same rewrite (see :mod:`.checks`), since a Python ``if`` on the
-count would break the graph again. Checked against eager like every rewrite: where ``mask`` is not
+count would break the graph again; so does a check helper called on it as a statement
+(transformers' ``torch_compilable_check(cond, msg)``, whose ``torch._check_tensor_all`` breaks). Checked against eager like every rewrite: where ``mask`` is not
 a boolean mask over ``x``'s leading dimensions, the values differ and the rewrite is refused.
 """
 
@@ -68,6 +69,33 @@ class _ChecksOnCounts(_ChecksToAsserts):
         return super().visit_If(node)
 
 
+class _CheckCallsOnCounts(ast.NodeTransformer):
+    """``some_check(<count> == n, msg)`` as a statement -> ``torch._assert_async(<count> == n, "<msg's fixed text>")``.
+
+    transformers' ``torch_compilable_check`` hands a tensor condition to ``torch._check_tensor_all``,
+    which breaks the graph again (measured on Gemma 4: the break moved into ``import_utils.py``).
+    """
+
+    def __init__(self, counts: set[str]) -> None:
+        self.counts = counts
+        self.done: list[str] = []
+
+    def visit_Expr(self, node: ast.Expr) -> ast.stmt:
+        c = node.value
+        if not (isinstance(c, ast.Call) and c.args and "check" in (ast.unparse(c.func).rsplit(".", 1)[-1])
+                and any(ast.unparse(n) in self.counts for n in ast.walk(c.args[0]) if isinstance(n, ast.BinOp))):
+            return node
+        msg = c.args[1] if len(c.args) > 1 else next((k.value for k in c.keywords if k.arg == "msg"), None)
+        if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
+            text = msg.value
+        elif isinstance(msg, ast.JoinedStr):
+            text = "".join(v.value if isinstance(v, ast.Constant) else "..." for v in msg.values)
+        else:
+            text = f"check failed: {ast.unparse(c.args[0])}"
+        self.done.append(ast.unparse(c.func))
+        return ast.copy_location(ast.Expr(value=call("torch._assert_async", c.args[0], ast.Constant(text))), node)
+
+
 def propose_mask_count(fn: object, brk: BreakSite | None = None) -> Proposal:
     """Every ``x[mask].numel()`` of ``fn`` as ``mask.sum() * (x.numel() // mask.numel())``, its checks as asserts."""
     brk, out, src = begin(fn, brk)
@@ -84,9 +112,12 @@ def propose_mask_count(fn: object, brk: BreakSite | None = None) -> Proposal:
               and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.FloorDiv)}
     checks = _ChecksOnCounts(src, function_locals(new_def), counts)
     new_def = checks.visit(new_def)
+    check_calls = _CheckCallsOnCounts(counts)
+    new_def = check_calls.visit(new_def)
     ast.fix_missing_locations(new_def)
     what = "; ".join(f"`{d}`" for d in sizes.done)
     asserted = f", and `if {checks.done[0]}: raise` as torch._assert_async" if checks.done else ""
+    asserted += f", and `{check_calls.done[0]}(...)` on it as torch._assert_async" if check_calls.done else ""
     why = (f"{what} measured a boolean-mask selection, whose size only the data gives (a graph break); the count of "
            f"the mask is the same number with static shapes{asserted}")
     out.rewrites.append(Rewrite.of(src, new_def, "mask-count", f"{src.fn.__qualname__}: {what} -> a count of the mask",
