@@ -245,6 +245,14 @@ def function_locals(tree: ast.FunctionDef) -> set[str]:
     return out
 
 
+def fresh_name(name: str, taken: set[str]) -> str:
+    """``name``, with ``_`` appended until it is not in ``taken``; the result is added to ``taken``."""
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
+
+
 def static_test(node: ast.expr) -> bool:
     """A condition Dynamo decides while tracing, never on tensor data: ``x is None``, ``isinstance(...)``, ``"a" in d``."""
     if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):

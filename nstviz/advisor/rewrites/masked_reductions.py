@@ -27,7 +27,15 @@ from __future__ import annotations
 import ast
 import copy
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, at_break, begin, function_locals
+from nstviz.advisor.rewrites._core import (
+    BreakSite,
+    Proposal,
+    Rewrite,
+    at_break,
+    begin,
+    fresh_name,
+    function_locals,
+)
 
 __all__ = ["propose_masked_reduce"]
 
@@ -179,9 +187,7 @@ def propose_masked_reduce(fn: object, brk: BreakSite | None = None) -> Proposal:
         return out
     mask, (_, reductions, first) = found[0]
     new_def = copy.deepcopy(src.tree)
-    keep = "keep"
-    while keep in function_locals(new_def):
-        keep += "_"
+    keep = fresh_name("keep", function_locals(new_def))
     new_def = _Masked(mask, keep, [ast.unparse(r) for r in reductions]).visit(new_def)
     if not _insert_keep(new_def, mask, keep, first):
         out.fits = False

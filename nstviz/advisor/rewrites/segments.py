@@ -40,6 +40,7 @@ from nstviz.advisor.rewrites._core import (
     Rewrite,
     at_break,
     begin,
+    fresh_name,
     function_locals,
 )
 
@@ -166,16 +167,9 @@ def _find(tree: ast.FunctionDef) -> _Site | None:
     return None
 
 
-def _fresh(name: str, taken: set[str]) -> str:
-    while name in taken:
-        name += "_"
-    taken.add(name)
-    return name
-
-
 def _masked_statements(site: _Site, taken: set[str]) -> list[ast.stmt]:
     """The mask from the sizes, and the one call over the whole sequence assigned where the cat was."""
-    ends, segment, mask = _fresh("segment_ends", taken), _fresh("segment_of", taken), _fresh("segment_mask", taken)
+    ends, segment, mask = (fresh_name(n, taken) for n in ("segment_ends", "segment_of", "segment_mask"))
     first = ast.unparse(site.tensors[0])
     dim = ast.unparse(site.dim)
     code = (

@@ -38,6 +38,7 @@ class _SelectionSizes(ast.NodeTransformer):
     def __init__(self) -> None:
         self.done: list[str] = []
         self.lines: list[tuple[int, int]] = []
+        self.counts: set[str] = set()  # the count expressions written, as text
 
     def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
@@ -52,7 +53,9 @@ class _SelectionSizes(ast.NodeTransformer):
         self.done.append(ast.unparse(node))
         self.lines.append((node.lineno, node.end_lineno or node.lineno))
         per_row = ast.BinOp(left=call(f"{ast.unparse(x)}.numel"), op=ast.FloorDiv(), right=call(f"{ast.unparse(mask)}.numel"))
-        return ast.copy_location(ast.BinOp(left=call(f"{ast.unparse(mask)}.sum"), op=ast.Mult(), right=per_row), node)
+        count = ast.BinOp(left=call(f"{ast.unparse(mask)}.sum"), op=ast.Mult(), right=per_row)
+        self.counts.add(ast.unparse(count))
+        return ast.copy_location(count, node)
 
 
 class _ChecksOnCounts(_ChecksToAsserts):
@@ -108,11 +111,9 @@ def propose_mask_count(fn: object, brk: BreakSite | None = None) -> Proposal:
         out.notes.append("no `x[mask].numel()` at the break")
         return out
     ast.fix_missing_locations(new_def)
-    counts = {ast.unparse(n) for n in ast.walk(new_def) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)
-              and isinstance(n.right, ast.BinOp) and isinstance(n.right.op, ast.FloorDiv)}
-    checks = _ChecksOnCounts(src, function_locals(new_def), counts)
+    checks = _ChecksOnCounts(src, function_locals(new_def), sizes.counts)
     new_def = checks.visit(new_def)
-    check_calls = _CheckCallsOnCounts(counts)
+    check_calls = _CheckCallsOnCounts(sizes.counts)
     new_def = check_calls.visit(new_def)
     ast.fix_missing_locations(new_def)
     what = "; ".join(f"`{d}`" for d in sizes.done)
