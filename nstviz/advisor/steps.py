@@ -64,7 +64,7 @@ FLAG_REWRITES = frozenset({"size-cond", "size-check"})
 SIZE_HINT_REWRITES = frozenset({"size-check"})
 """A hint on the breaks a kept flag leaves (two unbacked sizes a call needs equal): no mark can
 take one either (the call would guard the same way on fake tensors), so before the marks."""
-VALUE_BRANCH_REWRITES = frozenset({"check-assert", "branch-where", "branch-cond", "branch-keep", "buffer-read"})
+VALUE_BRANCH_REWRITES = frozenset({"state-where", "check-assert", "branch-where", "branch-cond", "branch-keep", "buffer-read"})
 """Rewrites of a branch on tensor values (GB0170): no mark can take one (nonstrict_trace runs the
 function on fake tensors, whose values it cannot branch on), so they go before the marks too."""
 OPAQUE_CALL_REWRITES = frozenset({"call-op"})

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, shape_only
 from nstviz.advisor.rewrites._source import RewriteError
-from nstviz.advisor.rewrites.branches import propose_branch, shape_only
+from nstviz.advisor.rewrites.branches import propose_branch
 from nstviz.advisor.rewrites.buffer_reads import propose_buffer_reads
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
 from nstviz.advisor.rewrites.build_once import propose_build_once
@@ -44,6 +44,7 @@ from nstviz.advisor.rewrites.segments import propose_segment_mask
 from nstviz.advisor.rewrites.selection_sizes import propose_mask_count
 from nstviz.advisor.rewrites.size_checks import propose_size_check
 from nstviz.advisor.rewrites.sizes import propose_size_branch
+from nstviz.advisor.rewrites.state_branches import propose_state_where
 from nstviz.advisor.rewrites.verify import Verdict, choose, graph_count, input_variants, verify
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "propose_segment_mask",
     "propose_size_branch",
     "propose_size_check",
+    "propose_state_where",
     "recorded_calls",
     "shape_only",
     "verify",
@@ -94,7 +96,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     remedies = []
     if "GB0170" in text or "Data-dependent branching" in text or "generic_jump" in text:
         # a branch on an ndarray that numpy made of Python numbers is a data-dependent jump too
-        remedies += [propose_check, propose_branch, propose_loop, propose_numpy_scalars]
+        # state updated under the test (a quantiser's running min and max): selects, with the checks before it
+        remedies += [propose_state_where, propose_check, propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         # two unbacked sizes a call needs equal: a torch._check; a tensor element as an index: shapes
@@ -108,7 +111,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         remedies.append(propose_numpy_scalars)
         known = True
     if not known:
-        remedies = [propose_branch, propose_scalar, propose_loop, propose_numpy_scalars]
+        remedies = [propose_branch, propose_state_where, propose_scalar, propose_loop, propose_numpy_scalars]
     # buffers of `self` only exist for a method: for a plain function the remedy has nothing to say
     on_method = owner_class(fn) is not None
     branch = not known or "GB0170" in text or "generic_jump" in text

@@ -266,6 +266,38 @@ def static_test(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant)
 
 
+_SHAPE_ATTRS = {"shape", "ndim"}
+_SHAPE_CALLS = {"size", "dim", "numel", "ndimension"}
+
+
+def shape_only(node: ast.expr) -> bool:
+    """True when a condition reads tensors only through their shapes (no data: no break)."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.BinOp,)):
+        return shape_only(node.left) and shape_only(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return shape_only(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return all(shape_only(v) for v in node.values)
+    if isinstance(node, ast.Compare):
+        return shape_only(node.left) and all(shape_only(c) for c in node.comparators)
+    if isinstance(node, ast.Subscript):
+        return _shape_source(node.value) and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
+    return _shape_source(node)
+
+
+def _shape_source(node: ast.expr) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in _SHAPE_ATTRS
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in _SHAPE_CALLS:
+            return True
+        return isinstance(f, ast.Name) and f.id == "len"
+    return False
+
+
 def tensor_bool(node: ast.expr) -> ast.expr:
     """A condition as a tensor expression: ``and``/``or``/``not`` become ``&``/``|``/``~``.
 

@@ -29,36 +29,16 @@ from nstviz.advisor.rewrites._core import (
     function_locals,
     pure_block,
     pure_expr,
+    shape_only,
     static_test,
     tensor_bool,
 )
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError
 from nstviz.advisor.rewrites.checks import is_raise_check
 
-__all__ = ["propose_branch", "shape_only"]
+__all__ = ["maybe_data", "propose_branch"]
 
 _MAX_NODES = 80
-_SHAPE_ATTRS = {"shape", "ndim"}
-_SHAPE_CALLS = {"size", "dim", "numel", "ndimension"}
-
-
-def shape_only(node: ast.expr) -> bool:
-    """True when a condition reads tensors only through their shapes (no data: no break)."""
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, (ast.BinOp,)):
-        return shape_only(node.left) and shape_only(node.right)
-    if isinstance(node, ast.UnaryOp):
-        return shape_only(node.operand)
-    if isinstance(node, ast.BoolOp):
-        return all(shape_only(v) for v in node.values)
-    if isinstance(node, ast.Compare):
-        return shape_only(node.left) and all(shape_only(c) for c in node.comparators)
-    if isinstance(node, ast.Subscript):
-        return _shape_source(node.value) and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
-    return _shape_source(node)
-
-
 def maybe_data(test: ast.expr, line_known: bool) -> bool:
     """Whether a condition can be on tensor data: never ``is``/``isinstance``/``hasattr`` tests.
 
@@ -84,17 +64,6 @@ def _data_parts(test: ast.expr) -> list[ast.expr]:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _data_parts(test.operand)
     return [test]
-
-
-def _shape_source(node: ast.expr) -> bool:
-    if isinstance(node, ast.Attribute):
-        return node.attr in _SHAPE_ATTRS
-    if isinstance(node, ast.Call):
-        f = node.func
-        if isinstance(f, ast.Attribute) and f.attr in _SHAPE_CALLS:
-            return True
-        return isinstance(f, ast.Name) and f.id == "len"
-    return False
 
 
 def _find_if(src: FunctionSource, line: int | None) -> list[tuple[list[ast.stmt], int, ast.If]]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 import copy
 
+import torch
+
 from nstviz.advisor.rewrites._core import (
     BreakSite,
     Proposal,
@@ -23,6 +25,9 @@ from nstviz.advisor.rewrites._core import (
     call,
     function_locals,
     pure_expr,
+    resolve,
+    shape_only,
+    static_test,
     tensor_bool,
 )
 from nstviz.advisor.rewrites._source import FunctionSource
@@ -88,9 +93,9 @@ class _ChecksToAsserts(ast.NodeTransformer):
         if not is_raise_check(node) or not pure_expr(node.test, self.src, self.local):
             return node
         guards, data = _split(node.test)
-        if data is None or not any(isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(data)):
-            return node  # `if flag: raise`, `if x is None: raise`: not on tensor data
-        self.done.append(ast.unparse(node.test))
+        if not _on_data(data):
+            return node  # `if flag: raise`, `if x is None: raise`, `if x.dim() != 3: raise`: not on tensor data
+        self.done.append(f"if {ast.unparse(node.test)}: raise")
         self.lines.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
         msg = ast.Constant(value=_message(node.body[0], node.test))  # type: ignore[arg-type]
         check: ast.stmt = ast.Expr(value=call("torch._assert_async", _asserted(data), msg))
@@ -98,6 +103,51 @@ class _ChecksToAsserts(ast.NodeTransformer):
             test = guards[0] if len(guards) == 1 else ast.BoolOp(op=ast.And(), values=guards)
             check = ast.If(test=test, body=[check], orelse=[])
         return ast.copy_location(check, node)
+
+    def visit_Assert(self, node: ast.Assert) -> ast.stmt:
+        """``assert <data>, msg`` -> ``torch._assert_async(<data>, msg)``; Python asserts on flags stay."""
+        if not _on_data(node.test) or not self._reads_tensor(node.test) \
+                or any(static_test(v) for v in _conjuncts(node.test)) or not pure_expr(node.test, self.src, self.local):
+            return node
+        self.done.append(f"assert {ast.unparse(node.test)}")
+        self.lines.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
+        msg = ast.Constant(value=f"AssertionError: {_text(node.msg) or 'check failed: ' + ast.unparse(node.test)}")
+        check = ast.Expr(value=call("torch._assert_async", tensor_bool(copy.deepcopy(node.test)), msg))
+        return ast.copy_location(check, node)
+
+
+    def _reads_tensor(self, test: ast.expr) -> bool:
+        """A Tensor method (``x.isnan()``, ``.all()``) or a ``torch`` function is called: ``assert n % h == 0`` is not."""
+        for n in ast.walk(test):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                root = n.func.value
+                if (isinstance(root, ast.Name) and root.id in self.local) or not isinstance(root, ast.Name):
+                    if hasattr(torch.Tensor, n.func.attr) and n.func.attr not in _SIZE_METHODS:
+                        return True
+                elif getattr(resolve(n.func, self.src), "__module__", "").startswith("torch"):
+                    return True
+        return False
+
+
+_SIZE_METHODS = frozenset({"size", "dim", "numel", "ndimension", "get"})
+
+
+def _on_data(test: ast.expr | None) -> bool:
+    """A test that reads tensor values: a call or a comparison, not on shapes alone."""
+    return test is not None and not shape_only(test) and any(isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(test))
+
+
+def _conjuncts(test: ast.expr) -> list[ast.expr]:
+    return list(test.values) if isinstance(test, ast.BoolOp) else [test]
+
+
+def _text(msg: ast.expr | None) -> str:
+    """The fixed text of an assert's message (an f-string's literal parts)."""
+    if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
+        return msg.value
+    if isinstance(msg, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "..." for v in msg.values)
+    return ""
 
 
 def propose_check(fn: object, brk: BreakSite | None = None) -> Proposal:
@@ -112,10 +162,10 @@ def propose_check(fn: object, brk: BreakSite | None = None) -> Proposal:
     new_def = t.visit(copy.deepcopy(src.tree))
     if not t.done or not at_break(src, brk, t.lines):
         out.fits = False
-        out.notes.append("no data-dependent `if ...: raise` check at the break")
+        out.notes.append("no data-dependent `if ...: raise` or `assert` check at the break")
         return out
     ast.fix_missing_locations(new_def)
-    what = "; ".join(f"`if {d}: raise`" for d in t.done)
+    what = "; ".join(f"`{d}`" for d in t.done)
     why = (f"the data-dependent check {what} broke the graph (GB0170); torch._assert_async asserts it as a graph op "
            "(a failing check raises RuntimeError)")
     out.rewrites.append(Rewrite.of(

@@ -117,7 +117,7 @@ def propose_mask_count(fn: object, brk: BreakSite | None = None) -> Proposal:
     new_def = check_calls.visit(new_def)
     ast.fix_missing_locations(new_def)
     what = "; ".join(f"`{d}`" for d in sizes.done)
-    asserted = f", and `if {checks.done[0]}: raise` as torch._assert_async" if checks.done else ""
+    asserted = f", and `{checks.done[0]}` as torch._assert_async" if checks.done else ""
     asserted += f", and `{check_calls.done[0]}(...)` on it as torch._assert_async" if check_calls.done else ""
     why = (f"{what} measured a boolean-mask selection, whose size only the data gives (a graph break); the count of "
            f"the mask is the same number with static shapes{asserted}")
