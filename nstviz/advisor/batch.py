@@ -131,8 +131,10 @@ def _record_members(state: SearchState, batch: Batch, fields: dict[str, Any], st
 
 def _batchable(p: AnyAttempt, early: frozenset[str]) -> bool:
     """An early rewrite that sets no config flag of its own (a flag would change the others' runs)."""
+    # the whole function as an op in the place of its call's op (``stands_for``) is early as that op is
     return (
-        isinstance(p, RewriteAttempt) and p.remedy is not None and p.remedy.remedy in early
+        isinstance(p, RewriteAttempt) and p.remedy is not None
+        and (p.remedy.remedy in early or getattr(p.remedy, "stands_for", "") in early)
         and not getattr(p.remedy, "config", None) and p.obj is not None
     )
 
