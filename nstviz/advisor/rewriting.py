@@ -184,7 +184,7 @@ def second_inputs(trials: Trials, marks: tuple[Mark, ...], flags: dict[str, bool
 
 
 def _in_file(path: str, qualname: str) -> Callable | None:
-    """The function ``qualname`` of the imported module whose file is ``path`` (library code), or None."""
+    """The function ``qualname`` of the imported module whose file is ``path`` (library code; a property's getter), or None."""
     norm = os.path.abspath(path)
     for mod in list(sys.modules.values()):
         f = getattr(mod, "__file__", None)
@@ -192,5 +192,6 @@ def _in_file(path: str, qualname: str) -> Callable | None:
             obj: Any = mod
             for part in qualname.split("."):
                 obj = getattr(obj, part, None)
+            obj = obj.fget if isinstance(obj, property) else obj  # a property's code is its getter's
             return obj if callable(obj) else None
     return None

@@ -53,9 +53,10 @@ EARLY_CONFIG_GB = frozenset({"GB0124", "GB0033", "GB0036"})
 them, their own flag may; tried after the targeted rewrites, before any mark."""
 TARGETED_REWRITES = frozenset({
     "experts-implementation", "experts-dense", "buffer-int", "index-select", "numpy-op", "build-once", "loop-range",
-    "segment-mask",
+    "segment-mask", "logger-noop",
 })
-"""Rewrites made for one kind of code, tried before any mark when a break fits them. Not ``mask-count``
+"""Rewrites made for one kind of code, tried before any mark when a break fits them (``logger-noop``: the
+switch is the break's own hint, and a mark cannot take a log call in the compiled function itself). Not ``mask-count``
 or ``masked-reduce``: ``capture_dynamic_output_shape_ops``, tried early, takes the same selections, and
 an attempt ahead of it cost Gemma 4 the budget its second flag needed (7 -> 0 breaks became 7 -> 4);
 they come with the source rewrites of the breaks left."""
@@ -64,7 +65,7 @@ FLAG_REWRITES = frozenset({"size-cond", "size-check"})
 SIZE_HINT_REWRITES = frozenset({"size-check"})
 """A hint on the breaks a kept flag leaves (two unbacked sizes a call needs equal): no mark can
 take one either (the call would guard the same way on fake tensors), so before the marks."""
-VALUE_BRANCH_REWRITES = frozenset({"state-where", "check-assert", "branch-where", "branch-cond", "branch-keep", "buffer-read"})
+VALUE_BRANCH_REWRITES = frozenset({"state-where", "guarded-write", "check-assert", "branch-where", "branch-cond", "branch-keep", "buffer-read"})
 """Rewrites of a branch on tensor values (GB0170): no mark can take one (nonstrict_trace runs the
 function on fake tensors, whose values it cannot branch on), so they go before the marks too."""
 OPAQUE_CALL_REWRITES = frozenset({"call-op"})

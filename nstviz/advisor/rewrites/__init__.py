@@ -32,8 +32,10 @@ from nstviz.advisor.rewrites.call_ops import propose_call_op
 from nstviz.advisor.rewrites.checks import propose_check
 from nstviz.advisor.rewrites.custom_ops import propose_custom_op, recorded_calls
 from nstviz.advisor.rewrites.dense_experts import propose_dense_experts
+from nstviz.advisor.rewrites.guarded_writes import propose_guarded_write
 from nstviz.advisor.rewrites.indices import propose_index_ops
 from nstviz.advisor.rewrites.known_values import propose_known_values
+from nstviz.advisor.rewrites.logging_calls import propose_logger_noop
 from nstviz.advisor.rewrites.loops import propose_loop
 from nstviz.advisor.rewrites.masked_reductions import propose_masked_reduce
 from nstviz.advisor.rewrites.numpy_ops import propose_numpy_op
@@ -64,8 +66,10 @@ __all__ = [
     "propose_check",
     "propose_custom_op",
     "propose_dense_experts",
+    "propose_guarded_write",
     "propose_index_ops",
     "propose_known_values",
+    "propose_logger_noop",
     "propose_loop",
     "propose_mask_count",
     "propose_masked_reduce",
@@ -97,7 +101,7 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     if "GB0170" in text or "Data-dependent branching" in text or "generic_jump" in text:
         # a branch on an ndarray that numpy made of Python numbers is a data-dependent jump too
         # state updated under the test (a quantiser's running min and max): selects, with the checks before it
-        remedies += [propose_state_where, propose_check, propose_branch, propose_loop, propose_numpy_scalars]
+        remedies += [propose_state_where, propose_guarded_write, propose_check, propose_branch, propose_loop, propose_numpy_scalars]
         known = True
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         # two unbacked sizes a call needs equal: a torch._check; a tensor element as an index: shapes
@@ -106,6 +110,9 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)
+        known = True
+    if "GB0291" in text or "logging.Logger method" in text:  # a logging call: skipped under torch.compile
+        remedies += [propose_logger_noop, propose_guarded_write]  # a log in a guard: the guard may go
         known = True
     if "Numpy" in text or "numpy" in text or "ndarray" in text:
         remedies.append(propose_numpy_scalars)

@@ -222,6 +222,13 @@ def dynamo_config_patch(flags: dict[str, Any]) -> Any:
     return dynamo_config.patch(**flags)
 
 
+def dynamo_config_value(name: str) -> Any:
+    """The current value of one ``torch._dynamo.config`` flag (aliases resolved)."""
+    import torch._dynamo.config as dynamo_config
+
+    return getattr(dynamo_config, name)
+
+
 def dynamo_config_copy() -> dict[str, Any]:
     """A copy of ``torch._dynamo.config`` (for snapshots)."""
     return dict(torch._dynamo.config.get_config_copy())
