@@ -39,7 +39,7 @@ from nstviz.advisor.rewrites._core import (
     tensor_bool,
 )
 from nstviz.advisor.rewrites._source import FunctionSource
-from nstviz.advisor.rewrites.branches import maybe_data
+from nstviz.advisor.rewrites.branches import _read_outside, maybe_data
 from nstviz.advisor.rewrites.checks import _ChecksToAsserts, is_raise_check
 
 __all__ = ["propose_state_where"]
@@ -164,8 +164,8 @@ def _selects(node: ast.If, arms: _Arms, live: set[str]) -> list[ast.stmt]:
 class _StateIfs(ast.NodeTransformer):
     """Every data-dependent ``if`` whose arms only update state, rewritten as selects (the break's, or all)."""
 
-    def __init__(self, src: FunctionSource, local: set[str], me: str | None) -> None:
-        self.src, self.local, self.me = src, local, me
+    def __init__(self, src: FunctionSource, local: set[str], me: str | None, tree: ast.FunctionDef) -> None:
+        self.src, self.local, self.me, self.tree = src, local, me, tree
         self.arms = _Arms(src, local, me, set(local))
         self.done: list[str] = []
         self.lines: list[tuple[int, int]] = []
@@ -180,21 +180,13 @@ class _StateIfs(ast.NodeTransformer):
             self.notes.append(f"`{text}`: arms too large to compute both")
             return self.generic_visit(node)
         try:
-            stmts = _selects(node, self.arms, _read_outside(self.src.tree, node))
+            stmts = _selects(node, self.arms, _read_outside(self.tree, node))
         except _Unsupported as e:
             self.notes.append(f"`{text}`: not rewritten as selects of state ({e})")
             return self.generic_visit(node)
         self.done.append(text)
         self.lines.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
         return stmts
-
-
-def _read_outside(tree: ast.FunctionDef, node: ast.If) -> set[str]:
-    """Names the function reads anywhere but inside ``node`` (matched by position: ``node`` may be a copy)."""
-    spot = (node.lineno, node.col_offset)
-    inside = next((n for n in ast.walk(tree) if isinstance(n, ast.If) and (n.lineno, n.col_offset) == spot), None)
-    skip = {id(n) for n in ast.walk(inside)} if inside is not None else set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in skip}
 
 
 def propose_state_where(fn: object, brk: BreakSite | None = None) -> Proposal:
@@ -208,8 +200,9 @@ def propose_state_where(fn: object, brk: BreakSite | None = None) -> Proposal:
         return out
     params = [a.arg for a in [*src.tree.args.posonlyargs, *src.tree.args.args]]
     local = function_locals(src.tree)
-    states = _StateIfs(src, local, params[0] if params else None)
-    new_def = states.visit(copy.deepcopy(src.tree))
+    new_def = copy.deepcopy(src.tree)
+    states = _StateIfs(src, local, params[0] if params else None, new_def)
+    new_def = states.visit(new_def)
     if not states.done:
         out.fits = False  # a data `if` on locals is branch-where's: its notes say why not
         out.notes += states.notes or ["no data-dependent `if` that updates the instance's state"]
