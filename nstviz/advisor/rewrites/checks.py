@@ -14,12 +14,13 @@ from __future__ import annotations
 import ast
 import copy
 
-import torch
-
 from nstviz.advisor.rewrites._core import (
+    _SHAPE_CALLS,
     BreakSite,
     Proposal,
     Rewrite,
+    _is_torch_callable,
+    _tensor_method,
     at_break,
     begin,
     call,
@@ -122,14 +123,11 @@ class _ChecksToAsserts(ast.NodeTransformer):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
                 root = n.func.value
                 if (isinstance(root, ast.Name) and root.id in self.local) or not isinstance(root, ast.Name):
-                    if hasattr(torch.Tensor, n.func.attr) and n.func.attr not in _SIZE_METHODS:
+                    if _tensor_method(n.func.attr) and n.func.attr not in _SHAPE_CALLS:
                         return True
-                elif getattr(resolve(n.func, self.src), "__module__", "").startswith("torch"):
+                elif _is_torch_callable(resolve(n.func, self.src)):
                     return True
         return False
-
-
-_SIZE_METHODS = frozenset({"size", "dim", "numel", "ndimension", "get"})
 
 
 def _on_data(test: ast.expr | None) -> bool:

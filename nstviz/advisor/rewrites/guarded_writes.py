@@ -24,10 +24,9 @@ from nstviz.advisor.rewrites._core import (
     pure_expr,
 )
 from nstviz.advisor.rewrites._source import FunctionSource
+from nstviz.advisor.rewrites.logging_calls import LOGGER_METHODS
 
 __all__ = ["propose_guarded_write"]
-
-_DIAGNOSTIC_METHODS = frozenset({"debug", "info", "warning", "warn", "warning_once", "info_once", "error"})
 
 
 def _guard_mask(test: ast.expr) -> ast.expr | None:
@@ -54,7 +53,7 @@ def _diagnostic(s: ast.stmt) -> bool:
     if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)):
         return False
     f = s.value.func
-    return (isinstance(f, ast.Attribute) and f.attr in _DIAGNOSTIC_METHODS) or (isinstance(f, ast.Name) and f.id == "print")
+    return (isinstance(f, ast.Attribute) and f.attr in LOGGER_METHODS) or (isinstance(f, ast.Name) and f.id == "print")
 
 
 def _masked_write(s: ast.stmt, mask: ast.expr, src: FunctionSource, local: set[str]) -> bool:

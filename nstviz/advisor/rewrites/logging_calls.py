@@ -23,10 +23,13 @@ from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite
 from nstviz.advisor.rewrites._source import FunctionSource, RewriteError, function_source, raw_function
 from nstviz.capture._torch_compat.dynamo import dynamo_config_patch, dynamo_config_value
 
-__all__ = ["LoggerNoop", "is_logging_break", "propose_logger_noop"]
+__all__ = ["LOGGER_METHODS", "LoggerNoop", "is_logging_break", "propose_logger_noop"]
 
 _FLAG = "ignore_logger_methods"
 _CONTEXT = re.compile(r"method: .*?\.(\w+), args")
+LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
+                             "warning_once", "info_once", "warning_advice"})
+"""The ``logging.Logger`` methods a log call is written with (transformers adds the ``_once`` ones)."""
 
 
 def is_logging_break(brk: BreakSite) -> bool:
@@ -56,13 +59,11 @@ def _method_names(brk: BreakSite, src: FunctionSource | None) -> list[str]:
     for node in ast.walk(src.tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
                 line is None or node.lineno <= line <= (node.end_lineno or node.lineno)):
-            if node.func.attr in _LOGGER_METHODS and callable(getattr(logging.Logger, node.func.attr, None)):
+            if node.func.attr in LOGGER_METHODS and callable(getattr(logging.Logger, node.func.attr, None)):
                 names.append(node.func.attr)
     return list(dict.fromkeys(names))
 
 
-_LOGGER_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log",
-                             "warning_once", "info_once", "warning_advice"})
 
 
 def propose_logger_noop(fn: object, brk: BreakSite | None = None) -> Proposal:

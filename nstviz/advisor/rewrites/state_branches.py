@@ -39,7 +39,7 @@ from nstviz.advisor.rewrites._core import (
     tensor_bool,
 )
 from nstviz.advisor.rewrites._source import FunctionSource
-from nstviz.advisor.rewrites.branches import _read_outside, maybe_data
+from nstviz.advisor.rewrites.branches import _read_outside, maybe_data, node_args
 from nstviz.advisor.rewrites.checks import _ChecksToAsserts, is_raise_check
 
 __all__ = ["propose_state_where"]
@@ -62,17 +62,12 @@ def _key(target: ast.expr, me: str | None) -> Key | None:
     return None
 
 
-def _load(key: Key, me: str) -> ast.expr:
-    """The current value of ``key``: ``self.x_min`` or ``scale``."""
+def _ref(key: Key, me: str, ctx: ast.expr_context | None = None) -> ast.expr:
+    """``self.x_min`` or ``scale``, read (the current value) or stored to with ``ctx=ast.Store()``."""
+    ctx = ctx or ast.Load()
     if key[0] == "attr":
-        return ast.Attribute(value=ast.Name(id=me, ctx=ast.Load()), attr=key[1], ctx=ast.Load())
-    return ast.Name(id=key[1], ctx=ast.Load())
-
-
-def _store(key: Key, me: str) -> ast.expr:
-    if key[0] == "attr":
-        return ast.Attribute(value=ast.Name(id=me, ctx=ast.Load()), attr=key[1], ctx=ast.Store())
-    return ast.Name(id=key[1], ctx=ast.Store())
+        return ast.Attribute(value=ast.Name(id=me, ctx=ast.Load()), attr=key[1], ctx=ctx)
+    return ast.Name(id=key[1], ctx=ctx)
 
 
 class _ReadsRenamed(ast.NodeTransformer):
@@ -155,9 +150,9 @@ def _selects(node: ast.If, arms: _Arms, live: set[str]) -> list[ast.stmt]:
     out += body + orelse
     me = arms.me or ""
     for k in keys:
-        t = ast.Name(id=took_t[k], ctx=ast.Load()) if k in took_t else _load(k, me)
-        f = ast.Name(id=took_f[k], ctx=ast.Load()) if k in took_f else _load(k, me)
-        out.append(ast.Assign(targets=[_store(k, me)], value=call("torch.where", ast.Name(id=cond, ctx=ast.Load()), t, f)))
+        t = ast.Name(id=took_t[k], ctx=ast.Load()) if k in took_t else _ref(k, me)
+        f = ast.Name(id=took_f[k], ctx=ast.Load()) if k in took_f else _ref(k, me)
+        out.append(ast.Assign(targets=[_ref(k, me, ast.Store())], value=call("torch.where", ast.Name(id=cond, ctx=ast.Load()), t, f)))
     return out
 
 
@@ -198,7 +193,7 @@ def propose_state_where(fn: object, brk: BreakSite | None = None) -> Proposal:
     brk, out, src = begin(fn, brk)
     if src is None:
         return out
-    params = [a.arg for a in [*src.tree.args.posonlyargs, *src.tree.args.args]]
+    params = [a.arg for a in node_args(src.tree)]
     local = function_locals(src.tree)
     new_def = copy.deepcopy(src.tree)
     states = _StateIfs(src, local, params[0] if params else None, new_def)
