@@ -47,14 +47,14 @@ def try_config_hints(
     *,
     kept: Sequence[str] = (),
     plans: Sequence[tuple[str, ...]] | None = None,
-    not_kept: list[Run] | None = None,
+    not_kept: list[tuple[Run, tuple[str, ...]]] | None = None,
 ) -> tuple[list[str], Run, OutputCheck | None]:
     """Try the ``torch._dynamo.config`` flags the remaining breaks hint at, on top of ``marks``.
 
     ``kept`` are flags kept before (set in every attempt, not tried again); ``plans`` limits the
     flag sets tried (default: what the breaks hint at, and the recompile-limit flag). Returns the
     flags kept (``kept`` first), and the run and check as of the last one kept; the runs of the
-    flags not kept are appended to ``not_kept`` when given (where a flag moved the break to).
+    flags not kept are appended to ``not_kept`` with their flags when given (where a flag moved the break to).
     """
     config_kept: list[str] = list(kept)
     budget_s = clock.budget_s
@@ -114,5 +114,5 @@ def try_config_hints(
             current = run
             last_check = check
         elif not_kept is not None:
-            not_kept.append(run)
+            not_kept.append((run, tuple(flags)))
     return config_kept, current, last_check

@@ -36,6 +36,7 @@ def rewrite_candidates(
     order: list[str],
     only: Collection[str] | None = None,
     run_eager: Callable[[], bool] | None = None,
+    flags: tuple[str, ...] = (),
 ) -> list[RewriteAttempt]:
     """Rewrite attempts for the breaks of ``run`` not tried yet; adds their candidates to ``results``.
 
@@ -43,7 +44,8 @@ def rewrite_candidates(
     ``rejected`` candidate with the reasons; one no remedy fits at all gets none. ``only``:
     just the rewrites of these remedies (``Rewrite.remedy``), and no rejected candidates.
     ``run_eager`` runs the code eagerly on its input sets: a break in a C or builtin call then
-    gets a custom op too, its fake built from the calls recorded around it.
+    gets a custom op too, its fake built from the calls recorded around it. ``flags``: the config
+    flags ``run`` was made with (a flag tried and not kept), for the remedies that answer a break it moved.
     """
     out: list[RewriteAttempt] = []
     # the function each break is in (a function on the stack of a higher-ranked break too is still
@@ -52,7 +54,7 @@ def rewrite_candidates(
         obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
         if obj is None:
             continue
-        site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}")
+        site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}", flags=flags)
         wants_calls = only is None or not _NEEDS_CALLS.isdisjoint(only)
         calls = _recorded(obj, run_eager) if run_eager is not None and wants_calls and _c_call(brk) else []
         targets = [(p, obj, "contains", lambda obj=obj, site=site, calls=calls: propose(obj, site, calls))]

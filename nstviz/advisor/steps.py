@@ -60,7 +60,7 @@ switch is the break's own hint, and a mark cannot take a log call in the compile
 or ``masked-reduce``: ``capture_dynamic_output_shape_ops``, tried early, takes the same selections, and
 an attempt ahead of it cost Gemma 4 the budget its second flag needed (7 -> 0 breaks became 7 -> 4);
 they come with the source rewrites of the breaks left."""
-FLAG_REWRITES = frozenset({"size-cond", "size-check"})
+FLAG_REWRITES = frozenset({"size-cond", "size-check", "static-first"})
 """Rewrites of the break an early config flag moved, with that flag in their own config."""
 SIZE_HINT_REWRITES = frozenset({"size-check"})
 """A hint on the breaks a kept flag leaves (two unbacked sizes a call needs equal): no mark can
@@ -385,7 +385,7 @@ def _try_early_config(state: SearchState) -> None:
     if not plans or trials.try_config is None:
         return
     before = state.current
-    not_kept: list[Run] = []
+    not_kept: list[tuple[Run, tuple[str, ...]]] = []
     state.config_kept, state.current, state.last_check = try_config_hints(
         trials.try_config, kept_set.marks(state.kept), state.current, state.last_check, state.clock, state.order,
         state.results, state.say, plans=plans, not_kept=not_kept,
@@ -393,8 +393,9 @@ def _try_early_config(state: SearchState) -> None:
     if trials.other_inputs is not None:
         # a flag that only moved the break (onto a guard on an unbacked size): the rewrite that answers
         # the new break sets the flag itself, and goes before any mark
-        for run in not_kept:
-            state.queue[:0] = rewrite_candidates(run, trials.resolve, state.results, state.order, only=FLAG_REWRITES)
+        for run, flags in not_kept:
+            state.queue[:0] = rewrite_candidates(
+                run, trials.resolve, state.results, state.order, only=FLAG_REWRITES, flags=flags)
     state.resolved |= {b.id for b in before.breaks} - {b.id for b in state.current.breaks}
     if state.config_kept:
         state.plan_revealed(before, state.current, again=True)

@@ -24,6 +24,7 @@ from typing import Any
 
 from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, shape_only
 from nstviz.advisor.rewrites._source import RewriteError
+from nstviz.advisor.rewrites.bool_order import propose_static_first
 from nstviz.advisor.rewrites.branches import propose_branch
 from nstviz.advisor.rewrites.buffer_reads import propose_buffer_reads
 from nstviz.advisor.rewrites.buffers import owner_class, propose_buffer_ints
@@ -80,6 +81,7 @@ __all__ = [
     "propose_size_branch",
     "propose_size_check",
     "propose_state_where",
+    "propose_static_first",
     "recorded_calls",
     "shape_only",
     "verify",
@@ -106,7 +108,9 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
     if any(k in text for k in ("GB0124", "GB0033", "item()", "unbacked", "data-dependent expression")):
         # two unbacked sizes a call needs equal: a torch._check; a tensor element as an index: shapes
         # stay static; a test on an unbacked size: torch.cond; attention per segment of a split: one masked call
-        remedies += [propose_segment_mask, propose_known_values, propose_size_check, propose_index_ops, propose_size_branch, propose_scalar]
+        # a chain testing that size before what Python knows: the known operands first
+        remedies += [propose_segment_mask, propose_static_first, propose_known_values, propose_size_check, propose_index_ops,
+                     propose_size_branch, propose_scalar]
         known = True
     if any(k in text for k in ("GB4347", "GB9493", "tp_iternext", "C-implemented special method")):
         remedies.append(propose_loop)

@@ -32,6 +32,8 @@ class BreakSite:
     gb_id: str | None = None
     line: int | None = None
     message: str = ""
+    flags: tuple[str, ...] = ()
+    """``torch._dynamo.config`` flags of the run that showed the break (a flag tried and not kept), else ()."""
 
 
 @dataclass
