@@ -62,9 +62,10 @@ an attempt ahead of it cost Gemma 4 the budget its second flag needed (7 -> 0 br
 they come with the source rewrites of the breaks left."""
 FLAG_REWRITES = frozenset({"size-cond", "size-check", "static-first"})
 """Rewrites of the break an early config flag moved, with that flag in their own config."""
-SIZE_HINT_REWRITES = frozenset({"size-check"})
-"""A hint on the breaks a kept flag leaves (two unbacked sizes a call needs equal): no mark can
-take one either (the call would guard the same way on fake tensors), so before the marks."""
+SIZE_HINT_REWRITES = frozenset({"size-check", "static-first"})
+"""A hint on the breaks a kept flag leaves (two unbacked sizes a call needs equal, a chain testing an
+unbacked size first): no mark can take one either (the call would guard the same way on fake
+tensors), so before the marks."""
 VALUE_BRANCH_REWRITES = frozenset({"state-where", "guarded-write", "check-assert", "branch-where", "branch-cond", "branch-keep", "buffer-read"})
 """Rewrites of a branch on tensor values (GB0170): no mark can take one (nonstrict_trace runs the
 function on fake tensors, whose values it cannot branch on), so they go before the marks too."""
