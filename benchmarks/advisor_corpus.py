@@ -3,7 +3,7 @@
 Run (one job at a time, each step in a fresh process)::
 
     PYTHONPATH=$PWD python benchmarks/advisor_corpus.py [--jobs a,b] [--budget 60]
-        [--corpus 19|27|fresh|heldout|third|fourth|fifth|sixth] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
+        [--corpus 19|27|fresh|heldout|third|fourth|fifth|sixth|seventh] [--max-attempts 8] [--backend eager] [--reps 5] [--json out.json]
     python benchmarks/advisor_corpus.py --render out.json   # the table of a saved run
 
 Jobs: ``tests/models/corpus.py`` and ``tests/models/corpus19.py`` (``--corpus 19``, the default:
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import os
 import shutil
@@ -94,44 +95,20 @@ def _exec_code(code: str, model: Any = None) -> None:
 def _jobs():
     from tests.models.corpus19 import MEASURABLE
     from tests.models.corpus27 import MEASURABLE as MEASURABLE27
-    from tests.models.corpus_fifth import MEASURABLE as MEASURABLE_FIFTH
-    from tests.models.corpus_fourth import MEASURABLE as MEASURABLE_FOURTH
-    from tests.models.corpus_fresh import MEASURABLE as MEASURABLE_FRESH
-    from tests.models.corpus_heldout import MEASURABLE as MEASURABLE_HELDOUT
-    from tests.models.corpus_sixth import MEASURABLE as MEASURABLE_SIXTH
-    from tests.models.corpus_third import MEASURABLE as MEASURABLE_THIRD
 
-    return {**MEASURABLE, **MEASURABLE27, **MEASURABLE_FRESH, **MEASURABLE_HELDOUT, **MEASURABLE_THIRD,
-            **MEASURABLE_FOURTH, **MEASURABLE_FIFTH, **MEASURABLE_SIXTH}
+    held_out = (importlib.import_module(f"tests.models.corpus_{name}").MEASURABLE for name in _HELD_OUT_SETS)
+    return {**MEASURABLE, **MEASURABLE27, **{k: v for jobs in held_out for k, v in jobs.items()}}
+
+
+_HELD_OUT_SETS = ("fresh", "heldout", "third", "fourth", "fifth", "sixth", "seventh")
+"""The held-out sets, each ``tests/models/corpus_<name>.py`` with its breaking ``JOBS``."""
 
 
 def _corpus_jobs(corpus: str) -> list[str]:
     """The default job list of ``--corpus``: 19 (corpus.py and corpus19.py), 27 (corpus27.py, held-out jobs last),
-    fresh, heldout, third, fourth, fifth, sixth."""
-    if corpus == "sixth":
-        from tests.models.corpus_sixth import JOBS as SIXTH
-
-        return list(SIXTH)
-    if corpus == "fifth":
-        from tests.models.corpus_fifth import JOBS as FIFTH
-
-        return list(FIFTH)
-    if corpus == "fourth":
-        from tests.models.corpus_fourth import JOBS as FOURTH
-
-        return list(FOURTH)
-    if corpus == "third":
-        from tests.models.corpus_third import JOBS as THIRD
-
-        return list(THIRD)
-    if corpus == "heldout":
-        from tests.models.corpus_heldout import JOBS as HELDOUT
-
-        return list(HELDOUT)
-    if corpus == "fresh":
-        from tests.models.corpus_fresh import JOBS as FRESH
-
-        return list(FRESH)
+    or one held-out set's breaking jobs (:data:`_HELD_OUT_SETS`)."""
+    if corpus in _HELD_OUT_SETS:
+        return list(importlib.import_module(f"tests.models.corpus_{corpus}").JOBS)
     if corpus == "27":
         from tests.models.corpus27 import HELD_OUT, JOBS
 
@@ -383,12 +360,13 @@ def remaining(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--jobs", default="", help="comma-separated job names (default: every job of --corpus)")
-    p.add_argument("--corpus", choices=("19", "27", "fresh", "heldout", "third", "fourth", "fifth", "sixth"), default="19",
+    p.add_argument("--corpus", choices=("19", "27", *_HELD_OUT_SETS), default="19",
                    help="19: tests/models/corpus.py and corpus19.py; 27: corpus27.py (families of issue 27); "
                    "fresh: corpus_fresh.py (families kept aside until the end); heldout: corpus_heldout.py "
                    "(families never looked at while the remedies were built, measured once); third: corpus_third.py "
                    "(a third set of such families, scanned 2026-12-05); fourth: corpus_fourth.py (a fourth, after stop 45); "
-                   "fifth: corpus_fifth.py (a fifth, after stop 47); sixth: corpus_sixth.py (a sixth, after stop 48)")
+                   "fifth: corpus_fifth.py (a fifth, after stop 47); sixth: corpus_sixth.py (a sixth, after stop 48); "
+                   "seventh: corpus_seventh.py (a seventh, after stop 49)")
     p.add_argument("--budget", type=float, default=None,
                    help="advisor budget_s per job (default: compare()'s, 60 s or five runs of the job)")
     p.add_argument("--max-attempts", type=int, default=8)
