@@ -52,12 +52,19 @@ def rewrite_candidates(
     # the innermost one of its own: DETR's matcher calls the box check and holds the scipy call)
     for brk, p, caller in _innermost(run):
         obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
+        relation = "contains"
+        if obj is None and ".<locals>." in p.name:
+            # a function defined inside another (a loss's `_mask_pads`) is made anew on every call:
+            # the function that defines it is what is rewritten, the nested def with it
+            outer = p.name.split(".<locals>.")[0]
+            obj = resolve(outer) or _in_file(p.frame.file, outer)
+            relation = f"defines {p.name.rsplit('.', 1)[-1]}, which contains"
         if obj is None:
             continue
         site = BreakSite(gb_id=brk.gb_id, line=p.frame.line, message=f"{brk.gb_type or ''} {brk.reason}", flags=flags)
         wants_calls = only is None or not _NEEDS_CALLS.isdisjoint(only)
         calls = _recorded(obj, run_eager) if run_eager is not None and wants_calls and _c_call(brk) else []
-        targets = [(p, obj, "contains", lambda obj=obj, site=site, calls=calls: propose(obj, site, calls))]
+        targets = [(p, obj, relation, lambda obj=obj, site=site, calls=calls: propose(obj, site, calls))]
         if caller is not None and p.name.endswith(".__init__"):
             # a break while a module is built: the function that builds it is what can change
             c_obj = caller.obj or resolve(caller.name) or _in_file(caller.frame.file, caller.name)
@@ -136,10 +143,25 @@ def _innermost(run: Run) -> list[tuple[Any, Any, Any]]:
     out = []
     for b in rank_breaks(run.breaks):
         planned = plan_candidates(run, [b])
-        p = next((p for p in planned if p.depth == 0 and p.breaks), None)
+        p = next((p for p in planned if p.depth == 0 and p.breaks), None) or _entry_frame(b)
         if p is not None:
             out.append((b, p, next((q for q in planned if q.depth == 1), None) or _caller_on_stack(b, p)))
     return out
+
+
+def _entry_frame(b: Any) -> MarkAttempt | None:
+    """The user function the break is in, when the plan proposes none.
+
+    That is the compiled function itself, behind its decorators' wrappers (``EncoderDecoderModel.forward``
+    under ``can_return_tuple``): no mark can take it, a rewrite can.
+    """
+    for f in reversed(list(b.stack)):
+        if is_torch_file(f.file) or f.function.startswith("<") or f.file.startswith("<") or is_runtime_wrapper(f):
+            continue
+        q = MarkAttempt(name=qualname_at(f), frame=f, depth=0)
+        q.breaks, q.break_gb_ids = [b.id], [b.gb_id]
+        return q
+    return None
 
 
 def _caller_on_stack(b: Any, p: Any) -> MarkAttempt | None:

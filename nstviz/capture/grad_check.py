@@ -120,13 +120,13 @@ def gradients_or_none(returned: Any) -> Gradients | None:
         return None
 
 
-def gradients_changed(want: Gradients | None, returned: Any) -> str | None:
+def gradients_changed(want: Gradients | None, returned: Any, *, taken: bool = False) -> str | None:
     """Why the gradients of ``returned`` (a compiled call's outputs) differ from ``want``; None when they agree.
 
     None too when there is nothing to compare (``want`` is None: the code does not train, or its
-    own backward failed).
+    own backward failed). ``taken``: ``returned`` is already its :func:`gradients`.
     """
     if want is None:
         return None
-    got = gradients(returned)
+    got = returned if taken else gradients(returned)
     return "no gradient reaches the parameters" if got is None else gradients_differ(want, got)

@@ -23,7 +23,14 @@ from nstviz.capture import _torch_compat, adapters, marking
 from nstviz.capture._introspect import unwrap
 from nstviz.capture.cell_inputs import cell_calls, rewrites_redefined
 from nstviz.capture.deadline import Deadline
-from nstviz.capture.grad_check import Gradients, gradients_changed, gradients_or_none, trains
+from nstviz.capture.grad_check import (
+    Gradients,
+    gradients,
+    gradients_changed,
+    gradients_differ,
+    gradients_or_none,
+    trains,
+)
 from nstviz.capture.namespace import NamespaceCheckpoint
 from nstviz.capture.outputs import compare_outputs, snapshot_outputs
 from nstviz.capture.recorder import Backend
@@ -203,7 +210,7 @@ class Trials:
 
         torch.manual_seed(0)
         start = rng_state()  # numpy's and random's too: code that draws a mask draws the same one in both runs
-        n, graded = 0, False
+        n, graded, as_written = 0, False, ""
         try:
             for eager, sets in checks:
                 # each run starts from the same module state (a training forward updates running statistics
@@ -222,25 +229,34 @@ class Trials:
                 ):
                     redefine()  # the cell's own definitions, as the observing run left them
                     compiled = torch.compile(eager, backend="eager")
+                    off_eager: list[tuple[InputSet, Mapping[str, Any], Gradients | None, str]] = []
                     for (a, k), w, w_grads in zip(sets, want, want_grads, strict=True):
                         n += 1
                         set_rng_state(start)
                         put_back()
                         returned = compiled(*a, **k)
                         got = snapshot({"return": returned})
+                        got_grads = gradients(returned) if w_grads is not None else None
                         c = compare_outputs(w, got, left_name="eager", right_name="rewritten")
                         if c.match is False:
-                            return False, f"outputs differ from eager on input set {n + 1} (same shapes, other values)"
-                        if differs := gradients_changed(w_grads, returned):
-                            return False, f"gradients differ from eager on input set {n + 1}: {differs}"
+                            off_eager.append(((a, k), got, got_grads,
+                                              f"outputs differ from eager on input set {n + 1} (same shapes, other values)"))
+                        elif w_grads is not None and (differs := gradients_changed(w_grads, got_grads, taken=True)):
+                            off_eager.append(((a, k), got, got_grads, f"gradients differ from eager on input set {n + 1}: {differs}"))
                         graded |= w_grads is not None
+                if off_eager:
+                    # the code compiled as written may differ from eager itself (dropout recomputed under
+                    # gradient checkpointing): a rewrite that computes what it computes changes nothing
+                    if (why := _off_as_written(eager, off_eager, start, put_back)) is not None:
+                        return False, why
+                    as_written = " (where they differ from eager, the code compiled as written differs the same way)"
         except Exception as e:  # a rewrite that fails on other values is not kept
             return False, f"failed on another input set: {_in_one_line(e)}"
         finally:
             _torch_compat.dynamo_reset()
             self.checkpoint.restore()
         what = "outputs and gradients" if graded else "outputs"
-        return True, f"{what} equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes"
+        return True, f"{what} equal eager on {n} more input set{'s' if n > 1 else ''} of the same shapes{as_written}"
 
     def _calls_to_vary(self) -> tuple[list[tuple[Callable[..., Any], list[InputSet]]], str]:
         """Each compiled call the code makes (as written, eagerly) with its other input sets; or why there are none."""
@@ -433,7 +449,8 @@ def other_input_sets(
     """Two more input sets of the same shapes: other random values, and the float inputs negated.
 
     Floating tensors get new normal values (same mean and spread); integer tensors (token ids)
-    new values within their observed range. Empty when no tensor input varies. With
+    new values within their observed range, a negative entry among non-negative ones (a label's
+    ignore index, -100) kept where it is. Empty when no tensor input varies. With
     ``fallback``, a third set comes last: the float inputs' other values with the integer ones
     kept, for code whose integer inputs carry structure that random ids break (a grounding
     model's label map read from the prompt's ids); :func:`_sets_eager_takes` uses it only in
@@ -453,6 +470,13 @@ def other_input_sets(
             spread = a.float().std() if a.numel() > 1 else torch.tensor(1.0)
             return leaf_like((torch.randn(a.shape, generator=g) * spread + a.float().mean()).to(a.dtype).to(a.device), a)
         if ints and a.dtype in (torch.int32, torch.int64) and int(a.min()) < int(a.max()):
+            if int(a.min()) < 0 <= int(a.max()):  # labels with an ignore index (-100): those entries stay
+                kept = a >= 0
+                low = int(a[kept].min())
+                if low == int(a.max()):
+                    return a
+                new = torch.randint(low, int(a.max()) + 1, a.shape, generator=g, dtype=a.dtype).to(a.device)
+                return torch.where(kept, new, a)
             return torch.randint(int(a.min()), int(a.max()) + 1, a.shape, generator=g, dtype=a.dtype).to(a.device)
         return a
 
@@ -501,6 +525,34 @@ def _sets_eager_takes(
             continue
         taken.append((a, k))
     return taken, outputs, grads, refused
+
+
+def _off_as_written(
+    eager: Callable[..., Any], off_eager: list[tuple[InputSet, Mapping[str, Any], Gradients | None, str]],
+    start: Any, before_each: Callable[[], None],
+) -> str | None:
+    """Why an attempt that differs from eager on these sets is not kept: None when it equals the code compiled as written.
+
+    Each entry is ``(input set, the attempt's outputs, its gradients, why it differs from eager)``.
+    """
+    import torch
+
+    _torch_compat.dynamo_reset()
+    compiled = torch.compile(eager, backend="eager")
+    for (a, k), got, got_grads, why in off_eager:
+        set_rng_state(start)
+        before_each()
+        try:
+            returned = compiled(*a, **k)
+        except Exception:
+            return why
+        written = snapshot({"return": returned})
+        if compare_outputs(written, got, left_name="compiled as written", right_name="rewritten").match is False:
+            return why
+        if got_grads is not None and ((written_grads := gradients_or_none(returned)) is None
+                                      or gradients_differ(written_grads, got_grads)):
+            return why
+    return None
 
 
 def _modules_for_files(files: Iterable[str]) -> list[Any]:

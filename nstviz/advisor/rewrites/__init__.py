@@ -123,6 +123,8 @@ def propose(fn: object, brk: BreakSite, calls: Sequence[tuple[Any, ...]] = ()) -
         known = True
     if not known:
         remedies = [propose_branch, propose_state_where, propose_scalar, propose_loop, propose_numpy_scalars]
+    if "GB0007" in text or "marked as skipped" in text:  # a warnings.warn Dynamo skips: skipped under torch.compile too
+        remedies.insert(0, propose_logger_noop)
     # buffers of `self` only exist for a method: for a plain function the remedy has nothing to say
     on_method = owner_class(fn) is not None
     branch = not known or "GB0170" in text or "generic_jump" in text

@@ -272,21 +272,57 @@ _SHAPE_ATTRS = {"shape", "ndim"}
 _SHAPE_CALLS = {"size", "dim", "numel", "ndimension"}
 
 
-def shape_only(node: ast.expr) -> bool:
-    """True when a condition reads tensors only through their shapes (no data: no break)."""
+def shape_only(node: ast.expr, names: frozenset[str] = frozenset()) -> bool:
+    """True when a condition reads tensors only through their shapes (no data: no break).
+
+    ``names``: locals that hold sizes (:func:`size_names`), e.g. ``expected = x.numel()``.
+    """
+    def only(n: ast.expr) -> bool:
+        return shape_only(n, names)
+
     if isinstance(node, ast.Constant):
         return True
+    if isinstance(node, ast.Name):
+        return node.id in names
     if isinstance(node, (ast.BinOp,)):
-        return shape_only(node.left) and shape_only(node.right)
+        return only(node.left) and only(node.right)
     if isinstance(node, ast.UnaryOp):
-        return shape_only(node.operand)
+        return only(node.operand)
     if isinstance(node, ast.BoolOp):
-        return all(shape_only(v) for v in node.values)
+        return all(only(v) for v in node.values)
     if isinstance(node, ast.Compare):
-        return shape_only(node.left) and all(shape_only(c) for c in node.comparators)
+        return only(node.left) and all(only(c) for c in node.comparators)
+    if isinstance(node, ast.IfExp):  # `a.numel() if soft else b.numel()`: a size either way
+        return only(node.body) and only(node.orelse)
     if isinstance(node, ast.Subscript):
         return _shape_source(node.value) and isinstance(node.slice, (ast.Constant, ast.UnaryOp))
     return _shape_source(node)
+
+
+def size_names(tree: ast.AST) -> frozenset[str]:
+    """The local names every assignment of which in ``tree`` is a size (:func:`shape_only`): ``n = x.numel()``."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    values.setdefault(t.id, []).append(node.value)
+                else:  # unpacked or stored elsewhere: its names are not followed
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            values.setdefault(n.id, []).append(t)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            values.setdefault(node.target.id, []).append(node.value if node.value is not None else node.target)
+        elif isinstance(node, (ast.For, ast.With, ast.NamedExpr, ast.comprehension)):
+            for n in ast.walk(getattr(node, "target", None) or ast.Pass()):
+                if isinstance(n, ast.Name):
+                    values.setdefault(n.id, []).append(n)
+    names: frozenset[str] = frozenset()
+    while True:  # a size made of sizes: to a fixed point
+        grown = frozenset(k for k, vs in values.items() if all(shape_only(v, names) for v in vs))
+        if grown == names:
+            return names
+        names = grown
 
 
 def _shape_source(node: ast.expr) -> bool:

@@ -28,6 +28,7 @@ from nstviz.advisor.rewrites._core import (
     pure_expr,
     resolve,
     shape_only,
+    size_names,
     static_test,
     tensor_bool,
 )
@@ -59,7 +60,15 @@ def _message(node: ast.Raise, test: ast.expr) -> str:
 
 
 def _static(node: ast.expr) -> bool:
-    """``x is None`` / ``x is not None`` / ``isinstance(...)``: decided in Python, never on tensor data."""
+    """``x is None`` / ``isinstance(...)`` / ``not soft_labels`` / ``self.training``: decided in Python, not on tensor data.
+
+    A bare flag (a name, an attribute, ``not`` of one) is taken for a Python value; were it a tensor, the
+    guard that keeps it would break as the check did, and the rewrite would not be kept.
+    """
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _static(node.operand)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return True
     if isinstance(node, ast.Compare):
         return all(isinstance(o, (ast.Is, ast.IsNot)) for o in node.ops)
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"isinstance", "hasattr"}
@@ -86,6 +95,7 @@ def _asserted(test: ast.expr) -> ast.expr:
 class _ChecksToAsserts(ast.NodeTransformer):
     def __init__(self, src: FunctionSource, local: set[str]) -> None:
         self.src, self.local = src, local
+        self.sizes = size_names(src.tree)
         self.done: list[str] = []
         self.lines: list[tuple[int, int]] = []
 
@@ -94,7 +104,7 @@ class _ChecksToAsserts(ast.NodeTransformer):
         if not is_raise_check(node) or not pure_expr(node.test, self.src, self.local):
             return node
         guards, data = _split(node.test)
-        if not _on_data(data):
+        if not _on_data(data, self.sizes):
             return node  # `if flag: raise`, `if x is None: raise`, `if x.dim() != 3: raise`: not on tensor data
         self.done.append(f"if {ast.unparse(node.test)}: raise")
         self.lines.append((node.test.lineno, node.test.end_lineno or node.test.lineno))
@@ -107,7 +117,7 @@ class _ChecksToAsserts(ast.NodeTransformer):
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
         """``assert <data>, msg`` -> ``torch._assert_async(<data>, msg)``; Python asserts on flags stay."""
-        if not _on_data(node.test) or not self._reads_tensor(node.test) \
+        if not _on_data(node.test, self.sizes) or not self._reads_tensor(node.test) \
                 or any(static_test(v) for v in _conjuncts(node.test)) or not pure_expr(node.test, self.src, self.local):
             return node
         self.done.append(f"assert {ast.unparse(node.test)}")
@@ -130,9 +140,10 @@ class _ChecksToAsserts(ast.NodeTransformer):
         return False
 
 
-def _on_data(test: ast.expr | None) -> bool:
-    """A test that reads tensor values: a call or a comparison, not on shapes alone."""
-    return test is not None and not shape_only(test) and any(isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(test))
+def _on_data(test: ast.expr | None, sizes: frozenset[str] = frozenset()) -> bool:
+    """A test that reads tensor values: a call or a comparison, not on shapes alone (``sizes``: locals holding sizes)."""
+    return test is not None and not shape_only(test, sizes) and any(
+        isinstance(n, (ast.Call, ast.Compare)) for n in ast.walk(test))
 
 
 def _conjuncts(test: ast.expr) -> list[ast.expr]:

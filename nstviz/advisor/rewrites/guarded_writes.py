@@ -1,8 +1,8 @@
 """Remedy: a masked write guarded by a test that the mask selects anything runs unguarded.
 
-``if (mask == 0).sum() != 0: mask[mask == 0] = 1`` (VisualBERT's "avoid divide by zero") asks
-Python whether the mask selects anything (GB0170), but a masked write that selects nothing writes
-nothing: without the guard the write does the same on every input, in the graph. Each write must
+``if (mask == 0).sum() != 0: mask[mask == 0] = 1`` (VisualBERT's "avoid divide by zero"), or
+``if pad_mask.any(): ll.masked_fill_(pad_mask, 0.0)`` (RAG's loss), asks Python whether the mask
+selects anything (GB0170), but a masked write that selects nothing writes nothing: without the guard the write does the same on every input, in the graph. Each write must
 select with the guard's own mask (the same expression), so the guard is exactly "this write does
 something". Diagnostics in the guard (``logger.warning(...)``, ``warnings.warn``, ``print``) keep
 their guard, first, and run only eagerly (``not torch.compiler.is_compiling()``): compiled code
@@ -56,8 +56,25 @@ def _diagnostic(s: ast.stmt) -> bool:
     return (isinstance(f, ast.Attribute) and f.attr in LOGGER_METHODS) or (isinstance(f, ast.Name) and f.id == "print")
 
 
+def _masked_fill(s: ast.stmt, mask: ast.expr, src: FunctionSource, local: set[str]) -> bool:
+    """``x.masked_fill_(<mask>, v)``, or ``x = x.masked_fill(<mask>, v)``, with the guard's own mask and a pure value."""
+    if isinstance(s, ast.Expr):
+        c, method, target = s.value, "masked_fill_", None
+    elif isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
+        c, method, target = s.value, "masked_fill", s.targets[0].id
+    else:
+        return False
+    if not (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == method
+            and isinstance(c.func.value, ast.Name) and len(c.args) == 2 and not c.keywords):
+        return False
+    return ((target is None or c.func.value.id == target) and ast.dump(c.args[0]) == ast.dump(mask)
+            and pure_expr(c.args[1], src, local) and pure_expr(mask, src, local))
+
+
 def _masked_write(s: ast.stmt, mask: ast.expr, src: FunctionSource, local: set[str]) -> bool:
-    """``x[<mask>] = v`` (or ``x[<mask>] op= v``) with the guard's own mask and a pure value."""
+    """``x[<mask>] = v`` (or ``x[<mask>] op= v``, ``x.masked_fill_(<mask>, v)``) with the guard's own mask and a pure value."""
+    if _masked_fill(s, mask, src, local):
+        return True
     if isinstance(s, ast.Assign) and len(s.targets) == 1:
         target, value = s.targets[0], s.value
     elif isinstance(s, ast.AugAssign):
