@@ -50,7 +50,7 @@ def rewrite_candidates(
     out: list[RewriteAttempt] = []
     # the function each break is in (a function on the stack of a higher-ranked break too is still
     # the innermost one of its own: DETR's matcher calls the box check and holds the scipy call)
-    for brk, p, caller in _innermost(run):
+    for brk, p, caller, planned in _innermost(run):
         obj = p.obj or resolve(p.name) or _in_file(p.frame.file, p.name)
         relation = "contains"
         if obj is None and ".<locals>." in p.name:
@@ -73,7 +73,8 @@ def rewrite_candidates(
                 targets.append((caller, c_obj, "builds the module whose constructor holds",
                                 lambda c_obj=c_obj, c_site=c_site: _fitting(propose_build_once(c_obj, c_site))))
         for p, obj, relation, proposing in targets:
-            out += _attempts_for(brk, p, obj, relation, proposing, results, order, only)
+            # the compiled function the plan left out gets a rewrite when one fits, not a rejected candidate
+            out += _attempts_for(brk, p, obj, relation, proposing, results, order, only, quiet=not planned)
     return out
 
 
@@ -86,9 +87,11 @@ def _fitting(proposal: Proposal) -> Proposal:
 
 def _attempts_for(
     brk: Any, p: Any, obj: Callable, relation: str, proposing: Callable[[], Any], results: dict[str, Candidate],
-    order: list[str], only: Collection[str] | None,
+    order: list[str], only: Collection[str] | None, *, quiet: bool = False,
 ) -> list[RewriteAttempt]:
     """The attempts of one function's proposal (``proposing()``); a rejected candidate with the notes when none fits.
+
+    ``quiet``: no rejected candidate (a function no mark was proposed for either).
 
     ``relation``: how the function stands to the break, as the candidate's reason says it ("contains").
     """
@@ -104,7 +107,7 @@ def _attempts_for(
     base_key = f"rewrite: {p.name}"
     rewrites = [r for r in (proposal.rewrites if proposal else []) if only is None or r.remedy in only or r.stands_for in only]
     if not rewrites:
-        if notes and only is None and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
+        if notes and only is None and not quiet and base_key not in results:  # a reason why not (no remedy fits: nothing to say)
             order.append(base_key)
             results[base_key] = Candidate(
                 function=base_key, why=f"{p.name} {relation} the break at {where}", status="rejected",
@@ -138,14 +141,19 @@ _NEEDS_CALLS = frozenset({"custom-op", "call-op", "numpy-op"})
 """Remedies built from the calls recorded in eager runs."""
 
 
-def _innermost(run: Run) -> list[tuple[Any, Any, Any]]:
-    """``(break, candidate, its caller's candidate or None)`` for each break of ``run`` (ranked) in a function."""
+def _innermost(run: Run) -> list[tuple[Any, Any, Any, bool]]:
+    """``(break, candidate, its caller's candidate or None, planned)`` for each break of ``run`` (ranked) in a function.
+
+    ``planned`` is False for the compiled function behind its wrappers, which the plan leaves out (:func:`_entry_frame`).
+    """
     out = []
     for b in rank_breaks(run.breaks):
         planned = plan_candidates(run, [b])
-        p = next((p for p in planned if p.depth == 0 and p.breaks), None) or _entry_frame(b)
-        if p is not None:
-            out.append((b, p, next((q for q in planned if q.depth == 1), None) or _caller_on_stack(b, p)))
+        p = next((p for p in planned if p.depth == 0 and p.breaks), None)
+        entry = _entry_frame(b) if p is None else None
+        if p is not None or entry is not None:
+            q = p or entry
+            out.append((b, q, next((c for c in planned if c.depth == 1), None) or _caller_on_stack(b, q), p is not None))
     return out
 
 
