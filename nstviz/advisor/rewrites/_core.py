@@ -255,16 +255,22 @@ def fresh_name(name: str, taken: set[str]) -> str:
     return name
 
 
-def static_test(node: ast.expr) -> bool:
-    """A condition Dynamo decides while tracing, never on tensor data: ``x is None``, ``isinstance(...)``, ``"a" in d``."""
+def static_test(node: ast.expr, *, flags: bool = False) -> bool:
+    """A condition Dynamo decides while tracing, never on tensor data: ``x is None``, ``isinstance(...)``, ``"a" in d``.
+
+    ``flags``: a bare name or attribute (``soft_labels``, ``self.training``) counts too, taken for a Python flag;
+    were it a tensor, a rewrite that keeps it in Python breaks as the code did, and is not kept.
+    """
+    if flags and isinstance(node, (ast.Name, ast.Attribute)):
+        return True
     if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in node.ops):
         return True
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"isinstance", "hasattr", "callable"}:
         return True
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return static_test(node.operand)
+        return static_test(node.operand, flags=flags)
     if isinstance(node, ast.BoolOp):
-        return all(static_test(v) for v in node.values)
+        return all(static_test(v, flags=flags) for v in node.values)
     return isinstance(node, ast.Constant)
 
 

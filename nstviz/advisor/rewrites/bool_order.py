@@ -26,7 +26,7 @@ import ast
 import copy
 import re
 
-from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin
+from nstviz.advisor.rewrites._core import BreakSite, Proposal, Rewrite, begin, static_test
 
 __all__ = ["propose_static_first"]
 
@@ -36,17 +36,8 @@ _TESTS = (ast.If, ast.While, ast.IfExp, ast.Assert)
 
 
 def _decided(node: ast.expr) -> bool:
-    """Whether Python decides ``node`` while tracing: a name, attribute chain, constant, ``is`` test, ``not`` of one."""
-    if isinstance(node, (ast.Name, ast.Constant)):
-        return True
-    if isinstance(node, ast.Attribute):
-        return _decided(node.value)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _decided(node.operand)
-    if isinstance(node, ast.Compare):
-        return all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops) and all(
-            _decided(x) for x in (node.left, *node.comparators))
-    return False
+    """Whether Python decides ``node`` while tracing: a name, attribute, constant, ``is`` test, ``not`` of one."""
+    return static_test(node, flags=True)
 
 
 def _reordered(chain: ast.BoolOp) -> list[ast.expr] | None:

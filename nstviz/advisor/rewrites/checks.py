@@ -60,18 +60,8 @@ def _message(node: ast.Raise, test: ast.expr) -> str:
 
 
 def _static(node: ast.expr) -> bool:
-    """``x is None`` / ``isinstance(...)`` / ``not soft_labels`` / ``self.training``: decided in Python, not on tensor data.
-
-    A bare flag (a name, an attribute, ``not`` of one) is taken for a Python value; were it a tensor, the
-    guard that keeps it would break as the check did, and the rewrite would not be kept.
-    """
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _static(node.operand)
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        return True
-    if isinstance(node, ast.Compare):
-        return all(isinstance(o, (ast.Is, ast.IsNot)) for o in node.ops)
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"isinstance", "hasattr"}
+    """``x is None`` / ``isinstance(...)`` / ``not soft_labels`` / ``self.training``: decided in Python, not on tensor data."""
+    return static_test(node, flags=True)
 
 
 def _split(test: ast.expr) -> tuple[list[ast.expr], ast.expr | None]:
