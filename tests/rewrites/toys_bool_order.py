@@ -1,5 +1,8 @@
 """Toys for ``static-first``: attention over the tokens a mask keeps, its causal flag decided by a chain
-that tests the (data-dependent) query length before what Python knows (as transformers' SDPA wrapper does)."""
+that tests the (data-dependent) query length before what Python knows (as transformers' SDPA wrapper does).
+
+The attention is written out: on torch 2.14 ``scaled_dot_product_attention`` itself guards on an unbacked
+length (``Eq(u0, 0)``), which no reordering of the caller's chain can take."""
 
 from __future__ import annotations
 
@@ -10,7 +13,12 @@ import torch.nn.functional as F
 def attend(q: torch.Tensor, mask: torch.Tensor | None, is_causal: bool) -> torch.Tensor:
     q_length = q.shape[-2]
     is_causal = q_length > 1 and mask is None and is_causal
-    return F.scaled_dot_product_attention(q, q, q, attn_mask=mask, is_causal=is_causal)
+    scores = q @ q.transpose(-1, -2)
+    if is_causal:
+        scores = scores + torch.full_like(scores, float("-inf")).triu(1)
+    elif mask is not None:
+        scores = scores + mask
+    return F.softmax(scores, dim=-1) @ q
 
 
 def attend_kept(x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
