@@ -150,9 +150,8 @@ def _innermost(run: Run) -> list[tuple[Any, Any, Any, bool]]:
     for b in rank_breaks(run.breaks):
         planned = plan_candidates(run, [b])
         p = next((p for p in planned if p.depth == 0 and p.breaks), None)
-        entry = _entry_frame(b) if p is None else None
-        if p is not None or entry is not None:
-            q = p or entry
+        q = p or _entry_frame(b)
+        if q is not None:
             out.append((b, q, next((c for c in planned if c.depth == 1), None) or _caller_on_stack(b, q), p is not None))
     return out
 

@@ -319,7 +319,7 @@ def size_names(tree: ast.AST) -> frozenset[str]:
                             values.setdefault(n.id, []).append(t)
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
             values.setdefault(node.target.id, []).append(node.value if node.value is not None else node.target)
-        elif isinstance(node, (ast.For, ast.With, ast.NamedExpr, ast.comprehension)):
+        elif isinstance(node, (ast.For, ast.NamedExpr, ast.comprehension)):  # bound by a loop: not followed
             for n in ast.walk(getattr(node, "target", None) or ast.Pass()):
                 if isinstance(n, ast.Name):
                     values.setdefault(n.id, []).append(n)

@@ -2,8 +2,8 @@
 
 ``if (mask == 0).sum() != 0: mask[mask == 0] = 1`` (VisualBERT's "avoid divide by zero"), or
 ``if pad_mask.any(): ll.masked_fill_(pad_mask, 0.0)`` (RAG's loss), asks Python whether the mask
-selects anything (GB0170), but a masked write that selects nothing writes nothing: without the guard the write does the same on every input, in the graph. Each write must
-select with the guard's own mask (the same expression), so the guard is exactly "this write does
+selects anything (GB0170), but a masked write that selects nothing writes nothing: without the
+guard the write does the same on every input, in the graph. Each write must select with the guard's own mask (the same expression), so the guard is exactly "this write does
 something". Diagnostics in the guard (``logger.warning(...)``, ``warnings.warn``, ``print``) keep
 their guard, first, and run only eagerly (``not torch.compiler.is_compiling()``): compiled code
 does not log them. The guard's mask is tested before the writes, as it was.

@@ -49,15 +49,18 @@ def is_skipped_call_break(brk: BreakSite) -> bool:
 _WARNING_FUNCTIONS = (warnings.warn, warnings.warn_explicit)
 
 
-def _warning_calls(brk: BreakSite, src: FunctionSource) -> list[Any]:
-    """The ``warnings`` functions called on the break's line (``warnings.warn(...)``, ``warn(...)``)."""
+def _calls_at(brk: BreakSite, src: FunctionSource) -> Iterator[ast.Call]:
+    """The calls spanning the break's line (every call when the line is unknown)."""
     line = src.local_line(brk.line)
-    found = []
     for node in ast.walk(src.tree):
         if isinstance(node, ast.Call) and (line is None or node.lineno <= line <= (node.end_lineno or node.lineno)):
-            obj = resolve(node.func, src)
-            found += [f for f in _WARNING_FUNCTIONS if obj is f]
-    return list(dict.fromkeys(found))
+            yield node
+
+
+def _warning_calls(brk: BreakSite, src: FunctionSource) -> list[Any]:
+    """The ``warnings`` functions called on the break's line (``warnings.warn(...)``, ``warn(...)``)."""
+    called = [resolve(node.func, src) for node in _calls_at(brk, src)]
+    return [f for f in _WARNING_FUNCTIONS if any(obj is f for obj in called)]
 
 
 @dataclass
@@ -78,15 +81,11 @@ def _method_names(brk: BreakSite, src: FunctionSource | None) -> list[str]:
     names = [m for m in _CONTEXT.findall(brk.message) if callable(getattr(logging.Logger, m, None))]
     if names or src is None:
         return list(dict.fromkeys(names))
-    line = src.local_line(brk.line)
-    for node in ast.walk(src.tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-                line is None or node.lineno <= line <= (node.end_lineno or node.lineno)):
-            if node.func.attr in LOGGER_METHODS and callable(getattr(logging.Logger, node.func.attr, None)):
-                names.append(node.func.attr)
+    for node in _calls_at(brk, src):
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr in LOGGER_METHODS and callable(getattr(logging.Logger, f.attr, None)):
+            names.append(f.attr)
     return list(dict.fromkeys(names))
-
-
 
 
 def propose_logger_noop(fn: object, brk: BreakSite | None = None) -> Proposal:
